@@ -1,0 +1,130 @@
+package model
+
+import (
+	"fmt"
+	"reflect"
+	"sort"
+	"strings"
+)
+
+// Parameters are addressed by dotted paths built from the YAML keys, with
+// engines named rather than indexed:
+//
+//	dram.sustained_gb_s
+//	engines.little.bandwidth_max_gb_s
+//	engines.big.kernel_ops_per_cycle.q4
+//	handoff.futex_wake_us
+//
+// Fitting, uncertainty and what-if sweeps all use these paths.
+
+// Get returns the numeric parameter at path.
+func (s *SoC) Get(path string) (float64, error) {
+	v, err := s.param(path)
+	if err != nil {
+		return 0, err
+	}
+	return v.get(), nil
+}
+
+// Set changes the numeric parameter at path (integers are rounded).
+func (s *SoC) Set(path string, x float64) error {
+	v, err := s.param(path)
+	if err != nil {
+		return err
+	}
+	v.set(x)
+	return nil
+}
+
+// Params lists every numeric parameter path of the SoC, sorted.
+func (s *SoC) Params() []string {
+	var out []string
+	collect := func(prefix string, rv reflect.Value) {
+		walkNumeric(rv, func(key string, _ reflect.Value) { out = append(out, prefix+key) })
+	}
+	collect("dram.", reflect.ValueOf(&s.DRAM).Elem())
+	collect("handoff.", reflect.ValueOf(&s.Handoff).Elem())
+	for i := range s.Engines {
+		e := &s.Engines[i]
+		collect("engines."+e.Name+".", reflect.ValueOf(e).Elem())
+		for k := range e.KernelOpsPerCycle {
+			out = append(out, "engines."+e.Name+".kernel_ops_per_cycle."+k)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+type paramRef struct {
+	get func() float64
+	set func(float64)
+}
+
+func (s *SoC) param(path string) (paramRef, error) {
+	parts := strings.Split(path, ".")
+	bad := func(msg string) (paramRef, error) {
+		return paramRef{}, fmt.Errorf("parameter %q: %s", path, msg)
+	}
+	var rv reflect.Value
+	switch {
+	case len(parts) == 2 && parts[0] == "dram":
+		rv = reflect.ValueOf(&s.DRAM).Elem()
+	case len(parts) == 2 && parts[0] == "handoff":
+		rv = reflect.ValueOf(&s.Handoff).Elem()
+	case len(parts) >= 3 && parts[0] == "engines":
+		e, _, err := s.Engine(parts[1])
+		if err != nil {
+			return bad(fmt.Sprintf("no engine %q", parts[1]))
+		}
+		if len(parts) == 4 && parts[2] == "kernel_ops_per_cycle" {
+			k := parts[3]
+			if _, ok := e.KernelOpsPerCycle[k]; !ok {
+				return bad("no such kernel class")
+			}
+			return paramRef{
+				get: func() float64 { return e.KernelOpsPerCycle[k] },
+				set: func(x float64) { e.KernelOpsPerCycle[k] = x },
+			}, nil
+		}
+		if len(parts) != 3 {
+			return bad("too many parts")
+		}
+		rv = reflect.ValueOf(e).Elem()
+		parts = parts[1:]
+	default:
+		return bad("want dram.X, handoff.X or engines.NAME.X")
+	}
+	var found reflect.Value
+	walkNumeric(rv, func(key string, f reflect.Value) {
+		if key == parts[1] {
+			found = f
+		}
+	})
+	if !found.IsValid() {
+		return bad("no such numeric field")
+	}
+	if found.Kind() == reflect.Int {
+		return paramRef{
+			get: func() float64 { return float64(found.Int()) },
+			set: func(x float64) { found.SetInt(int64(x + 0.5)) },
+		}, nil
+	}
+	return paramRef{get: found.Float, set: found.SetFloat}, nil
+}
+
+// walkNumeric calls fn for each float64 or int field of struct rv with its
+// YAML key.
+func walkNumeric(rv reflect.Value, fn func(key string, f reflect.Value)) {
+	t := rv.Type()
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		key := strings.Split(f.Tag.Get("yaml"), ",")[0]
+		if key == "" || key == "-" {
+			continue
+		}
+		switch f.Type.Kind() {
+		case reflect.Float64, reflect.Int:
+			fn(key, rv.Field(i))
+		}
+	}
+}

@@ -1,0 +1,117 @@
+package model
+
+import (
+	"fmt"
+	"math"
+)
+
+// Mode says how the routed-expert ops are divided between engines.
+type Mode string
+
+const (
+	// Native runs everything on the main engine's pool.
+	Native Mode = "native"
+	// TokenSplit gives each engine a share of the ubatch's tokens; each
+	// reads the weights of every expert its tokens touch.
+	TokenSplit Mode = "token"
+	// ExpertSplit gives each engine a share of the experts and all their
+	// tokens; weights are read once, tokens gathered and scattered.
+	ExpertSplit Mode = "expert"
+)
+
+// Plan says which engine runs what.
+type Plan struct {
+	Mode Mode
+	// Engines are the participating engines by name; the first is the main
+	// engine, which also runs every op that is not split.
+	Engines []string
+	// Fracs is each engine's share of the split ops' tokens (TokenSplit)
+	// or experts (ExpertSplit); they sum to 1. Ignored for Native.
+	Fracs []float64
+	// Threads per engine, in the order of Engines.
+	Threads []int
+	// Poll is the spin level 0..100 of the pools (ggml's --poll).
+	Poll int
+}
+
+// NewNative is the plan that runs everything on engine main.
+func NewNative(main string, threads, poll int) Plan {
+	return Plan{Mode: Native, Engines: []string{main}, Fracs: []float64{1}, Threads: []int{threads}, Poll: poll}
+}
+
+// NewSplit is a two-engine plan giving second the fraction frac.
+func NewSplit(mode Mode, main, second string, mainThreads, secondThreads int, frac float64, poll int) Plan {
+	return Plan{Mode: mode, Engines: []string{main, second}, Fracs: []float64{1 - frac, frac},
+		Threads: []int{mainThreads, secondThreads}, Poll: poll}
+}
+
+// Validate checks the plan against a SoC.
+func (p Plan) Validate(s *SoC) error {
+	switch p.Mode {
+	case Native, TokenSplit, ExpertSplit:
+	default:
+		return fmt.Errorf("plan: unknown split mode %q (want native, token or expert)", p.Mode)
+	}
+	if len(p.Engines) == 0 {
+		return fmt.Errorf("plan: no engines")
+	}
+	if len(p.Threads) != len(p.Engines) {
+		return fmt.Errorf("plan: %d engines but %d thread counts", len(p.Engines), len(p.Threads))
+	}
+	if p.Poll < 0 || p.Poll > 100 {
+		return fmt.Errorf("plan: poll %d outside 0..100", p.Poll)
+	}
+	seen := map[string]bool{}
+	for i, name := range p.Engines {
+		e, _, err := s.Engine(name)
+		if err != nil {
+			return fmt.Errorf("plan: %w", err)
+		}
+		if seen[name] {
+			return fmt.Errorf("plan: engine %q listed twice", name)
+		}
+		seen[name] = true
+		if p.Threads[i] < 1 || p.Threads[i] > e.Cores {
+			return fmt.Errorf("plan: engine %q: %d threads, but it has %d cores", name, p.Threads[i], e.Cores)
+		}
+	}
+	if p.Mode == Native {
+		return nil
+	}
+	if len(p.Fracs) != len(p.Engines) {
+		return fmt.Errorf("plan: %d engines but %d fractions", len(p.Engines), len(p.Fracs))
+	}
+	sum := 0.0
+	for i, f := range p.Fracs {
+		if !finite(f) || f < 0 || f > 1 {
+			return fmt.Errorf("plan: engine %q: fraction %g outside [0,1]", p.Engines[i], f)
+		}
+		sum += f
+	}
+	if math.Abs(sum-1) > 1e-9 {
+		return fmt.Errorf("plan: fractions sum to %g, not 1", sum)
+	}
+	return nil
+}
+
+// String is a short label: "token f=0.12 poll=50 t=4+4".
+func (p Plan) String() string {
+	if p.Mode == Native {
+		return fmt.Sprintf("native poll=%d t=%d", p.Poll, p.Threads[0])
+	}
+	s := fmt.Sprintf("%s f=", p.Mode)
+	for i := 1; i < len(p.Fracs); i++ {
+		if i > 1 {
+			s += "/"
+		}
+		s += fmt.Sprintf("%.3g", p.Fracs[i])
+	}
+	s += fmt.Sprintf(" poll=%d t=", p.Poll)
+	for i, t := range p.Threads {
+		if i > 0 {
+			s += "+"
+		}
+		s += fmt.Sprint(t)
+	}
+	return s
+}

@@ -1,0 +1,221 @@
+package model
+
+import (
+	"fmt"
+	"math"
+)
+
+// SoCSchema is the schema tag every SoC profile carries.
+const SoCSchema = "blsim/soc/v1"
+
+// SoC is a system on chip: compute engines sharing one DRAM system, and the
+// cost of handing one op's work between their thread pools.
+type SoC struct {
+	Schema      string   `yaml:"schema"`
+	Name        string   `yaml:"name"`
+	Description string   `yaml:"description,omitempty"`
+	DRAM        DRAM     `yaml:"dram"`
+	Engines     []Engine `yaml:"engines"`
+	Handoff     Handoff  `yaml:"handoff"`
+	// Uncertainty maps a parameter path (see Get) to its standard deviation,
+	// in the parameter's own unit. Predictions sample it to give intervals.
+	Uncertainty map[string]float64 `yaml:"uncertainty,omitempty"`
+	// Provenance says where the numbers came from (datasheet, fit, host).
+	Provenance *Provenance `yaml:"provenance,omitempty"`
+}
+
+// DRAM is the memory system every engine streams from.
+type DRAM struct {
+	// PeakGBs is the datasheet peak (bus width x transfer rate).
+	PeakGBs float64 `yaml:"peak_gb_s"`
+	// SustainedGBs is the most all engines together sustain when streaming
+	// at once; utilisation figures are relative to it.
+	SustainedGBs float64 `yaml:"sustained_gb_s"`
+	// Sharing says how SustainedGBs is divided among engines whose demand
+	// exceeds it: "maxmin" (max-min fair) or "proportional" (to demand).
+	Sharing string `yaml:"sharing"`
+}
+
+// Engine is one thread pool's worth of hardware: a CPU cluster (or, later,
+// an accelerator).
+type Engine struct {
+	Name     string  `yaml:"name"`
+	Kind     string  `yaml:"kind"` // "cpu"
+	CoreType string  `yaml:"core_type,omitempty"`
+	Cores    int     `yaml:"cores"`
+	ClockGHz float64 `yaml:"clock_ghz"`
+	// KernelOpsPerCycle is one thread's matmul throughput per clock cycle, in
+	// operations (multiply and add count as two), by kernel
+	// class: q4, q6, q8, f16, f32 (see KernelClass).
+	KernelOpsPerCycle map[string]float64 `yaml:"kernel_ops_per_cycle"`
+	// MoEEfficiency is the fraction of the dense rate a MUL_MAT_ID kernel
+	// reaches (per-expert tiles are small; rows are gathered).
+	MoEEfficiency float64 `yaml:"moe_efficiency"`
+	// ScalarOpsPerCycle is the rate of non-matmul work (norms, the
+	// Gated-DeltaNet recurrence, softmax), per thread per cycle.
+	ScalarOpsPerCycle float64 `yaml:"scalar_ops_per_cycle"`
+	// ThreadScalingLoss: n threads run at n/(1+loss*(n-1)) times one.
+	ThreadScalingLoss float64 `yaml:"thread_scaling_loss"`
+	// BandwidthMaxGBs is the most DRAM bandwidth this engine pulls alone.
+	BandwidthMaxGBs float64 `yaml:"bandwidth_max_gb_s"`
+	L2KiBPerCore    float64 `yaml:"l2_kib_per_core"`
+	SharedCacheKiB  float64 `yaml:"shared_cache_kib"`
+	// CacheUsableFrac is the share of a core's L2 (plus its share of the
+	// shared cache) that holds the thread's weight slice between token tiles.
+	CacheUsableFrac float64 `yaml:"cache_usable_frac"`
+	// TokenTile is how many tokens share one walk over the weights in the
+	// matmul kernel (ggml's generic path: 16). When a thread's weight slice
+	// does not fit its cache, the weights are re-streamed once per tile.
+	TokenTile int `yaml:"token_tile"`
+	// ExpertTokenTile is the same for MUL_MAT_ID: ggml's repacked-weights
+	// path runs a gemv per routed token (1); the generic path tiles by 16.
+	ExpertTokenTile int `yaml:"expert_token_tile"`
+	// MemComputeOverlap is the fraction of a burst's compute that overlaps
+	// its memory-heavy phase (0: load then compute; 1: fully pipelined).
+	MemComputeOverlap float64 `yaml:"mem_compute_overlap"`
+}
+
+// Handoff is what crossing between thread pools costs, per the dispatcher
+// and llama.cpp build the profile describes.
+type Handoff struct {
+	// SignalUS: the dispatcher posts a partition to a pool.
+	SignalUS float64 `yaml:"signal_us"`
+	// SpinWakeUS: a spinning pool notices new work.
+	SpinWakeUS float64 `yaml:"spin_wake_us"`
+	// FutexWakeUS: a pool sleeping in futex is woken (syscall, IPI, schedule).
+	FutexWakeUS float64 `yaml:"futex_wake_us"`
+	// SleepExitUS: the extra time a pool loses after sleeping: idle-state
+	// exit and the clock ramp under the board's cpufreq governor.
+	SleepExitUS float64 `yaml:"sleep_exit_us"`
+	// SpinWindowUSPerPoll: a pool spins poll*SpinWindowUSPerPoll µs before
+	// it sleeps in futex (ggml: poll*128Ki rounds of cpu_relax).
+	SpinWindowUSPerPoll float64 `yaml:"spin_window_us_per_poll"`
+	// SpawnUS: thread creation the dispatcher pays per split op before a
+	// second pool can start (e.g. a driver thread per op); 0 when the
+	// dispatcher's threads are all persistent.
+	SpawnUS float64 `yaml:"spawn_us"`
+	// JoinUS: the barrier that joins the pools at the end of a split op.
+	JoinUS float64 `yaml:"join_us"`
+	// ForfeitPct: slowdown of a split op's kernels because the dispatcher
+	// that claims the op forfeits the repacked-weights fast path.
+	ForfeitPct float64 `yaml:"forfeit_pct"`
+	// GatherUS: fixed cost of an expert split's gather and scatter per op
+	// (the bytes moved are counted as DRAM traffic separately).
+	GatherUS float64 `yaml:"gather_us"`
+	// GraphSplitsPerLayer: times per layer the main pool waits for the
+	// next graph in the native run (backend-scheduler splits of the build).
+	GraphSplitsPerLayer int `yaml:"graph_splits_per_layer"`
+	// GraphSplitGapUS: how long the main pool idles at each graph split.
+	GraphSplitGapUS float64 `yaml:"graph_split_gap_us"`
+	// SplitAbsorbsGraphSplits: of those, how many per layer disappear when
+	// the split dispatcher claims the MoE block and keeps its pools hot.
+	SplitAbsorbsGraphSplits int `yaml:"split_absorbs_graph_splits"`
+}
+
+// Provenance records where a profile's values came from.
+type Provenance struct {
+	Source    string            `yaml:"source"`
+	Host      string            `yaml:"host,omitempty"`
+	Kernel    string            `yaml:"kernel,omitempty"`
+	CPU       string            `yaml:"cpu,omitempty"`
+	Date      string            `yaml:"date,omitempty"`
+	Runs      int               `yaml:"runs,omitempty"`
+	Residual  float64           `yaml:"residual_rms_pct,omitempty"`
+	Governors map[string]string `yaml:"governors,omitempty"`
+	Notes     []string          `yaml:"notes,omitempty"`
+}
+
+// Engine returns the engine named name.
+func (s *SoC) Engine(name string) (*Engine, int, error) {
+	for i := range s.Engines {
+		if s.Engines[i].Name == name {
+			return &s.Engines[i], i, nil
+		}
+	}
+	return nil, -1, fmt.Errorf("soc %s: no engine %q (have %s)", s.Name, name, s.engineNames())
+}
+
+func (s *SoC) engineNames() string {
+	out := ""
+	for i, e := range s.Engines {
+		if i > 0 {
+			out += ", "
+		}
+		out += e.Name
+	}
+	return out
+}
+
+// Clone returns a deep copy, so what-if edits do not touch the original.
+func (s *SoC) Clone() *SoC {
+	c := *s
+	c.Engines = make([]Engine, len(s.Engines))
+	for i, e := range s.Engines {
+		e.KernelOpsPerCycle = cloneMap(e.KernelOpsPerCycle)
+		c.Engines[i] = e
+	}
+	c.Uncertainty = cloneMap(s.Uncertainty)
+	if s.Provenance != nil {
+		p := *s.Provenance
+		p.Governors = cloneMap(p.Governors)
+		p.Notes = append([]string(nil), p.Notes...)
+		c.Provenance = &p
+	}
+	return &c
+}
+
+func cloneMap[V any](m map[string]V) map[string]V {
+	if m == nil {
+		return nil
+	}
+	c := make(map[string]V, len(m))
+	for k, v := range m {
+		c[k] = v
+	}
+	return c
+}
+
+// ThreadRate is the throughput multiplier of n threads relative to one.
+func (e *Engine) ThreadRate(n int) float64 {
+	if n <= 0 {
+		return 0
+	}
+	return float64(n) / (1 + e.ThreadScalingLoss*float64(n-1))
+}
+
+// SpinWindowUS is how long a pool spins before sleeping at the given poll.
+func (h *Handoff) SpinWindowUS(poll int) float64 {
+	return float64(poll) * h.SpinWindowUSPerPoll
+}
+
+// WakeUS is what it costs to start work on a pool that has been idle for
+// idleUS at the given poll level: a spin wake inside the spin window, a
+// futex wake plus the sleep-exit cost past it.
+func (h *Handoff) WakeUS(idleUS float64, poll int) float64 {
+	if idleUS <= h.SpinWindowUS(poll) {
+		return h.SpinWakeUS
+	}
+	return h.FutexWakeUS + h.SleepExitUS
+}
+
+func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
+
+// MatmulGOPS is the engine's matmul rate with threads threads for kernel
+// class class, in giga-operations per second.
+func (e *Engine) MatmulGOPS(class string, threads int) float64 {
+	return e.KernelOpsPerCycle[class] * e.ClockGHz * e.ThreadRate(threads)
+}
+
+// ScalarGOPS is the engine's rate for non-matmul work with threads threads.
+func (e *Engine) ScalarGOPS(threads int) float64 {
+	return e.ScalarOpsPerCycle * e.ClockGHz * e.ThreadRate(threads)
+}
+
+// CacheBytesPerThread is the cache one thread can keep its weight slice in
+// when sharedBy threads share the engine's shared cache.
+func (e *Engine) CacheBytesPerThread(sharedBy int) float64 {
+	if sharedBy < 1 {
+		sharedBy = 1
+	}
+	return e.CacheUsableFrac * 1024 * (e.L2KiBPerCore + e.SharedCacheKiB/float64(sharedBy))
+}

@@ -1,0 +1,260 @@
+package model
+
+import (
+	"fmt"
+	"strings"
+)
+
+// FieldError is a value that is out of range, named by its path in the
+// YAML document ("engines[1].clock_ghz") and, when loaded from a file, the
+// file and line.
+type FieldError struct {
+	File string
+	Line int
+	Path string
+	Msg  string
+}
+
+func (e *FieldError) Error() string {
+	var b strings.Builder
+	if e.File != "" {
+		b.WriteString(e.File)
+		b.WriteString(":")
+	}
+	if e.Line > 0 {
+		fmt.Fprintf(&b, "%d:", e.Line)
+	}
+	if b.Len() > 0 {
+		b.WriteString(" ")
+	}
+	if e.Path != "" {
+		b.WriteString(e.Path)
+		b.WriteString(": ")
+	}
+	b.WriteString(e.Msg)
+	return b.String()
+}
+
+// checker collects the first range error of a document.
+type checker struct{ err *FieldError }
+
+func (c *checker) fail(path, format string, a ...any) {
+	if c.err == nil {
+		c.err = &FieldError{Path: path, Msg: fmt.Sprintf(format, a...)}
+	}
+}
+
+// num checks lo <= v <= hi and that v is a finite number.
+func (c *checker) num(path string, v, lo, hi float64) {
+	switch {
+	case !finite(v):
+		c.fail(path, "%g is not a finite number", v)
+	case v < lo && lo == 0:
+		c.fail(path, "%g is negative", v)
+	case v < lo || v > hi:
+		c.fail(path, "%g is outside [%g, %g]", v, lo, hi)
+	}
+}
+
+// pos checks 0 < v <= hi.
+func (c *checker) pos(path string, v, hi float64) {
+	c.num(path, v, 0, hi)
+	if c.err == nil && v == 0 {
+		c.fail(path, "must be positive")
+	}
+}
+
+func (c *checker) integer(path string, v, lo, hi int) {
+	if v < lo || v > hi {
+		if v < 0 && lo >= 0 {
+			c.fail(path, "%d is negative", v)
+			return
+		}
+		c.fail(path, "%d is outside [%d, %d]", v, lo, hi)
+	}
+}
+
+func (c *checker) nonEmpty(path, v string) {
+	if strings.TrimSpace(v) == "" {
+		c.fail(path, "must not be empty")
+	}
+}
+
+// Validate checks every value of the SoC for range and consistency.
+func (s *SoC) Validate() error {
+	c := &checker{}
+	if s.Schema != SoCSchema {
+		c.fail("schema", "%q is not %q", s.Schema, SoCSchema)
+	}
+	c.nonEmpty("name", s.Name)
+	d := s.DRAM
+	c.pos("dram.peak_gb_s", d.PeakGBs, 10000)
+	c.pos("dram.sustained_gb_s", d.SustainedGBs, 10000)
+	if c.err == nil && d.SustainedGBs > d.PeakGBs {
+		c.fail("dram.sustained_gb_s", "%g exceeds peak_gb_s %g", d.SustainedGBs, d.PeakGBs)
+	}
+	if d.Sharing != "maxmin" && d.Sharing != "proportional" {
+		c.fail("dram.sharing", "%q is not maxmin or proportional", d.Sharing)
+	}
+	if len(s.Engines) == 0 {
+		c.fail("engines", "at least one engine is needed")
+	}
+	names := map[string]bool{}
+	for i := range s.Engines {
+		e := &s.Engines[i]
+		p := fmt.Sprintf("engines[%d].", i)
+		c.nonEmpty(p+"name", e.Name)
+		if names[e.Name] {
+			c.fail(p+"name", "engine %q listed twice", e.Name)
+		}
+		names[e.Name] = true
+		if e.Kind != "cpu" {
+			c.fail(p+"kind", "%q is not a known engine kind (cpu)", e.Kind)
+		}
+		c.integer(p+"cores", e.Cores, 1, 1024)
+		c.pos(p+"clock_ghz", e.ClockGHz, 10)
+		for _, k := range KernelClasses {
+			v, ok := e.KernelOpsPerCycle[k]
+			if !ok {
+				c.fail(p+"kernel_ops_per_cycle", "missing kernel class %q", k)
+				continue
+			}
+			c.pos(p+"kernel_ops_per_cycle."+k, v, 4096)
+		}
+		for k := range e.KernelOpsPerCycle {
+			if !contains(KernelClasses, k) {
+				c.fail(p+"kernel_ops_per_cycle."+k, "unknown kernel class (want one of %s)", strings.Join(KernelClasses, ", "))
+			}
+		}
+		c.num(p+"moe_efficiency", e.MoEEfficiency, 0.01, 1)
+		c.pos(p+"scalar_ops_per_cycle", e.ScalarOpsPerCycle, 4096)
+		c.num(p+"thread_scaling_loss", e.ThreadScalingLoss, 0, 1)
+		c.pos(p+"bandwidth_max_gb_s", e.BandwidthMaxGBs, 10000)
+		if c.err == nil && e.BandwidthMaxGBs > d.PeakGBs {
+			c.fail(p+"bandwidth_max_gb_s", "%g exceeds dram.peak_gb_s %g", e.BandwidthMaxGBs, d.PeakGBs)
+		}
+		c.num(p+"l2_kib_per_core", e.L2KiBPerCore, 0, 1<<20)
+		c.num(p+"shared_cache_kib", e.SharedCacheKiB, 0, 1<<22)
+		c.num(p+"cache_usable_frac", e.CacheUsableFrac, 0, 1)
+		c.integer(p+"token_tile", e.TokenTile, 1, 4096)
+		c.integer(p+"expert_token_tile", e.ExpertTokenTile, 1, 4096)
+		c.num(p+"mem_compute_overlap", e.MemComputeOverlap, 0, 1)
+	}
+	h := s.Handoff
+	for _, f := range []struct {
+		path string
+		v    float64
+	}{
+		{"handoff.signal_us", h.SignalUS}, {"handoff.spin_wake_us", h.SpinWakeUS},
+		{"handoff.futex_wake_us", h.FutexWakeUS}, {"handoff.sleep_exit_us", h.SleepExitUS},
+		{"handoff.spin_window_us_per_poll", h.SpinWindowUSPerPoll}, {"handoff.spawn_us", h.SpawnUS},
+		{"handoff.join_us", h.JoinUS}, {"handoff.gather_us", h.GatherUS},
+		{"handoff.graph_split_gap_us", h.GraphSplitGapUS},
+	} {
+		c.num(f.path, f.v, 0, 1e6)
+	}
+	c.num("handoff.forfeit_pct", h.ForfeitPct, 0, 90)
+	c.integer("handoff.graph_splits_per_layer", h.GraphSplitsPerLayer, 0, 1000)
+	c.integer("handoff.split_absorbs_graph_splits", h.SplitAbsorbsGraphSplits, 0, h.GraphSplitsPerLayer)
+	for path, sigma := range s.Uncertainty {
+		if _, err := s.Get(path); err != nil {
+			c.fail("uncertainty."+path, "%v", err)
+		}
+		c.num("uncertainty."+path, sigma, 0, 1e9)
+	}
+	if c.err != nil {
+		return c.err
+	}
+	return nil
+}
+
+// Validate checks every value of the workload for range and consistency.
+func (w *Workload) Validate() error {
+	c := &checker{}
+	if w.Schema != WorkloadSchema {
+		c.fail("schema", "%q is not %q", w.Schema, WorkloadSchema)
+	}
+	c.nonEmpty("name", w.Name)
+	m := &w.Model
+	c.integer("model.layers", m.Layers, 1, 1000)
+	if m.Pattern == "" {
+		c.fail("model.pattern", "must not be empty")
+	}
+	hasL, hasS := false, false
+	for _, r := range m.Pattern {
+		switch r {
+		case 'F':
+		case 'S':
+			hasS = true
+		case 'L':
+			hasL = true
+		default:
+			c.fail("model.pattern", "unknown layer kind %q (want F, S or L)", r)
+		}
+	}
+	c.integer("model.hidden", m.Hidden, 16, 1<<17)
+	c.integer("model.vocab", m.Vocab, 1, 1<<22)
+	a := m.Attention
+	c.integer("model.attention.heads", a.Heads, 1, 1024)
+	c.integer("model.attention.kv_heads", a.KVHeads, 1, a.Heads)
+	c.integer("model.attention.head_dim", a.HeadDim, 1, 4096)
+	c.integer("model.attention.sliding_window", a.SlidingWindow, 0, 1<<24)
+	if hasS && a.SlidingWindow == 0 {
+		c.fail("model.attention.sliding_window", "pattern has S layers but no window")
+	}
+	if hasL {
+		if m.Linear == nil {
+			c.fail("model.linear_attention", "pattern has L layers but linear_attention is missing")
+		} else {
+			l := m.Linear
+			c.integer("model.linear_attention.in_proj_out", l.InProjOut, 1, 1<<20)
+			c.integer("model.linear_attention.out_proj_in", l.OutProjIn, 1, 1<<20)
+			c.integer("model.linear_attention.value_heads", l.ValueHeads, 1, 4096)
+			c.integer("model.linear_attention.key_dim", l.KeyDim, 1, 4096)
+			c.integer("model.linear_attention.value_dim", l.ValueDim, 1, 4096)
+			c.integer("model.linear_attention.conv_kernel", l.ConvKernel, 0, 64)
+		}
+	}
+	e := m.MoE
+	c.integer("model.moe.experts", e.Experts, 1, 1<<16)
+	c.integer("model.moe.top_k", e.TopK, 1, e.Experts)
+	c.integer("model.moe.expert_ffn", e.ExpertFFN, 1, 1<<18)
+	c.integer("model.moe.shared_experts", e.SharedExperts, 0, 64)
+	c.integer("model.moe.shared_ffn", e.SharedFFN, 0, 1<<18)
+	if e.SharedExperts > 0 && e.SharedFFN == 0 {
+		c.fail("model.moe.shared_ffn", "shared_experts is %d but shared_ffn is 0", e.SharedExperts)
+	}
+	c.integer("model.moe.dense_layers", e.DenseLayers, 0, m.Layers)
+	c.integer("model.moe.dense_ffn", e.DenseFFN, 0, 1<<18)
+	if e.DenseLayers > 0 && e.DenseFFN == 0 {
+		c.fail("model.moe.dense_ffn", "dense_layers is %d but dense_ffn is 0", e.DenseLayers)
+	}
+	c.num("model.moe.router_skew", e.RouterSkew, 0, 3)
+	b := m.BitsPerWeight
+	for _, f := range []struct {
+		path string
+		v    float64
+	}{
+		{"attention", b.Attention}, {"experts_gate_up", b.ExpertsUp}, {"experts_down", b.ExpertsDown},
+		{"shared", b.Shared}, {"dense_ffn", b.Dense}, {"router", b.Router}, {"output", b.Output},
+	} {
+		c.num("model.bits_per_weight."+f.path, f.v, 1, 32)
+	}
+	r := w.Run
+	c.integer("run.prompt_tokens", r.PromptTokens, 1, 1<<20)
+	c.integer("run.ubatch", r.Ubatch, 1, 1<<16)
+	c.integer("run.depth", r.Depth, 0, 1<<22)
+	if c.err != nil {
+		return c.err
+	}
+	return nil
+}
+
+func contains(list []string, s string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,121 @@
+package model
+
+// WorkloadSchema is the schema tag every workload file carries.
+const WorkloadSchema = "blsim/workload/v1"
+
+// Workload is an MoE transformer and the run to time on it.
+type Workload struct {
+	Schema      string `yaml:"schema"`
+	Name        string `yaml:"name"`
+	Description string `yaml:"description,omitempty"`
+	Model       Arch   `yaml:"model"`
+	Run         Run    `yaml:"run"`
+}
+
+// Arch is the transformer's shape.
+type Arch struct {
+	Layers int `yaml:"layers"`
+	// Pattern is the attention kind of consecutive layers, repeated:
+	// F full attention, S sliding-window attention, L linear attention
+	// (Gated DeltaNet). "LLLF" is three linear layers then a full one.
+	Pattern string `yaml:"pattern"`
+	Hidden  int    `yaml:"hidden"`
+	Vocab   int    `yaml:"vocab"`
+	// Attention describes the F and S layers.
+	Attention SoftmaxAttention `yaml:"attention"`
+	// Linear describes the L layers; required when Pattern has an L.
+	Linear *LinearAttention `yaml:"linear_attention,omitempty"`
+	MoE    MoE              `yaml:"moe"`
+	// BitsPerWeight by tensor class.
+	BitsPerWeight BitsPerWeight `yaml:"bits_per_weight"`
+}
+
+// SoftmaxAttention is softmax attention: grouped-query, optionally gated, optionally
+// windowed.
+type SoftmaxAttention struct {
+	Heads   int  `yaml:"heads"`
+	KVHeads int  `yaml:"kv_heads"`
+	HeadDim int  `yaml:"head_dim"`
+	QGate   bool `yaml:"q_gate"`
+	// SlidingWindow is the window of S layers in tokens (0 when none).
+	SlidingWindow int `yaml:"sliding_window"`
+}
+
+// LinearAttention is a Gated-DeltaNet-style recurrent layer.
+type LinearAttention struct {
+	// InProjOut is the output width of the fused input projection
+	// (q, k, v, gates).
+	InProjOut int `yaml:"in_proj_out"`
+	// OutProjIn is the input width of the output projection.
+	OutProjIn  int `yaml:"out_proj_in"`
+	ValueHeads int `yaml:"value_heads"`
+	KeyDim     int `yaml:"key_dim"`
+	ValueDim   int `yaml:"value_dim"`
+	ConvKernel int `yaml:"conv_kernel"`
+}
+
+// MoE describes the feed-forward blocks.
+type MoE struct {
+	Experts   int `yaml:"experts"`
+	TopK      int `yaml:"top_k"`
+	ExpertFFN int `yaml:"expert_ffn"`
+	// SharedExperts run on every token, each SharedFFN wide.
+	SharedExperts int `yaml:"shared_experts"`
+	SharedFFN     int `yaml:"shared_ffn"`
+	// DenseLayers: the first DenseLayers layers use a dense FFN DenseFFN
+	// wide instead of experts.
+	DenseLayers int `yaml:"dense_layers"`
+	DenseFFN    int `yaml:"dense_ffn"`
+	// RouterSkew is the Zipf exponent of expert popularity (0: uniform
+	// routing, every expert equally likely).
+	RouterSkew float64 `yaml:"router_skew"`
+}
+
+// BitsPerWeight by tensor class; quantised formats include their scales
+// (Q4_0 4.5, Q4_K 4.5, Q5_K 5.5, Q6_K 6.5625, Q8_0 8.5, MXFP4 4.25).
+type BitsPerWeight struct {
+	Attention   float64 `yaml:"attention"`
+	ExpertsUp   float64 `yaml:"experts_gate_up"`
+	ExpertsDown float64 `yaml:"experts_down"`
+	Shared      float64 `yaml:"shared"`
+	Dense       float64 `yaml:"dense_ffn"`
+	Router      float64 `yaml:"router"`
+	Output      float64 `yaml:"output"`
+}
+
+// Run is what is timed: llama-bench's pp test (prompt processing).
+type Run struct {
+	PromptTokens int `yaml:"prompt_tokens"`
+	Ubatch       int `yaml:"ubatch"`
+	// Depth is the KV-cache depth before the prompt (llama-bench -d).
+	Depth int `yaml:"depth"`
+}
+
+// LayerKind returns the attention kind letter of layer i.
+func (a *Arch) LayerKind(i int) byte {
+	return a.Pattern[i%len(a.Pattern)]
+}
+
+// Ubatches is the number of ubatches the prompt is cut into.
+func (r Run) Ubatches() int {
+	return (r.PromptTokens + r.Ubatch - 1) / r.Ubatch
+}
+
+// KernelClass maps bits per weight to the matmul kernel class whose
+// throughput an engine lists: q4 (<5), q6 (<7), q8 (<9), f16 (<17), f32.
+func KernelClass(bpw float64) string {
+	switch {
+	case bpw < 5:
+		return "q4"
+	case bpw < 7:
+		return "q6"
+	case bpw < 9:
+		return "q8"
+	case bpw < 17:
+		return "f16"
+	}
+	return "f32"
+}
+
+// KernelClasses are the classes an engine must list.
+var KernelClasses = []string{"q4", "q6", "q8", "f16", "f32"}

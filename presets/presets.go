@@ -1,0 +1,90 @@
+package presets
+
+import (
+	"embed"
+	"fmt"
+	"io/fs"
+	"os"
+	"sort"
+	"strings"
+
+	"github.com/blsim/blsim/model"
+)
+
+//go:embed socs/*.yaml workloads/*.yaml
+var files embed.FS
+
+// SoCNames lists the embedded SoC presets.
+func SoCNames() []string { return names("socs") }
+
+// WorkloadNames lists the embedded workload presets.
+func WorkloadNames() []string { return names("workloads") }
+
+func names(dir string) []string {
+	entries, _ := fs.ReadDir(files, dir)
+	var out []string
+	for _, e := range entries {
+		out = append(out, strings.TrimSuffix(e.Name(), ".yaml"))
+	}
+	sort.Strings(out)
+	return out
+}
+
+// SoCData returns the YAML of an embedded SoC preset.
+func SoCData(name string) ([]byte, error) { return data("socs", "soc", name, SoCNames) }
+
+// WorkloadData returns the YAML of an embedded workload preset.
+func WorkloadData(name string) ([]byte, error) {
+	return data("workloads", "workload", name, WorkloadNames)
+}
+
+func data(dir, kind, name string, list func() []string) ([]byte, error) {
+	b, err := files.ReadFile(dir + "/" + name + ".yaml")
+	if err != nil {
+		return nil, fmt.Errorf("unknown %s preset %q (have %s)", kind, name, strings.Join(list(), ", "))
+	}
+	return b, nil
+}
+
+// SoC returns an embedded SoC preset.
+func SoC(name string) (*model.SoC, error) {
+	b, err := SoCData(name)
+	if err != nil {
+		return nil, err
+	}
+	return model.ParseSoC(b, "preset "+name)
+}
+
+// Workload returns an embedded workload preset.
+func Workload(name string) (*model.Workload, error) {
+	b, err := WorkloadData(name)
+	if err != nil {
+		return nil, err
+	}
+	return model.ParseWorkload(b, "preset "+name)
+}
+
+// LoadSoC resolves ref as a file when it names one (or ends in .yaml or
+// contains a path separator), else as a preset name.
+func LoadSoC(ref string) (*model.SoC, error) {
+	if isFile(ref) {
+		return model.LoadSoCFile(ref)
+	}
+	return SoC(ref)
+}
+
+// LoadWorkload resolves ref like LoadSoC.
+func LoadWorkload(ref string) (*model.Workload, error) {
+	if isFile(ref) {
+		return model.LoadWorkloadFile(ref)
+	}
+	return Workload(ref)
+}
+
+func isFile(ref string) bool {
+	if strings.HasSuffix(ref, ".yaml") || strings.HasSuffix(ref, ".yml") || strings.ContainsRune(ref, os.PathSeparator) {
+		return true
+	}
+	_, err := os.Stat(ref)
+	return err == nil
+}

@@ -1,0 +1,138 @@
+package sim
+
+import "math"
+
+// part is one engine's partition of one op: what it must move and compute.
+type part struct {
+	engine   int
+	bytes    float64 // DRAM bytes
+	computeS float64 // seconds of arithmetic at the engine's rate
+	overlap  float64 // share of compute that overlaps the memory bursts
+	capBs    float64 // most bytes/s the engine pulls alone
+	slowdown float64 // multiplier on computeS (forfeited fast path); 1 = none
+	ops      float64 // arithmetic operations
+}
+
+// timing is a partition's speed while a given set of partitions co-runs.
+type timing struct {
+	totalS   float64 // seconds for the whole partition at this speed
+	memS     float64 // seconds in memory-heavy bursts
+	stallS   float64 // of those, seconds waiting on DRAM beyond the compute
+	duty     float64 // memS / totalS
+	demandBs float64 // bandwidth asked for during a memory burst
+	bwBs     float64 // mean bandwidth received during memory bursts
+}
+
+// solve returns each partition's timing when they all run at once, sharing
+// DRAM of sustained bandwidth totalBs by policy. A partition alternates
+// memory bursts (which move its bytes and carry overlap*compute) and
+// compute bursts (the rest of its compute). The chance that partition j is
+// bursting while i bursts is j's duty cycle; the bandwidth i receives is the
+// expectation over which others are bursting. Duty cycles depend on that
+// bandwidth, so the system is iterated to a fixed point.
+func solve(parts []part, totalBs float64, policy string, out []timing) {
+	n := len(parts)
+	for i, p := range parts {
+		c := p.computeS * p.slowdown
+		d := p.capBs
+		if p.overlap > 0 && p.bytes > 0 {
+			// A burst whose overlapped compute is slower than its loads
+			// asks only for what the compute consumes.
+			d = math.Min(d, p.bytes/(p.overlap*c))
+		}
+		d = math.Min(d, totalBs)
+		out[i] = timing{demandBs: d, bwBs: d}
+		out[i].finish(p, c)
+	}
+	if n == 1 {
+		return
+	}
+	demand := make([]float64, n)
+	alloc := make([]float64, n)
+	for iter := 0; iter < 60; iter++ {
+		changed := 0.0
+		for i, p := range parts {
+			if p.bytes == 0 {
+				continue
+			}
+			// Expectation over the 2^(n-1) states of the other partitions.
+			bw := 0.0
+			for mask := 0; mask < 1<<n; mask++ {
+				if mask&(1<<i) == 0 {
+					continue
+				}
+				prob := 1.0
+				for j := range parts {
+					if j == i {
+						continue
+					}
+					if mask&(1<<j) != 0 {
+						prob *= out[j].duty
+						demand[j] = out[j].demandBs
+					} else {
+						prob *= 1 - out[j].duty
+						demand[j] = 0
+					}
+				}
+				if prob == 0 {
+					continue
+				}
+				demand[i] = out[i].demandBs
+				shareBandwidth(alloc, demand, totalBs, policy)
+				bw += prob * alloc[i]
+			}
+			// Damped update keeps the iteration from oscillating.
+			nbw := 0.5*out[i].bwBs + 0.5*bw
+			changed = math.Max(changed, math.Abs(nbw-out[i].bwBs)/out[i].bwBs)
+			out[i].bwBs = nbw
+			out[i].finish(p, p.computeS*p.slowdown)
+		}
+		if changed < 1e-12 {
+			break
+		}
+	}
+}
+
+// finish derives the times from the bandwidth received.
+func (t *timing) finish(p part, computeS float64) {
+	load := 0.0
+	if p.bytes > 0 {
+		load = p.bytes / t.bwBs
+	}
+	over := p.overlap * computeS
+	t.memS = math.Max(load, over)
+	if p.bytes == 0 {
+		t.memS = 0
+		over = 0
+	}
+	t.stallS = t.memS - over
+	if p.bytes == 0 {
+		t.stallS = 0
+	}
+	t.totalS = t.memS + (computeS - over)
+	if p.bytes == 0 {
+		t.totalS = computeS
+	}
+	if t.totalS > 0 {
+		t.duty = t.memS / t.totalS
+	}
+}
+
+// peakUtil is the highest DRAM utilisation among the burst states that have
+// a non-negligible chance: all partitions whose duty exceeds 1% bursting.
+func peakUtil(parts []part, ts []timing, totalBs float64, policy string) float64 {
+	n := len(parts)
+	demand := make([]float64, n)
+	alloc := make([]float64, n)
+	for i := range parts {
+		if ts[i].duty > 0.01 {
+			demand[i] = ts[i].demandBs
+		}
+	}
+	shareBandwidth(alloc, demand, totalBs, policy)
+	sum := 0.0
+	for _, a := range alloc {
+		sum += a
+	}
+	return sum / totalBs
+}

@@ -1,0 +1,22 @@
+// Package sim predicts the prompt-processing throughput of a workload on a
+// SoC under a dispatch plan.
+//
+// It is an event-driven fluid simulation of each ubatch. Ops that are not
+// split run on the plan's main engine; a split op (MUL_MAT_ID) forks into
+// one partition per engine, each starting after its pool's wake-up and
+// ending at a join. Whenever a partition starts or ends, DRAM bandwidth is
+// re-shared among the partitions still streaming.
+//
+// Inside an op, work is not even: it alternates memory-heavy and
+// compute-heavy bursts (expert by expert, tile by tile). The simulator keeps
+// the bursts' duty cycles and computes, for each set of co-running
+// partitions, the bandwidth each receives during its memory bursts from the
+// chance that the others are bursting at the same moment (a mean-field
+// burst model solved to a fixed point). That is what lets an engine that is
+// compute-bound on average still be slowed by another's memory bursts, and
+// is why the cost of a prediction grows with the number of distinct ops,
+// not with tokens x experts.
+//
+// Results are deterministic: the same inputs give the same numbers, bit for
+// bit.
+package sim

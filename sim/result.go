@@ -1,0 +1,92 @@
+package sim
+
+// Result is the prediction for one plan.
+type Result struct {
+	Plan string `json:"plan"`
+	// TPS is prompt tokens per second over the whole prompt.
+	TPS float64 `json:"tps"`
+	// WallS is the time of the whole prompt.
+	WallS float64 `json:"wall_s"`
+	// Bound is the share of wall time the critical path spent in each
+	// state; they add up to 1.
+	Bound Bound `json:"bound"`
+	// DRAMUtilMean is bytes moved / (sustained bandwidth x wall time);
+	// DRAMUtilPeak is the highest utilisation inside memory bursts.
+	DRAMUtilMean float64 `json:"dram_util_mean"`
+	DRAMUtilPeak float64 `json:"dram_util_peak"`
+	// BytesDemanded is what the ops asked for; BytesMoved is what the
+	// simulation moved (integrated bandwidth). They agree.
+	BytesDemanded float64 `json:"bytes_demanded"`
+	BytesMoved    float64 `json:"bytes_moved"`
+	// Engines is per-engine activity, in plan order.
+	Engines []EngineStats `json:"engines"`
+	// Split summarises the split ops (zero for a native plan).
+	Split SplitStats `json:"split"`
+	// Timeline is the simulated activity of ubatch 0 (only when asked).
+	Timeline []Span `json:"timeline,omitempty"`
+	// DRAM is utilisation over time of ubatch 0 (only when asked).
+	DRAM []DRAMSample `json:"dram,omitempty"`
+}
+
+// Bound breaks the critical path down by what limited it.
+type Bound struct {
+	Compute float64 `json:"compute"`
+	DRAM    float64 `json:"dram"`
+	Handoff float64 `json:"handoff"`
+}
+
+// EngineStats is one engine's time over the whole prompt.
+type EngineStats struct {
+	Name     string  `json:"name"`
+	Threads  int     `json:"threads"`
+	BusyS    float64 `json:"busy_s"`
+	IdleS    float64 `json:"idle_s"`
+	HandoffS float64 `json:"handoff_s"`
+	Bytes    float64 `json:"bytes"`
+	Ops      float64 `json:"ops"`
+}
+
+// SplitStats describes the split ops.
+type SplitStats struct {
+	Ops int `json:"ops"`
+	// OpS is the wall time of all split ops, handoff included.
+	OpS float64 `json:"op_s"`
+	// EngineS is each engine's busy time inside split ops (plan order).
+	EngineS []float64 `json:"engine_s"`
+	// Imbalance is (last engine's finish - first engine's finish) summed
+	// over split ops, in seconds.
+	ImbalanceS float64 `json:"imbalance_s"`
+	// HandoffS is the time split ops spent on handoff (signal, wake, spawn,
+	// gather, join) on the critical path.
+	HandoffS float64 `json:"handoff_s"`
+	// GraphSplitS is the main pool's waiting at graph splits, whole prompt.
+	GraphSplitS float64 `json:"graph_split_s"`
+}
+
+// State is what an engine does during a span.
+type State string
+
+const (
+	Compute  State = "compute"
+	DRAMWait State = "dram"
+	Handoff  State = "handoff"
+	Idle     State = "idle"
+)
+
+// Span is one engine's activity over an interval of ubatch 0.
+type Span struct {
+	Engine string  `json:"engine"`
+	Op     string  `json:"op"`
+	State  State   `json:"state"`
+	StartS float64 `json:"start_s"`
+	EndS   float64 `json:"end_s"`
+}
+
+// DRAMSample is the DRAM utilisation over an interval of ubatch 0: the mean
+// and the peak inside memory bursts.
+type DRAMSample struct {
+	StartS float64 `json:"start_s"`
+	EndS   float64 `json:"end_s"`
+	Mean   float64 `json:"mean"`
+	Peak   float64 `json:"peak"`
+}

@@ -1,0 +1,388 @@
+package sim
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/blsim/blsim/model"
+)
+
+// Options are settings of a run; the zero value is the default.
+type Options struct {
+	// Timeline records ubatch 0's spans and DRAM samples in the result.
+	Timeline bool
+}
+
+// Run predicts plan p of workload w on SoC s.
+func Run(s *model.SoC, w *model.Workload, p model.Plan) (*Result, error) {
+	return RunWith(s, w, p, Options{})
+}
+
+// RunWith is Run with options.
+func RunWith(s *model.SoC, w *model.Workload, p model.Plan, o Options) (*Result, error) {
+	if err := p.Validate(s); err != nil {
+		return nil, fmt.Errorf("soc %s: %w", s.Name, err)
+	}
+	r := newRunner(s, w, p)
+	for u := 0; u < w.Run.Ubatches(); u++ {
+		r.record = o.Timeline && u == 0
+		r.ubatch(w.Ops(u))
+	}
+	return r.result(), nil
+}
+
+type runner struct {
+	soc     *model.SoC
+	wl      *model.Workload
+	plan    model.Plan
+	eng     []*model.Engine
+	routing model.Routing
+	totalBs float64
+
+	t       float64   // time since the prompt started
+	lastEnd []float64 // when each plan engine last finished work
+	record  bool
+	res     Result
+	memo    map[memoKey]model.ExpertStats
+
+	// scratch
+	parts   []part
+	times   []timing
+	starts  []float64
+	remain  []float64
+	finish  []float64
+	stall   []float64
+	working []bool
+}
+
+type memoKey struct {
+	n, lo, hi float64
+	tile      int
+}
+
+func newRunner(s *model.SoC, w *model.Workload, p model.Plan) *runner {
+	r := &runner{soc: s, wl: w, plan: p, routing: w.Routing(), totalBs: s.DRAM.SustainedGBs * 1e9,
+		memo: map[memoKey]model.ExpertStats{}}
+	for _, name := range p.Engines {
+		e, _, _ := s.Engine(name)
+		r.eng = append(r.eng, e)
+	}
+	n := len(p.Engines)
+	r.lastEnd = make([]float64, n)
+	r.res.Plan = p.String()
+	r.res.Engines = make([]EngineStats, n)
+	for i := range r.res.Engines {
+		r.res.Engines[i] = EngineStats{Name: p.Engines[i], Threads: p.Threads[i]}
+	}
+	if p.Mode != model.Native {
+		r.res.Split.EngineS = make([]float64, n)
+	}
+	r.parts, r.times = make([]part, 0, n), make([]timing, n)
+	r.starts, r.remain, r.finish, r.stall = make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, n)
+	r.working = make([]bool, n)
+	return r
+}
+
+func (r *runner) split() bool { return r.plan.Mode != model.Native }
+
+// ubatch simulates one ubatch's ops in graph order.
+func (r *runner) ubatch(ops []model.Op) {
+	for i := range ops {
+		op := &ops[i]
+		if op.Kind == model.ExpertMatmul && r.split() {
+			r.splitOp(op)
+		} else {
+			r.mainOp(op)
+		}
+		if op.Layer >= 0 && (i+1 == len(ops) || ops[i+1].Layer != op.Layer) {
+			r.graphSplits(op)
+		}
+	}
+}
+
+// graphSplits charges the main pool's waits for the next graph at the end
+// of a layer: backend-scheduler splits of the build the profile describes.
+func (r *runner) graphSplits(last *model.Op) {
+	h := &r.soc.Handoff
+	n := h.GraphSplitsPerLayer
+	if r.split() && last.Layer >= r.wl.Model.MoE.DenseLayers {
+		n -= h.SplitAbsorbsGraphSplits
+	}
+	if n <= 0 {
+		return
+	}
+	dt := float64(n) * (h.GraphSplitGapUS + h.WakeUS(h.GraphSplitGapUS, r.plan.Poll)) * 1e-6
+	r.span(0, "graph_split", Handoff, r.t, r.t+dt)
+	r.res.Bound.Handoff += dt
+	r.res.Split.GraphSplitS += dt
+	r.res.Engines[0].HandoffS += dt
+	r.t += dt
+	r.lastEnd[0] = r.t
+}
+
+// mainOp runs an op on the main engine alone.
+func (r *runner) mainOp(op *model.Op) {
+	p := r.partFor(op, 0, 1, 0, 0, r.plan.Threads[0])
+	r.parts = append(r.parts[:0], p)
+	solve(r.parts, r.totalBs, r.soc.DRAM.Sharing, r.times)
+	tm := r.times[0]
+	r.account(0, p, tm.totalS)
+	r.res.Bound.Compute += tm.totalS - tm.stallS
+	r.res.Bound.DRAM += tm.stallS
+	peak := 0.0
+	if tm.duty > 0.01 {
+		peak = tm.demandBs / r.totalBs
+	}
+	r.dramSample(r.t, r.t+tm.totalS, p.bytes, peak)
+	r.span(0, op.Name, Compute, r.t, r.t+tm.totalS-tm.stallS)
+	r.span(0, op.Name, DRAMWait, r.t+tm.totalS-tm.stallS, r.t+tm.totalS)
+	r.t += tm.totalS
+	r.lastEnd[0] = r.t
+}
+
+// account adds a partition's work to its engine's totals.
+func (r *runner) account(i int, p part, busyS float64) {
+	e := &r.res.Engines[i]
+	e.BusyS += busyS
+	e.Bytes += p.bytes
+	e.Ops += p.ops
+	r.res.BytesDemanded += p.bytes
+}
+
+// dramSample records bytes moved over [t0, t1] and the burst peak.
+func (r *runner) dramSample(t0, t1, bytes, peak float64) {
+	r.res.BytesMoved += bytes
+	if peak > r.res.DRAMUtilPeak {
+		r.res.DRAMUtilPeak = peak
+	}
+	if r.record && t1 > t0 {
+		r.res.DRAM = append(r.res.DRAM, DRAMSample{StartS: t0, EndS: t1, Mean: bytes / (t1 - t0) / r.totalBs, Peak: peak})
+	}
+}
+
+func (r *runner) span(i int, op string, st State, t0, t1 float64) {
+	if r.record && t1 > t0 {
+		r.res.Timeline = append(r.res.Timeline, Span{Engine: r.plan.Engines[i], Op: op, State: st, StartS: t0, EndS: t1})
+	}
+}
+
+// splitOp forks a MUL_MAT_ID into one partition per engine with work, each
+// starting once its pool is awake, shares DRAM among them as they run, and
+// joins them.
+func (r *runner) splitOp(op *model.Op) {
+	h := &r.soc.Handoff
+	t0 := r.t
+	n := len(r.plan.Engines)
+	active, sharedBy := 0, 0
+	for i, f := range r.plan.Fracs {
+		r.working[i] = f > 0
+		if f > 0 {
+			active++
+			sharedBy += r.plan.Threads[i]
+		}
+	}
+	split := active > 1
+	r.parts = r.parts[:0]
+	lo := 0.0
+	E := float64(r.wl.Model.MoE.Experts)
+	for i, f := range r.plan.Fracs {
+		var p part
+		switch {
+		case f == 0:
+		case !split || r.plan.Mode == model.TokenSplit:
+			p = r.partFor(op, i, f, 0, 0, sharedBy)
+		default:
+			p = r.partFor(op, i, 1, lo*E, (lo+f)*E, sharedBy)
+		}
+		lo += f
+		r.parts = append(r.parts, p)
+	}
+	pre := h.SignalUS
+	if split && r.plan.Mode == model.ExpertSplit {
+		pre += h.GatherUS
+	}
+	for i := 0; i < n; i++ {
+		if split {
+			r.parts[i].slowdown = 1 / (1 - h.ForfeitPct/100)
+		}
+		start := t0 + pre*1e-6
+		if i > 0 && r.working[i] {
+			wake := h.SpawnUS + h.WakeUS((start-r.lastEnd[i])*1e6, r.plan.Poll)
+			start += wake * 1e-6
+			r.res.Engines[i].HandoffS += wake * 1e-6
+			r.span(i, op.Name, Handoff, t0, start)
+		}
+		r.starts[i] = start
+		r.remain[i] = 1
+		r.stall[i] = 0
+		r.finish[i] = start
+	}
+	r.span(0, op.Name, Handoff, t0, t0+pre*1e-6)
+	r.res.Engines[0].HandoffS += pre * 1e-6
+	r.fluid(op)
+	end := t0
+	first := math.Inf(1)
+	crit := 0
+	for i := 0; i < n; i++ {
+		if !r.working[i] {
+			continue
+		}
+		if r.finish[i] > end {
+			end, crit = r.finish[i], i
+		}
+		first = math.Min(first, r.finish[i])
+		busy := r.finish[i] - r.starts[i]
+		r.account(i, r.parts[i], busy)
+		r.res.Split.EngineS[i] += busy
+		r.lastEnd[i] = r.finish[i]
+	}
+	join := 0.0
+	if split {
+		join = h.JoinUS * 1e-6
+	}
+	critWork := r.finish[crit] - r.starts[crit]
+	handoff := (r.starts[crit] - t0) + join
+	r.res.Bound.Handoff += handoff
+	r.res.Bound.DRAM += r.stall[crit]
+	r.res.Bound.Compute += critWork - r.stall[crit]
+	r.res.Split.Ops++
+	r.res.Split.OpS += end + join - t0
+	r.res.Split.HandoffS += handoff
+	r.res.Split.ImbalanceS += end - first
+	r.span(crit, op.Name, Handoff, end, end+join)
+	r.res.Engines[0].HandoffS += join
+	r.t = end + join
+	r.lastEnd[0] = r.t
+}
+
+// fluid advances the partitions from their start times to their ends,
+// re-solving the DRAM shares at every start and end.
+func (r *runner) fluid(op *model.Op) {
+	n := len(r.parts)
+	idx := make([]int, 0, n)
+	sub := make([]part, 0, n)
+	tms := make([]timing, n)
+	t := math.Inf(1)
+	for i := 0; i < n; i++ {
+		if r.working[i] {
+			t = math.Min(t, r.starts[i])
+		}
+	}
+	for {
+		idx, sub = idx[:0], sub[:0]
+		next := math.Inf(1)
+		for i := 0; i < n; i++ {
+			if !r.working[i] || r.remain[i] <= 0 {
+				continue
+			}
+			if r.starts[i] > t {
+				next = math.Min(next, r.starts[i])
+				continue
+			}
+			idx = append(idx, i)
+			sub = append(sub, r.parts[i])
+		}
+		if len(idx) == 0 {
+			if math.IsInf(next, 1) {
+				return
+			}
+			t = next
+			continue
+		}
+		solve(sub, r.totalBs, r.soc.DRAM.Sharing, tms)
+		dt := next - t
+		for k, i := range idx {
+			dt = math.Min(dt, r.remain[i]*tms[k].totalS)
+		}
+		bytes := 0.0
+		for k, i := range idx {
+			frac := dt / tms[k].totalS
+			if frac >= r.remain[i]*(1-1e-12) {
+				frac = r.remain[i]
+				r.finish[i] = t + r.remain[i]*tms[k].totalS
+			}
+			r.remain[i] -= frac
+			bytes += frac * r.parts[i].bytes
+			r.stall[i] += frac * tms[k].stallS
+			comp := dt * (1 - tms[k].stallS/tms[k].totalS)
+			r.span(i, op.Name, Compute, t, t+comp)
+			r.span(i, op.Name, DRAMWait, t+comp, t+dt)
+		}
+		r.dramSample(t, t+dt, bytes, peakUtil(sub, tms[:len(sub)], r.totalBs, r.soc.DRAM.Sharing))
+		t += dt
+	}
+}
+
+// partFor builds engine i's partition of op: a share frac of the tokens,
+// or (when hi > lo) all tokens of the experts of popularity rank [lo, hi).
+func (r *runner) partFor(op *model.Op, i int, frac, lo, hi float64, sharedBy int) part {
+	e := r.eng[i]
+	th := r.plan.Threads[i]
+	p := part{engine: i, overlap: e.MemComputeOverlap, capBs: e.BandwidthMaxGBs * 1e9, slowdown: 1}
+	cache := e.CacheBytesPerThread(sharedBy)
+	var gops float64
+	switch op.Kind {
+	case model.Matmul:
+		gops = e.MatmulGOPS(op.Class, th)
+		passes := 1.0
+		if op.WeightBytes/float64(th) > cache {
+			passes = math.Ceil(float64(op.Tokens) / float64(e.TokenTile))
+		}
+		p.bytes = op.WeightBytes*passes + op.ActBytes
+		p.ops = op.Ops
+	case model.ExpertMatmul:
+		gops = e.MatmulGOPS(op.Class, th) * e.MoEEfficiency
+		n := float64(op.Tokens) * frac
+		if hi <= lo {
+			lo, hi = 0, float64(r.wl.Model.MoE.Experts)
+		} else {
+			n = float64(op.Tokens)
+		}
+		st := r.expertStats(n, lo, hi, e.ExpertTokenTile)
+		walks := st.Touched
+		if op.ExpertBytes/float64(th) > cache {
+			walks = st.Tiles
+		}
+		perPair := float64(op.In) * float64(op.Out)
+		p.ops = 2 * st.Assignments * perPair
+		p.bytes = walks*op.ExpertBytes + 4*st.Assignments*float64(op.In+op.Out)
+		if r.plan.Mode == model.ExpertSplit && hi-lo < float64(r.wl.Model.MoE.Experts) {
+			p.bytes += 4 * st.Assignments * float64(op.In+op.Out) // gather and scatter copies
+		}
+	case model.AttentionScores:
+		gops = e.MatmulGOPS("f16", th)
+		p.bytes, p.ops = op.ActBytes, op.Ops
+	default:
+		gops = e.ScalarGOPS(th)
+		p.bytes, p.ops = op.ActBytes, op.Ops
+	}
+	p.computeS = p.ops / (gops * 1e9)
+	return p
+}
+
+func (r *runner) expertStats(n, lo, hi float64, tile int) model.ExpertStats {
+	k := memoKey{n, lo, hi, tile}
+	if st, ok := r.memo[k]; ok {
+		return st
+	}
+	st := r.routing.Over(n, lo, hi, tile)
+	r.memo[k] = st
+	return st
+}
+
+func (r *runner) result() *Result {
+	res := r.res
+	res.WallS = r.t
+	res.TPS = float64(r.wl.Run.PromptTokens) / r.t
+	if sum := res.Bound.Compute + res.Bound.DRAM + res.Bound.Handoff; sum > 0 {
+		res.Bound.Compute /= sum
+		res.Bound.DRAM /= sum
+		res.Bound.Handoff /= sum
+	}
+	res.DRAMUtilMean = res.BytesMoved / (r.totalBs * r.t)
+	for i := range res.Engines {
+		e := &res.Engines[i]
+		e.IdleS = math.Max(0, r.t-e.BusyS-e.HandoffS)
+	}
+	return &res
+}
