@@ -20,6 +20,9 @@ type Result struct {
 	BytesMoved    float64 `json:"bytes_moved"`
 	// Engines is per-engine activity, in plan order.
 	Engines []EngineStats `json:"engines"`
+	// ExpertOpS is the wall time of the routed-expert (MUL_MAT_ID) ops,
+	// handoff included.
+	ExpertOpS float64 `json:"expert_op_s"`
 	// Split summarises the split ops (zero for a native plan).
 	Split SplitStats `json:"split"`
 	// Timeline is the simulated activity of ubatch 0 (only when asked).

@@ -136,6 +136,9 @@ func (r *runner) mainOp(op *model.Op) {
 	r.dramSample(r.t, r.t+tm.totalS, p.bytes, peak)
 	r.span(0, op.Name, Compute, r.t, r.t+tm.totalS-tm.stallS)
 	r.span(0, op.Name, DRAMWait, r.t+tm.totalS-tm.stallS, r.t+tm.totalS)
+	if op.Kind == model.ExpertMatmul {
+		r.res.ExpertOpS += tm.totalS
+	}
 	r.t += tm.totalS
 	r.lastEnd[0] = r.t
 }
@@ -247,6 +250,7 @@ func (r *runner) splitOp(op *model.Op) {
 	r.res.Bound.Compute += critWork - r.stall[crit]
 	r.res.Split.Ops++
 	r.res.Split.OpS += end + join - t0
+	r.res.ExpertOpS += end + join - t0
 	r.res.Split.HandoffS += handoff
 	r.res.Split.ImbalanceS += end - first
 	r.span(crit, op.Name, Handoff, end, end+join)

@@ -1,0 +1,36 @@
+package main
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/spf13/cobra"
+)
+
+// run executes the command line args, writing to stdout and stderr, and
+// returns the exit code: 0 on success, 1 on any error (printed as one line).
+func run(args []string, stdout, stderr io.Writer) int {
+	root := newRootCmd(stdout)
+	root.SetArgs(args)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	if err := root.Execute(); err != nil {
+		fmt.Fprintf(stderr, "blsim: %v\n", err)
+		return 1
+	}
+	return 0
+}
+
+func newRootCmd(stdout io.Writer) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "blsim",
+		Short: "Predict big/little (and other) splits of MoE prefill on heterogeneous SoCs",
+		Long: `blsim calibrates a cost model of a SoC, simulates any split of the MoE
+prefill work between its engines, and says whether it would raise throughput,
+at which split, and what hardware would make it pay.`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.AddCommand(newPredictCmd(stdout, nil), newSoCsCmd(stdout), newWorkloadsCmd(stdout))
+	return root
+}

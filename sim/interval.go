@@ -1,0 +1,83 @@
+package sim
+
+import (
+	"math"
+	"math/rand/v2"
+	"sort"
+
+	"github.com/blsim/blsim/model"
+)
+
+// Interval is a prediction's spread from its parameters' uncertainty.
+type Interval struct {
+	// Lo and Hi bound the central 90% of the sampled values.
+	Lo, Hi float64
+	Draws  int
+}
+
+// DefaultDraws is how many parameter samples an interval uses.
+const DefaultDraws = 48
+
+// GainInterval samples the SoC's uncertain parameters (independent normals
+// with the profile's standard deviations, truncated at zero), and returns
+// the spread of plan's gain over native in percent. The sampling is seeded,
+// so the interval is deterministic.
+func GainInterval(s *model.SoC, w *model.Workload, native, plan model.Plan, draws int) (Interval, error) {
+	if draws <= 0 {
+		draws = DefaultDraws
+	}
+	if len(s.Uncertainty) == 0 {
+		r0, err := Run(s, w, native)
+		if err != nil {
+			return Interval{}, err
+		}
+		r1, err := Run(s, w, plan)
+		if err != nil {
+			return Interval{}, err
+		}
+		g := GainPct(r1.TPS, r0.TPS)
+		return Interval{Lo: g, Hi: g, Draws: 0}, nil
+	}
+	paths := make([]string, 0, len(s.Uncertainty))
+	for p := range s.Uncertainty {
+		paths = append(paths, p)
+	}
+	sort.Strings(paths)
+	rng := rand.New(rand.NewPCG(0x62_6c_73_69_6d, uint64(draws)))
+	cfgs := make([]Config, 0, 2*draws)
+	for d := 0; d < draws; d++ {
+		v := s.Clone()
+		for _, p := range paths {
+			x, _ := v.Get(p)
+			y := x + rng.NormFloat64()*s.Uncertainty[p]
+			_ = v.Set(p, math.Max(y, x*0.05))
+		}
+		cfgs = append(cfgs, Config{SoC: v, Plan: native}, Config{SoC: v, Plan: plan})
+	}
+	res, err := Sweep(w, cfgs)
+	if err != nil {
+		return Interval{}, err
+	}
+	gains := make([]float64, draws)
+	for d := range gains {
+		gains[d] = GainPct(res[2*d+1].TPS, res[2*d].TPS)
+	}
+	sort.Float64s(gains)
+	q := func(p float64) float64 { return gains[int(math.Round(p*float64(draws-1)))] }
+	return Interval{Lo: q(0.05), Hi: q(0.95), Draws: draws}, nil
+}
+
+// GainPct is the gain of tps over base in percent.
+func GainPct(tps, base float64) float64 { return 100 * (tps/base - 1) }
+
+// Verdict says whether a split pays: PARITY when the gain is within ±1% or
+// its interval includes zero, else WIN or LOSS.
+func Verdict(gainPct float64, iv Interval) string {
+	switch {
+	case math.Abs(gainPct) <= 1, iv.Lo <= 0 && iv.Hi >= 0:
+		return "PARITY"
+	case gainPct > 0:
+		return "WIN"
+	}
+	return "LOSS"
+}
