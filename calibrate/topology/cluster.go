@@ -1,0 +1,183 @@
+package topology
+
+import (
+	"cmp"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// Cluster is a set of CPUs that blsim models as one kind of core.
+type Cluster struct {
+	Name string // "big", "little", "mid", "cpu", or the user's --cluster name
+	CPUs []int  // sorted logical CPU numbers
+	// CoreType is the members' core type; a cluster the user built from
+	// several types joins them with "+", such as "Cortex-A55+Cortex-A76".
+	CoreType string
+	// MaxFreqKHz and CapacityUnits are the largest among the members.
+	MaxFreqKHz    int
+	CapacityUnits int
+	// L2KiBPerCore is the L2 size divided by the physical cores sharing
+	// it: 512 for an RK3588 Cortex-A76, 512 for an Alder Lake E-core
+	// (2 MiB per module of four).
+	L2KiBPerCore int
+	// SharedCacheKiB is the size of the highest cache level that more than
+	// one core shares (the L3 of the RK3588 DSU, 3072); 0 if none is.
+	SharedCacheKiB int
+}
+
+// capacityTolerancePct is how far apart (in percent of the larger value)
+// two CPUs' cpu_capacity, or, when core type and capacity are unknown, max
+// frequency, may be and still share a cluster.
+const capacityTolerancePct = 5
+
+// groupCPUs applies the grouping rule described in the package doc and
+// returns clusters ranked fastest first and named.
+func groupCPUs(cpus []CPU) []Cluster {
+	var groups [][]CPU
+	byType := map[string]int{}
+	var types [][]CPU
+	for _, c := range cpus {
+		i, ok := byType[c.CoreType]
+		if !ok {
+			i = len(types)
+			byType[c.CoreType] = i
+			types = append(types, nil)
+		}
+		types[i] = append(types[i], c)
+	}
+	for _, members := range types {
+		switch {
+		case slices.ContainsFunc(members, func(c CPU) bool { return c.CapacityUnits > 0 }):
+			groups = append(groups, splitByTolerance(members, func(c CPU) int { return c.CapacityUnits })...)
+		case members[0].CoreType == "":
+			groups = append(groups, splitByTolerance(members, func(c CPU) int { return c.MaxFreqKHz })...)
+		default:
+			groups = append(groups, members)
+		}
+	}
+	byID := cpusByID(cpus)
+	clusters := make([]Cluster, len(groups))
+	for i, g := range groups {
+		clusters[i] = summarize("", g, byID)
+	}
+	rankClusters(clusters)
+	for i, name := range clusterNames(len(clusters)) {
+		clusters[i].Name = name
+	}
+	return clusters
+}
+
+// splitByTolerance splits members wherever key drops more than
+// capacityTolerancePct below the largest key of the current part.
+func splitByTolerance(members []CPU, key func(CPU) int) [][]CPU {
+	sorted := slices.Clone(members)
+	slices.SortStableFunc(sorted, func(a, b CPU) int { return cmp.Compare(key(b), key(a)) })
+	var parts [][]CPU
+	top := 0
+	for i, c := range sorted {
+		if i == 0 || key(c)*100 < top*(100-capacityTolerancePct) {
+			parts = append(parts, nil)
+			top = key(c)
+		}
+		parts[len(parts)-1] = append(parts[len(parts)-1], c)
+	}
+	for _, p := range parts {
+		slices.SortFunc(p, func(a, b CPU) int { return cmp.Compare(a.ID, b.ID) })
+	}
+	return parts
+}
+
+// rankClusters orders clusters fastest first: by capacity, then maximum
+// frequency, then lowest CPU number.
+func rankClusters(cs []Cluster) {
+	slices.SortStableFunc(cs, func(a, b Cluster) int {
+		return cmp.Or(
+			cmp.Compare(b.CapacityUnits, a.CapacityUnits),
+			cmp.Compare(b.MaxFreqKHz, a.MaxFreqKHz),
+			cmp.Compare(a.CPUs[0], b.CPUs[0]),
+		)
+	})
+}
+
+// clusterNames names n ranked clusters, fastest first.
+func clusterNames(n int) []string {
+	switch n {
+	case 0:
+		return nil
+	case 1:
+		return []string{"cpu"}
+	case 2:
+		return []string{"big", "little"}
+	case 3:
+		return []string{"big", "mid", "little"}
+	}
+	names := []string{"big"}
+	for i := 1; i < n-1; i++ {
+		names = append(names, "mid"+strconv.Itoa(i))
+	}
+	return append(names, "little")
+}
+
+func cpusByID(cpus []CPU) map[int]CPU {
+	m := make(map[int]CPU, len(cpus))
+	for _, c := range cpus {
+		m[c.ID] = c
+	}
+	return m
+}
+
+// summarize builds a Cluster from its members; byID resolves the CPUs that
+// share a cache so that SMT threads count as one core.
+func summarize(name string, members []CPU, byID map[int]CPU) Cluster {
+	cl := Cluster{Name: name}
+	var types []string
+	for _, c := range members {
+		cl.CPUs = append(cl.CPUs, c.ID)
+		if c.CoreType != "" && !slices.Contains(types, c.CoreType) {
+			types = append(types, c.CoreType)
+		}
+		cl.MaxFreqKHz = max(cl.MaxFreqKHz, c.MaxFreqKHz)
+		cl.CapacityUnits = max(cl.CapacityUnits, c.CapacityUnits)
+	}
+	slices.Sort(cl.CPUs)
+	cl.CoreType = strings.Join(types, "+")
+	for _, c := range members {
+		if c.L2.SizeKiB > 0 {
+			cl.L2KiBPerCore = c.L2.SizeKiB / max(1, coresSharing(c.L2, byID))
+			break
+		}
+	}
+	for _, c := range members {
+		if cl.SharedCacheKiB = sharedCacheKiB(c, byID); cl.SharedCacheKiB > 0 {
+			break
+		}
+	}
+	return cl
+}
+
+// coresSharing counts the physical cores among the CPUs sharing cache,
+// taking SMT siblings as one core. CPUs not in byID (offline) count as
+// one core each.
+func coresSharing(cache Cache, byID map[int]CPU) int {
+	cores := map[int]bool{}
+	for _, id := range cache.SharedCPUs {
+		key := id
+		if c, ok := byID[id]; ok && len(c.ThreadSiblings) > 0 {
+			key = c.ThreadSiblings[0]
+		}
+		cores[key] = true
+	}
+	return len(cores)
+}
+
+// sharedCacheKiB returns the size of the highest cache level of c that
+// more than one core shares, or 0.
+func sharedCacheKiB(c CPU, byID map[int]CPU) int {
+	for _, cache := range []Cache{c.L3, c.L2} {
+		if cache.SizeKiB > 0 && coresSharing(cache, byID) > 1 {
+			return cache.SizeKiB
+		}
+	}
+	return 0
+}

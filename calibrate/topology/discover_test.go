@@ -1,0 +1,284 @@
+package topology
+
+import (
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+	"testing/fstest"
+)
+
+func TestDiscoverFixtures(t *testing.T) {
+	tests := []struct {
+		fixture          string
+		online, possible string
+		clusters         []Cluster
+	}{
+		{
+			// RK3588: three cpufreq policies (0-3, 4-5, 6-7) and three
+			// cpu-map clusters, but one "big" cluster of Cortex-A76.
+			fixture: "rk3588", online: "0-7", possible: "0-7",
+			clusters: []Cluster{
+				{Name: "big", CPUs: []int{4, 5, 6, 7}, CoreType: "Cortex-A76", MaxFreqKHz: 2304000, CapacityUnits: 1024, L2KiBPerCore: 512, SharedCacheKiB: 3072},
+				{Name: "little", CPUs: []int{0, 1, 2, 3}, CoreType: "Cortex-A55", MaxFreqKHz: 1800000, CapacityUnits: 414, L2KiBPerCore: 128, SharedCacheKiB: 3072},
+			},
+		},
+		{
+			// Intel Core i7-1260P: 4 P-cores with SMT (cpu0-7), 8 E-cores
+			// in two modules of four sharing 2 MiB L2 (cpu8-15).
+			fixture: "i7-1260p", online: "0-15", possible: "0-15",
+			clusters: []Cluster{
+				{Name: "big", CPUs: []int{0, 1, 2, 3, 4, 5, 6, 7}, CoreType: "P-core", MaxFreqKHz: 4700000, L2KiBPerCore: 1280, SharedCacheKiB: 18432},
+				{Name: "little", CPUs: []int{8, 9, 10, 11, 12, 13, 14, 15}, CoreType: "E-core", MaxFreqKHz: 3400000, L2KiBPerCore: 512, SharedCacheKiB: 18432},
+			},
+		},
+		{
+			// Two online vCPUs of four possible; no cpufreq, no capacity.
+			fixture: "x86-vm", online: "0-1", possible: "0-3",
+			clusters: []Cluster{
+				{Name: "cpu", CPUs: []int{0, 1}, CoreType: "Intel Xeon Processor (Icelake)", L2KiBPerCore: 4096, SharedCacheKiB: 16384},
+			},
+		},
+		{
+			// CIX P1-like: two Cortex-A720 groups whose capacities differ
+			// by 8% split into big and mid; MIDR comes from /proc/cpuinfo.
+			fixture: "cix-p1", online: "0-11", possible: "0-11",
+			clusters: []Cluster{
+				{Name: "big", CPUs: []int{8, 9, 10, 11}, CoreType: "Cortex-A720", MaxFreqKHz: 2600000, CapacityUnits: 1024, L2KiBPerCore: 512, SharedCacheKiB: 12288},
+				{Name: "mid", CPUs: []int{4, 5, 6, 7}, CoreType: "Cortex-A720", MaxFreqKHz: 2400000, CapacityUnits: 945, L2KiBPerCore: 512, SharedCacheKiB: 12288},
+				{Name: "little", CPUs: []int{0, 1, 2, 3}, CoreType: "Cortex-A520", MaxFreqKHz: 1800000, CapacityUnits: 380, L2KiBPerCore: 256, SharedCacheKiB: 12288},
+			},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.fixture, func(t *testing.T) {
+			topo, err := Discover(filepath.Join("testdata", tt.fixture))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := FormatCPUList(topo.Online); got != tt.online {
+				t.Errorf("Online = %s, want %s", got, tt.online)
+			}
+			if got := FormatCPUList(topo.Possible); got != tt.possible {
+				t.Errorf("Possible = %s, want %s", got, tt.possible)
+			}
+			if !reflect.DeepEqual(topo.Clusters, tt.clusters) {
+				t.Errorf("Clusters:\n got %+v\nwant %+v", topo.Clusters, tt.clusters)
+			}
+			if len(topo.CPUs) != len(topo.Online) {
+				t.Errorf("%d CPUs for %d online", len(topo.CPUs), len(topo.Online))
+			}
+		})
+	}
+}
+
+func TestDiscoverRK3588CPUs(t *testing.T) {
+	topo, err := Discover(filepath.Join("testdata", "rk3588"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[int]CPU{
+		0: {ID: 0, CoreType: "Cortex-A55", CapacityUnits: 414, MaxFreqKHz: 1800000, ClusterID: 0, PackageID: 0, CoreID: 0,
+			ThreadSiblings: []int{0}, L1D: Cache{32, []int{0}}, L2: Cache{128, []int{0}}, L3: Cache{3072, []int{0, 1, 2, 3, 4, 5, 6, 7}},
+			Policy: "policy0", Governor: "schedutil"},
+		5: {ID: 5, CoreType: "Cortex-A76", CapacityUnits: 1024, MaxFreqKHz: 2256000, ClusterID: 1, PackageID: 0, CoreID: 1,
+			ThreadSiblings: []int{5}, L1D: Cache{64, []int{5}}, L2: Cache{512, []int{5}}, L3: Cache{3072, []int{0, 1, 2, 3, 4, 5, 6, 7}},
+			Policy: "policy4", Governor: "schedutil"},
+		6: {ID: 6, CoreType: "Cortex-A76", CapacityUnits: 1024, MaxFreqKHz: 2304000, ClusterID: 2, PackageID: 0, CoreID: 0,
+			ThreadSiblings: []int{6}, L1D: Cache{64, []int{6}}, L2: Cache{512, []int{6}}, L3: Cache{3072, []int{0, 1, 2, 3, 4, 5, 6, 7}},
+			Policy: "policy6", Governor: "schedutil"},
+	}
+	for id, w := range want {
+		if got := topo.CPUs[id]; !reflect.DeepEqual(got, w) {
+			t.Errorf("cpu%d:\n got %+v\nwant %+v", id, got, w)
+		}
+	}
+}
+
+func TestDiscoverHybridSMT(t *testing.T) {
+	topo, err := Discover(filepath.Join("testdata", "i7-1260p"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := topo.CPUs[3]
+	if c.CoreType != "P-core" || !slices.Equal(c.ThreadSiblings, []int{2, 3}) || c.L1D.SizeKiB != 48 || c.ClusterID != 4 || c.Governor != "powersave" {
+		t.Errorf("cpu3 = %+v", c)
+	}
+	c = topo.CPUs[13]
+	if c.CoreType != "E-core" || !slices.Equal(c.L2.SharedCPUs, []int{12, 13, 14, 15}) || c.MaxFreqKHz != 3400000 {
+		t.Errorf("cpu13 = %+v", c)
+	}
+	if c := topo.CPUs[1]; c.ClusterID != 0 || c.PackageID != 0 {
+		t.Errorf("cpu1 ids = cluster %d package %d", c.ClusterID, c.PackageID)
+	}
+}
+
+// mapFS builds a minimal tree: online CPUs plus the given files.
+func mapFS(online string, files map[string]string) fstest.MapFS {
+	fsys := fstest.MapFS{cpuDir + "/online": {Data: []byte(online + "\n")}}
+	cpus, _ := ParseCPUList(online)
+	for _, id := range cpus {
+		fsys[cpuDir+"/cpu"+FormatCPUList([]int{id})+"/online"] = &fstest.MapFile{Data: []byte("1\n")}
+	}
+	for name, data := range files {
+		fsys[name] = &fstest.MapFile{Data: []byte(data)}
+	}
+	return fsys
+}
+
+func TestDiscoverFallbacks(t *testing.T) {
+	tests := []struct {
+		name  string
+		fsys  fstest.MapFS
+		check func(t *testing.T, topo Topology)
+	}{
+		{
+			name: "midr from cpuinfo, unknown part, per-cpu cpufreq, thread_siblings_list",
+			fsys: mapFS("0-1", map[string]string{
+				cpuinfo: "processor\t: 0\nCPU implementer\t: 0x41\nCPU part\t: 0xd03\n\n" +
+					"processor\t: 1\nCPU implementer\t: 0x51\nCPU part\t: 0x805\n",
+				cpuDir + "/cpu0/cpufreq/cpuinfo_max_freq":         "1200000\n",
+				cpuDir + "/cpu0/cpufreq/scaling_governor":         "ondemand\n",
+				cpuDir + "/cpu1/topology/thread_siblings_list":    "1\n",
+				cpuDir + "/cpu1/cache/index0/level":               "1\n",
+				cpuDir + "/cpu1/cache/index0/type":                "Data\n",
+				cpuDir + "/cpu1/cache/index0/size":                "1M\n",
+				cpuDir + "/cpu1/cache/index2/level":               "2\n",
+				cpuDir + "/cpu1/cache/index2/type":                "Unified\n",
+				cpuDir + "/cpu1/regs/identification/not_midr_el1": "ignored\n",
+			}),
+			check: func(t *testing.T, topo Topology) {
+				c0, c1 := topo.CPUs[0], topo.CPUs[1]
+				if c0.CoreType != "Cortex-A53" || c0.MaxFreqKHz != 1200000 || c0.Governor != "ondemand" || c0.ClusterID != -1 || c0.PackageID != -1 {
+					t.Errorf("cpu0 = %+v", c0)
+				}
+				if c1.CoreType != "arm64 0x51:0x805" || c1.L1D.SizeKiB != 1024 || !slices.Equal(c1.L1D.SharedCPUs, []int{1}) || c1.L2.SizeKiB != 0 {
+					t.Errorf("cpu1 = %+v", c1)
+				}
+				if len(topo.Clusters) != 2 || !slices.Equal(topo.Possible, []int{0, 1}) {
+					t.Errorf("clusters %+v, possible %v", topo.Clusters, topo.Possible)
+				}
+			},
+		},
+		{
+			name: "unknown core type splits by max frequency beyond 5%",
+			fsys: mapFS("0-3", map[string]string{
+				cpufreqDir + "/policy0/related_cpus":     "0 1\n",
+				cpufreqDir + "/policy0/cpuinfo_max_freq": "2000000\n",
+				cpufreqDir + "/policy2/affected_cpus":    "2\n",
+				cpufreqDir + "/policy2/cpuinfo_max_freq": "1960000\n",
+				cpufreqDir + "/policy3/related_cpus":     "3\n",
+				cpufreqDir + "/policy3/cpuinfo_max_freq": "1000000\n",
+			}),
+			check: func(t *testing.T, topo Topology) {
+				var got []string
+				for _, c := range topo.Clusters {
+					got = append(got, c.Name+"="+FormatCPUList(c.CPUs))
+				}
+				if want := []string{"big=0-2", "little=3"}; !slices.Equal(got, want) {
+					t.Errorf("clusters %v, want %v", got, want)
+				}
+			},
+		},
+		{
+			name: "same core type within 5% capacity stays together",
+			fsys: mapFS("0-2", map[string]string{
+				cpuDir + "/cpu0/regs/identification/midr_el1": "0x00000000414fd0b0\n",
+				cpuDir + "/cpu1/regs/identification/midr_el1": "0x00000000414fd0b0\n",
+				cpuDir + "/cpu2/regs/identification/midr_el1": "0x00000000414fd0b0\n",
+				cpuDir + "/cpu0/cpu_capacity":                 "1024\n",
+				cpuDir + "/cpu1/cpu_capacity":                 "990\n",
+				cpuDir + "/cpu2/cpu_capacity":                 "980\n",
+			}),
+			check: func(t *testing.T, topo Topology) {
+				if len(topo.Clusters) != 1 || topo.Clusters[0].Name != "cpu" || topo.Clusters[0].CapacityUnits != 1024 {
+					t.Errorf("clusters %+v", topo.Clusters)
+				}
+			},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			topo, err := discoverFS(tt.fsys)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tt.check(t, topo)
+		})
+	}
+}
+
+func TestDiscoverErrors(t *testing.T) {
+	tests := []struct {
+		name    string
+		fsys    fstest.MapFS
+		wantErr string // substring naming the file or field
+	}{
+		{"no online file", fstest.MapFS{"proc/cpuinfo": {Data: []byte("")}}, "online is missing"},
+		{"empty online", mapFS("", nil), "lists no CPUs"},
+		{"bad online", mapFS("0-x", nil), "sys/devices/system/cpu/online"},
+		{"online cpu without directory", fstest.MapFS{cpuDir + "/online": {Data: []byte("0\n")}}, "cpu0 is listed online"},
+		{"bad capacity", mapFS("0", map[string]string{cpuDir + "/cpu0/cpu_capacity": "big\n"}), "cpu0/cpu_capacity"},
+		{"bad cluster_id", mapFS("0", map[string]string{cpuDir + "/cpu0/topology/cluster_id": "?\n"}), "cpu0/topology/cluster_id"},
+		{"bad midr", mapFS("0", map[string]string{cpuDir + "/cpu0/regs/identification/midr_el1": "zz\n"}), "midr_el1"},
+		{"bad cache size", mapFS("0", map[string]string{
+			cpuDir + "/cpu0/cache/index0/level": "1\n", cpuDir + "/cpu0/cache/index0/type": "Data\n",
+			cpuDir + "/cpu0/cache/index0/size": "lots\n"}), "cpu0/cache/index0/size"},
+		{"bad shared_cpu_list", mapFS("0", map[string]string{
+			cpuDir + "/cpu0/cache/index3/level": "3\n", cpuDir + "/cpu0/cache/index3/type": "Unified\n",
+			cpuDir + "/cpu0/cache/index3/shared_cpu_list": "0-\n"}), "index3/shared_cpu_list"},
+		{"bad related_cpus", mapFS("0", map[string]string{cpufreqDir + "/policy0/related_cpus": "0-1\n"}), "policy0/related_cpus"},
+		{"bad max freq", mapFS("0", map[string]string{
+			cpufreqDir + "/policy0/related_cpus": "0\n", cpufreqDir + "/policy0/cpuinfo_max_freq": "fast\n"}), "policy0/cpuinfo_max_freq"},
+		{"bad hybrid list", mapFS("0", map[string]string{pCoreList: "0-\n"}), "cpu_core/cpus"},
+		{"bad cpuinfo processor", mapFS("0", map[string]string{cpuinfo: "processor\t: zero\n"}), "proc/cpuinfo:1"},
+		{"bad cpuinfo part", mapFS("0", map[string]string{cpuinfo: "processor\t: 0\nCPU implementer\t: 0x41\nCPU part\t: 0xdxyz\n"}), "CPU part"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := discoverFS(tt.fsys)
+			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+				t.Errorf("error = %v, want one containing %q", err, tt.wantErr)
+			}
+		})
+	}
+}
+
+func TestDiscoverMissingRoot(t *testing.T) {
+	_, err := Discover(filepath.Join("testdata", "no-such-machine"))
+	if err == nil || !strings.Contains(err.Error(), "no-such-machine") {
+		t.Errorf("error = %v, want one naming the root", err)
+	}
+}
+
+func TestClusterNames(t *testing.T) {
+	tests := []struct {
+		n    int
+		want []string
+	}{
+		{0, nil},
+		{1, []string{"cpu"}},
+		{2, []string{"big", "little"}},
+		{3, []string{"big", "mid", "little"}},
+		{5, []string{"big", "mid1", "mid2", "mid3", "little"}},
+	}
+	for _, tt := range tests {
+		if got := clusterNames(tt.n); !slices.Equal(got, tt.want) {
+			t.Errorf("clusterNames(%d) = %v, want %v", tt.n, got, tt.want)
+		}
+	}
+}
+
+func TestTopologyCluster(t *testing.T) {
+	topo, err := Discover(filepath.Join("testdata", "rk3588"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c, ok := topo.Cluster("little"); !ok || !slices.Equal(c.CPUs, []int{0, 1, 2, 3}) {
+		t.Errorf("Cluster(little) = %+v, %v", c, ok)
+	}
+	if _, ok := topo.Cluster("mid"); ok {
+		t.Error("Cluster(mid) found on a two-cluster SoC")
+	}
+}
