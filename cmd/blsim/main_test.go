@@ -1,0 +1,185 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
+
+// golden compares got with testdata/name, writing name.got on mismatch.
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		_ = os.WriteFile(path+".got", got, 0o644)
+		t.Errorf("output differs from %s; see %s.got", path, path)
+	}
+}
+
+func runCLI(t *testing.T, args ...string) (string, string, int) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := run(args, &out, &errb)
+	return out.String(), errb.String(), code
+}
+
+func TestGolden(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		args []string
+	}{
+		{"predict.stdout", []string{"predict"}},
+		{"predict_poll0.stdout", []string{"predict", "--poll", "0", "--split", "token"}},
+		{"predict_ddr5_sweep.stdout", []string{"predict", "--soc", "ddr5", "--split", "token", "--sweep"}},
+		{"socs.stdout", []string{"socs"}},
+		{"workloads.stdout", []string{"workloads"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out, errs, code := runCLI(t, tc.args...)
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, errs)
+			}
+			golden(t, tc.name, []byte(out))
+		})
+	}
+}
+
+func TestPredictJSON(t *testing.T) {
+	out, errs, code := runCLI(t, "predict", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var rep struct {
+		Native struct {
+			TPS          float64 `json:"tps"`
+			DRAMUtilPeak float64 `json:"dram_util_peak"`
+		} `json:"native"`
+		Splits []struct {
+			Mode    string  `json:"mode"`
+			Kind    string  `json:"kind"`
+			Frac    float64 `json:"frac"`
+			Poll    int     `json:"poll"`
+			TPS     float64 `json:"tps"`
+			GainPct float64 `json:"gain_pct"`
+			Verdict string  `json:"verdict"`
+		} `json:"splits"`
+		Best struct {
+			Mode    string  `json:"mode"`
+			Frac    float64 `json:"frac"`
+			TPS     float64 `json:"tps"`
+			Verdict string  `json:"verdict"`
+		} `json:"best"`
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if rep.Native.TPS < 26.26*0.99 || rep.Native.TPS > 26.26*1.01 {
+		t.Errorf("native.tps = %.3f, want 26.26 ± 1%%", rep.Native.TPS)
+	}
+	if rep.Native.DRAMUtilPeak < 0.93 || rep.Native.DRAMUtilPeak > 0.99 {
+		t.Errorf("native.dram_util_peak = %.3f, want 0.93..0.99", rep.Native.DRAMUtilPeak)
+	}
+	found := false
+	for _, s := range rep.Splits {
+		if s.Mode == "token" && s.Kind == "requested" {
+			found = true
+			if s.Frac != 0.12 || s.Poll != 50 || s.Verdict != "PARITY" {
+				t.Errorf("requested token split = %+v, want frac 0.12 poll 50 PARITY", s)
+			}
+			if d := s.TPS/rep.Native.TPS - 1; d < -0.01 || d > 0.01 {
+				t.Errorf("token split at 0.12 is %+.2f%% off native, want within 1%%", 100*d)
+			}
+		}
+	}
+	if !found {
+		t.Error("no requested token split in JSON")
+	}
+	if rep.Best.TPS == 0 || rep.Best.Mode == "" {
+		t.Errorf("best missing: %+v", rep.Best)
+	}
+}
+
+func TestBadInput(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.yaml")
+	if err := os.WriteFile(bad, []byte("schema: blsim/soc/v1\nname: x\nbogus: 1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	neg, err := os.ReadFile("../../presets/socs/rk3588.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	negPath := filepath.Join(dir, "neg.yaml")
+	if err := os.WriteFile(negPath, bytes.Replace(neg, []byte("sustained_gb_s: 21.0"), []byte("sustained_gb_s: -21.0"), 1), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	malformed := filepath.Join(dir, "malformed.yaml")
+	if err := os.WriteFile(malformed, []byte("schema: [blsim\n  name: :\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		args []string
+		want []string
+	}{
+		{"unknown key", []string{"predict", "--soc", bad}, []string{"bad.yaml:3", "bogus", "unknown key"}},
+		{"negative bandwidth", []string{"predict", "--soc", negPath}, []string{"neg.yaml:15", "dram.sustained_gb_s", "negative"}},
+		{"malformed yaml", []string{"predict", "--soc", malformed}, []string{"malformed.yaml"}},
+		{"missing file", []string{"predict", "--soc", filepath.Join(dir, "nope.yaml")}, []string{"--soc", "nope.yaml", "no such file"}},
+		{"unknown preset", []string{"predict", "--soc", "rk9999"}, []string{"--soc", "rk9999", "rk3588"}},
+		{"unknown workload", []string{"predict", "--workload", "llama"}, []string{"--workload", "llama"}},
+		{"frac outside", []string{"predict", "--frac", "1.5"}, []string{"--frac", "1.5"}},
+		{"frac garbage", []string{"predict", "--frac", "lots"}, []string{"--frac", "lots"}},
+		{"poll outside", []string{"predict", "--poll", "101"}, []string{"--poll", "101"}},
+		{"too many threads", []string{"predict", "--big-threads", "9"}, []string{"--big-threads", "9", "4 cores"}},
+		{"zero threads", []string{"predict", "--little-threads", "0"}, []string{"--little-threads"}},
+		{"bad split", []string{"predict", "--split", "layer"}, []string{"--split", "layer"}},
+		{"unknown flag", []string{"predict", "--bogus"}, []string{"bogus"}},
+		{"unknown command", []string{"frobnicate"}, []string{"frobnicate"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out, errs, code := runCLI(t, tc.args...)
+			if code == 0 {
+				t.Fatalf("exit 0, want non-zero; stdout %q", out)
+			}
+			if strings.Count(strings.TrimSpace(errs), "\n") != 0 {
+				t.Errorf("error is not one line: %q", errs)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(errs, w) {
+					t.Errorf("error %q does not mention %q", errs, w)
+				}
+			}
+		})
+	}
+}
+
+func TestPredictFlagsParse(t *testing.T) {
+	var got *predictOptions
+	cmd := newPredictCmd(nil, func(o *predictOptions) error { got = o; return nil })
+	cmd.SetArgs([]string{"--soc", "ddr5", "--frac", "auto", "--poll", "0", "--big-threads", "2", "--sweep", "--json"})
+	if err := cmd.Execute(); err != nil {
+		t.Fatal(err)
+	}
+	want := predictOptions{SoC: "ddr5", Workload: "qwen3.5-35b-a3b", Split: "both", Frac: "auto", Poll: 0,
+		BigThreads: 2, LittleThreads: 4, Sweep: true, JSON: true, Draws: 48}
+	if *got != want {
+		t.Errorf("options = %+v, want %+v", *got, want)
+	}
+}
