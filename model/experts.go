@@ -12,19 +12,34 @@ type Routing struct {
 	Skew float64
 }
 
-// prob returns the probability that one token routes to the expert of
-// popularity rank j (0 = most popular).
-func (r Routing) prob(j int) float64 {
-	E, k := float64(r.Experts), float64(r.TopK)
-	if r.Skew == 0 {
-		return k / E
+// probs returns the probability that one token routes to the expert of
+// each popularity rank (0 = most popular). Zipf weights are normalised so
+// the k choices per token add up to k; an expert cannot be chosen twice by
+// one token, so a probability above 1 is capped and the excess is spread
+// over the less popular experts in proportion to their weights.
+func (r Routing) probs() []float64 {
+	E, k := r.Experts, float64(r.TopK)
+	p := make([]float64, E)
+	w := make([]float64, E)
+	for i := range w {
+		w[i] = math.Pow(float64(i+1), -r.Skew)
 	}
-	// Zipf weights normalised so the k choices per token add up.
-	norm := 0.0
-	for i := 0; i < r.Experts; i++ {
-		norm += math.Pow(float64(i+1), -r.Skew)
+	// The capped experts are the most popular ones, a prefix.
+	for c := 0; c < E; c++ {
+		norm := 0.0
+		for _, v := range w[c:] {
+			norm += v
+		}
+		rest := k - float64(c)
+		if rest*w[c]/norm <= 1 {
+			for j := c; j < E; j++ {
+				p[j] = rest * w[j] / norm
+			}
+			break
+		}
+		p[c] = 1
 	}
-	return math.Min(1, k*math.Pow(float64(j+1), -r.Skew)/norm)
+	return p
 }
 
 // ExpectedTouched is the expected number of distinct experts that n tokens
@@ -61,13 +76,14 @@ func (r Routing) Over(n, lo, hi float64, tile int) ExpertStats {
 		s.Tiles += weight * c
 	}
 	if r.Skew == 0 {
-		add(hi-lo, r.prob(0))
+		add(hi-lo, float64(r.TopK)/float64(r.Experts))
 		return s
 	}
-	for j := int(math.Floor(lo)); float64(j) < hi && j < r.Experts; j++ {
+	p := r.probs()
+	for j := max(0, int(math.Floor(lo))); float64(j) < hi && j < r.Experts; j++ {
 		w := math.Min(hi, float64(j+1)) - math.Max(lo, float64(j))
 		if w > 0 {
-			add(w, r.prob(j))
+			add(w, p[j])
 		}
 	}
 	return s

@@ -2,6 +2,7 @@ package model
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 )
 
@@ -28,7 +29,12 @@ func (e *FieldError) Error() string {
 		b.WriteString(" ")
 	}
 	if e.Path != "" {
-		b.WriteString(e.Path)
+		// A key may hold a newline ("a\nb": 1); the error stays one line.
+		if strings.ContainsAny(e.Path, "\r\n") {
+			b.WriteString(strconv.Quote(e.Path))
+		} else {
+			b.WriteString(e.Path)
+		}
 		b.WriteString(": ")
 	}
 	b.WriteString(e.Msg)

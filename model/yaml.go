@@ -90,10 +90,14 @@ func decodeStrict(data []byte, name string, v validator) error {
 		var fe *FieldError
 		if errors.As(err, &fe) {
 			fe.File = name
-			if n := lookup(root, fe.Path); n != nil {
-				fe.Line = n.Line
-			} else {
-				fe.Line = root.Line
+			fe.Line = root.Line
+			// A value that is missing (linear_attention) is reported at
+			// its nearest ancestor that is present.
+			for p := fe.Path; p != ""; p = parentPath(p) {
+				if n := lookup(root, p); n != nil {
+					fe.Line = n.Line
+					break
+				}
 			}
 			return fe
 		}
@@ -183,6 +187,9 @@ func checkKeys(n *yaml.Node, t reflect.Type, path string) *FieldError {
 		if n.Tag == "!!null" {
 			return at(n, path, "missing value")
 		}
+		if err := n.Decode(reflect.New(t).Interface()); err != nil {
+			return at(n, path, "%s", cleanYAMLErr(err))
+		}
 	}
 	return nil
 }
@@ -244,6 +251,16 @@ func lookup(n *yaml.Node, path string) *yaml.Node {
 		n, path = next, rest
 	}
 	return n
+}
+
+// parentPath drops the last element of a validation path:
+// "engines[1].clock_ghz" -> "engines[1]" -> "engines" -> "".
+func parentPath(p string) string {
+	i := strings.LastIndexAny(p, ".[")
+	if i < 0 {
+		return ""
+	}
+	return p[:i]
 }
 
 var lineRe = regexp.MustCompile(`line (\d+)`)

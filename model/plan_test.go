@@ -1,0 +1,91 @@
+package model_test
+
+import (
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/blsim/blsim/model"
+)
+
+func TestPlanValidate(t *testing.T) {
+	s := presetSoCsOne(t, "rk3588") // big and little, 4 cores each
+	split := func(f func(p *model.Plan)) model.Plan {
+		p := model.NewSplit(model.TokenSplit, "big", "little", 4, 4, 0.12, 50)
+		f(&p)
+		return p
+	}
+	for _, tc := range []struct {
+		name string
+		plan model.Plan
+		want []string // fragments of the error; none: valid
+	}{
+		{"native", model.NewNative("big", 4, 0), nil},
+		{"native little", model.NewNative("little", 1, 100), nil},
+		{"token split", model.NewSplit(model.TokenSplit, "big", "little", 4, 4, 0.12, 50), nil},
+		{"expert split", model.NewSplit(model.ExpertSplit, "little", "big", 2, 3, 0.9, 0), nil},
+		{"split all to second", model.NewSplit(model.ExpertSplit, "big", "little", 4, 4, 1, 0), nil},
+		{"native ignores fractions", model.Plan{Mode: model.Native, Engines: []string{"big"}, Threads: []int{4}}, nil},
+		{"fractions sum below 1", split(func(p *model.Plan) { p.Fracs = []float64{0.5, 0.4} }), []string{"sum to 0.9", "not 1"}},
+		{"fractions sum above 1", split(func(p *model.Plan) { p.Fracs = []float64{0.7, 0.5} }), []string{"sum to 1.2"}},
+		{"fraction above 1", split(func(p *model.Plan) { p.Fracs = []float64{-0.5, 1.5} }), []string{`"big"`, "-0.5", "outside [0,1]"}},
+		{"fraction above 1 second", split(func(p *model.Plan) { p.Fracs = []float64{0, 1.25} }), []string{`"little"`, "1.25", "outside [0,1]"}},
+		{"fraction NaN", split(func(p *model.Plan) { p.Fracs = []float64{math.NaN(), 1} }), []string{"NaN", "outside [0,1]"}},
+		{"fraction count", split(func(p *model.Plan) { p.Fracs = []float64{1} }), []string{"2 engines but 1 fractions"}},
+		{"poll 101", model.NewNative("big", 4, 101), []string{"poll 101", "0..100"}},
+		{"poll -1", model.NewNative("big", 4, -1), []string{"poll -1"}},
+		{"too many threads", model.NewSplit(model.TokenSplit, "big", "little", 4, 5, 0.1, 0), []string{`"little"`, "5 threads", "4 cores"}},
+		{"no threads", model.NewNative("big", 0, 0), []string{`"big"`, "0 threads"}},
+		{"unknown engine", model.NewSplit(model.TokenSplit, "big", "npu", 4, 1, 0.1, 0), []string{`"npu"`, "big, little"}},
+		{"duplicate engine", model.NewSplit(model.TokenSplit, "big", "big", 2, 2, 0.5, 0), []string{`"big"`, "listed twice"}},
+		{"thread count mismatch", split(func(p *model.Plan) { p.Threads = []int{4} }), []string{"2 engines but 1 thread counts"}},
+		{"no engines", model.Plan{Mode: model.Native}, []string{"no engines"}},
+		{"unknown mode", split(func(p *model.Plan) { p.Mode = "layer" }), []string{`"layer"`, "native, token or expert"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := tc.plan.Validate(s)
+			if tc.want == nil {
+				if err != nil {
+					t.Fatalf("valid plan rejected: %v", err)
+				}
+				return
+			}
+			if err == nil {
+				t.Fatalf("accepted %+v", tc.plan)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q does not mention %q", err, w)
+				}
+			}
+			if !strings.HasPrefix(err.Error(), "plan: ") {
+				t.Errorf("error %q lacks the plan: prefix", err)
+			}
+		})
+	}
+}
+
+func TestPlanString(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		plan model.Plan
+		want string
+	}{
+		{"native", model.NewNative("big", 4, 50), "native poll=50 t=4"},
+		{"token", model.NewSplit(model.TokenSplit, "big", "little", 4, 4, 0.12, 50), "token f=0.12 poll=50 t=4+4"},
+		{"expert", model.NewSplit(model.ExpertSplit, "big", "little", 4, 2, 1.0/3, 0), "expert f=0.333 poll=0 t=4+2"},
+		{"three engines", model.Plan{Mode: model.TokenSplit, Engines: []string{"a", "b", "c"}, Fracs: []float64{0.5, 0.25, 0.25}, Threads: []int{1, 2, 3}, Poll: 1},
+			"token f=0.25/0.25 poll=1 t=1+2+3"},
+	} {
+		if got := tc.plan.String(); got != tc.want {
+			t.Errorf("%s: %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}
+
+func TestNewSplitFractions(t *testing.T) {
+	p := model.NewSplit(model.TokenSplit, "big", "little", 4, 4, 0.3, 0)
+	if p.Fracs[0]+p.Fracs[1] != 1 || p.Fracs[1] != 0.3 || p.Engines[0] != "big" {
+		t.Errorf("NewSplit: %+v", p)
+	}
+}
