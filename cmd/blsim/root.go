@@ -31,6 +31,6 @@ at which split, and what hardware would make it pay.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(newPredictCmd(stdout, nil), newSoCsCmd(stdout), newWorkloadsCmd(stdout))
+	root.AddCommand(newPredictCmd(stdout, nil), newPlotCmd(stdout), newSoCsCmd(stdout), newWorkloadsCmd(stdout))
 	return root
 }

@@ -1,0 +1,193 @@
+package plots
+
+import (
+	"bytes"
+	"image/png"
+	"math"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/blsim/blsim/model"
+	"github.com/blsim/blsim/presets"
+	"gonum.org/v1/plot/vg"
+)
+
+func load(t *testing.T, soc string) (*model.SoC, *model.Workload) {
+	t.Helper()
+	s, err := presets.LoadSoC(soc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := presets.LoadWorkload("qwen3.5-35b-a3b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, w
+}
+
+// figures returns the split and a two-layer timeline figure of soc.
+func figures(t *testing.T, soc string) map[string]*Figure {
+	t.Helper()
+	s, w := load(t, soc)
+	sd, err := SweepSplit(s, w, SplitOptions{Poll: 50, Steps: 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sf, err := SplitCurve(sd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	td, err := SimTimeline(s, w, TimelineOptions{Frac: 0.12, Poll: 50, Layers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tf, err := Timeline(td)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return map[string]*Figure{"split": sf, "timeline": tf}
+}
+
+var pdfDates = regexp.MustCompile(`/(CreationDate|ModDate) \(D:\d{14}\)`)
+
+func TestRenderDeterministic(t *testing.T) {
+	const wIn, hIn = 6, 4
+	for _, soc := range []string{"rk3588", "ddr5"} {
+		for kind, fig := range figures(t, soc) {
+			for _, ext := range []string{"png", "svg", "pdf"} {
+				dir := t.TempDir()
+				var got [2][]byte
+				for i := range got {
+					path := filepath.Join(dir, kind+string(rune('a'+i))+"."+ext)
+					if err := Save(fig, path, wIn*vg.Inch, hIn*vg.Inch); err != nil {
+						t.Fatalf("%s %s %s: %v", soc, kind, ext, err)
+					}
+					b, err := os.ReadFile(path)
+					if err != nil {
+						t.Fatal(err)
+					}
+					got[i] = b
+				}
+				name := soc + " " + kind + " " + ext
+				switch ext {
+				case "png":
+					img, err := png.Decode(bytes.NewReader(got[0]))
+					if err != nil {
+						t.Fatalf("%s: %v", name, err)
+					}
+					if b := img.Bounds(); b.Dx() != wIn*PNGDPI || b.Dy() != hIn*PNGDPI {
+						t.Errorf("%s: %dx%d pixels, want %dx%d", name, b.Dx(), b.Dy(), wIn*PNGDPI, hIn*PNGDPI)
+					}
+				case "svg":
+					if !bytes.Contains(got[0], []byte("@font-face")) {
+						t.Errorf("%s: fonts are not embedded", name)
+					}
+				case "pdf":
+					if !bytes.HasPrefix(got[0], []byte("%PDF-")) {
+						t.Errorf("%s: not a PDF", name)
+					}
+					// fpdf stamps the current time; compare the rest.
+					got[0] = pdfDates.ReplaceAll(got[0], nil)
+					got[1] = pdfDates.ReplaceAll(got[1], nil)
+				}
+				if !bytes.Equal(got[0], got[1]) {
+					t.Errorf("%s: two renders differ", name)
+				}
+				if len(got[0]) > 2<<20 {
+					t.Errorf("%s: %d bytes", name, len(got[0]))
+				}
+				ents, _ := os.ReadDir(dir)
+				if len(ents) != 2 {
+					t.Errorf("%s: %d files in the directory, want 2 (no temporaries)", name, len(ents))
+				}
+			}
+		}
+	}
+}
+
+func TestSaveErrorsLeaveNoFile(t *testing.T) {
+	fig := figures(t, "rk3588")["split"]
+	dir := t.TempDir()
+	for _, tc := range []struct{ path, want string }{
+		{filepath.Join(dir, "x.bmp"), `".bmp"`},
+		{filepath.Join(dir, "x"), "no extension"},
+		{filepath.Join(dir, "missing", "x.png"), "missing"},
+	} {
+		err := Save(fig, tc.path, 4*vg.Inch, 3*vg.Inch)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("Save(%s) = %v, want an error naming %s", tc.path, err, tc.want)
+		}
+		if strings.Contains(err.Error(), "\n") {
+			t.Errorf("Save(%s): error is not one line: %q", tc.path, err)
+		}
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+		t.Errorf("%d files left behind", len(ents))
+	}
+	// A failed overwrite leaves the old file alone.
+	old := filepath.Join(dir, "keep.png")
+	if err := os.WriteFile(old, []byte("old"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := Save(fig, old, -1, 3*vg.Inch); err == nil {
+		t.Error("negative width: no error")
+	}
+	if b, _ := os.ReadFile(old); string(b) != "old" {
+		t.Errorf("failed save changed the file: %q", b)
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 1 {
+		t.Errorf("%d files, want 1", len(ents))
+	}
+}
+
+func TestBadData(t *testing.T) {
+	good := SplitData{Fracs: []float64{0, 0.5}, TokenTPS: []float64{1, 2}, NativeTPS: 1,
+		TokenBalance: math.NaN(), ExpertBalance: math.NaN()}
+	if _, err := SplitCurve(good); err != nil {
+		t.Fatal(err)
+	}
+	for name, d := range map[string]SplitData{
+		"inf":      {Fracs: []float64{0, 0.5}, TokenTPS: []float64{1, math.Inf(1)}, NativeTPS: 1},
+		"nan frac": {Fracs: []float64{0, math.NaN()}, TokenTPS: []float64{1, 2}, NativeTPS: 1},
+		"short":    {Fracs: []float64{0, 0.5}, ExpertTPS: []float64{1}, NativeTPS: 1},
+		"no curve": {Fracs: []float64{0, 0.5}, NativeTPS: 1},
+	} {
+		if _, err := SplitCurve(d); err == nil {
+			t.Errorf("%s: no error", name)
+		}
+	}
+	if _, err := Timeline(TimelineData{Engines: []string{"big"}}); err == nil {
+		t.Error("empty timeline: no error")
+	}
+}
+
+func TestBarsBounded(t *testing.T) {
+	s, w := load(t, "rk3588")
+	d, err := SimTimeline(s, w, TimelineOptions{Frac: 0.12, Poll: 50})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t0, t1, err := d.window()
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, e := range d.Engines {
+		bs := bars(d.Spans, e, t0, t1, (t1-t0)/20000)
+		for i := 1; i < len(bs); i++ {
+			if bs[i].x0 < bs[i-1].x1-1e-12 {
+				t.Fatalf("%s: bars %d and %d overlap", e, i-1, i)
+			}
+		}
+		n += len(bs)
+	}
+	if n == 0 || n >= len(d.Spans) {
+		t.Errorf("%d bars from %d spans: merging did not reduce them", n, len(d.Spans))
+	}
+	if end := LayerEnd(d.Spans, 2); !(end > 0 && end < t1) {
+		t.Errorf("LayerEnd(2) = %g, want inside (0, %g)", end, t1)
+	}
+}

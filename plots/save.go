@@ -1,0 +1,107 @@
+package plots
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
+	"gonum.org/v1/plot/vg/vgpdf"
+	"gonum.org/v1/plot/vg/vgsvg"
+)
+
+// PNGDPI is the resolution of PNG output: a 6 in wide figure is 900 pixels.
+const PNGDPI = 150
+
+// Drawer draws itself onto a canvas; *plot.Plot and *Figure are Drawers.
+type Drawer interface {
+	Draw(c draw.Canvas)
+}
+
+// Format returns the output format for path from its extension: "png",
+// "svg" or "pdf" (case-insensitive), or an error naming the extension.
+func Format(path string) (string, error) {
+	ext := filepath.Ext(path)
+	switch strings.ToLower(ext) {
+	case ".png":
+		return "png", nil
+	case ".svg":
+		return "svg", nil
+	case ".pdf":
+		return "pdf", nil
+	}
+	if ext == "" {
+		return "", fmt.Errorf("plots: %s has no extension; want .png, .svg or .pdf", path)
+	}
+	return "", fmt.Errorf("plots: unknown extension %q in %s; want .png, .svg or .pdf", ext, path)
+}
+
+// Write draws d at width x height in format ("png", "svg" or "pdf") and
+// writes it to w. SVG output embeds its fonts.
+func Write(w io.Writer, d Drawer, format string, width, height vg.Length) error {
+	if !(width > 0 && height > 0) || width > 100*vg.Inch || height > 100*vg.Inch {
+		return fmt.Errorf("plots: size %.1fx%.1f in is outside (0, 100] in", width/vg.Inch, height/vg.Inch)
+	}
+	var cw vg.CanvasWriterTo
+	switch format {
+	case "png":
+		cw = vgimg.PngCanvas{Canvas: vgimg.NewWith(vgimg.UseWH(width, height), vgimg.UseDPI(PNGDPI))}
+	case "svg":
+		cw = vgsvg.NewWith(vgsvg.UseWH(width, height), vgsvg.EmbedFonts(true))
+	case "pdf":
+		c := vgpdf.New(width, height)
+		c.EmbedFonts(true)
+		cw = c
+	default:
+		return fmt.Errorf("plots: unknown format %q; want png, svg or pdf", format)
+	}
+	d.Draw(draw.New(cw))
+	_, err := cw.WriteTo(w)
+	return err
+}
+
+// Save draws d at width x height into path, in the format its extension
+// names (see Format). It writes a temporary file in the same directory and
+// renames it over path, so path is either the complete new figure or left
+// as it was; on any error no file is left behind.
+func Save(d Drawer, path string, width, height vg.Length) error {
+	format, err := Format(path)
+	if err != nil {
+		return err
+	}
+	var buf bytes.Buffer
+	if err := Write(&buf, d, format, width, height); err != nil {
+		return fmt.Errorf("plots: %s: %w", path, err)
+	}
+	return writeAtomic(path, buf.Bytes())
+}
+
+func writeAtomic(path string, data []byte) (err error) {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
+	if err != nil {
+		return fmt.Errorf("plots: write %s: %w", path, err)
+	}
+	tmp := f.Name()
+	defer func() {
+		if err != nil {
+			f.Close()
+			os.Remove(tmp)
+			err = fmt.Errorf("plots: write %s: %w", path, err)
+		}
+	}()
+	if _, err = f.Write(data); err != nil {
+		return err
+	}
+	if err = f.Chmod(0o644); err != nil {
+		return err
+	}
+	if err = f.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
+}
