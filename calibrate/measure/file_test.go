@@ -1,0 +1,105 @@
+package measure
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func sample(id string) Measurement {
+	m := Measurement{ID: id, Kind: Dispatcher, Unit: "t/s", Samples: []float64{10, 12, 11}, Status: "ok",
+		Plan: &Plan{Mode: "token", Engines: []string{"big", "little"}, Fracs: []float64{0.8, 0.2}, Threads: []int{1, 1}, Poll: 50}}
+	m.Summarize()
+	return m
+}
+
+func TestWriteReadResume(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "runs.jsonl")
+	w, err := Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []string{"a", "b"} {
+		if err := w.Write(sample(id)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w.Close()
+	// A killed writer leaves half a line; the next writer starts afresh.
+	f, _ := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	f.WriteString(`{"schema":"blsim/measurement/v1","id":"c","ki`)
+	f.Close()
+	w, err = Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Write(sample("d")); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	ms, errs := ReadFile(path)
+	if len(ms) != 3 || ms[0].ID != "a" || ms[2].ID != "d" {
+		t.Fatalf("read %d measurements %+v", len(ms), ms)
+	}
+	if len(errs) != 1 || !strings.Contains(errs[0].Error(), "runs.jsonl:3:") {
+		t.Fatalf("errors = %v, want one naming line 3", errs)
+	}
+	if ms[0].Median != 11 || ms[0].CV < 0.09 || ms[0].CV > 0.1 {
+		t.Errorf("median %g cv %g, want 11 and 0.0909", ms[0].Median, ms[0].CV)
+	}
+	done, err := Done(path)
+	if err != nil || !done["a"] || !done["d"] || done["c"] {
+		t.Errorf("done = %v, %v", done, err)
+	}
+	if d, err := Done(filepath.Join(t.TempDir(), "none.jsonl")); err != nil || len(d) != 0 {
+		t.Errorf("missing file: %v %v", d, err)
+	}
+}
+
+func TestReadBadLines(t *testing.T) {
+	in := strings.Join([]string{
+		`{"schema":"blsim/measurement/v1","id":"x","kind":"stream","unit":"GB/s","median":5,"cv":0.01,"status":"ok"}`,
+		`garbage`,
+		`{"schema":"blsim/measurement/v1","id":"y","kind":"stream","unit":"GB/s","median":-5,"cv":0.01,"status":"ok"}`,
+		`{"schema":"blsim/measurement/v1","id":"z","kind":"stream","unit":"GB/s","median":5,"cv":0.01,"status":"ok","surprise":1}`,
+		`{"schema":"blsim/measurement/v2","id":"w","kind":"stream","unit":"GB/s","median":5,"cv":0.01,"status":"ok"}`,
+		``,
+		`{"schema":"blsim/measurement/v1","id":"v","kind":"stream","unit":"GB/s","median":5,"cv":0.01,"status":"maybe"}`,
+	}, "\n")
+	ms, errs := Read(strings.NewReader(in), "f.jsonl")
+	if len(ms) != 1 || ms[0].ID != "x" {
+		t.Fatalf("got %+v", ms)
+	}
+	want := []string{"f.jsonl:2:", "f.jsonl:3: median", "f.jsonl:4:", "f.jsonl:5: schema", "f.jsonl:7: status"}
+	if len(errs) != len(want) {
+		t.Fatalf("errors %v", errs)
+	}
+	for i, w := range want {
+		var le *LineError
+		if !errors.As(errs[i], &le) || !strings.HasPrefix(errs[i].Error(), w) {
+			t.Errorf("error %d = %v, want prefix %q", i, errs[i], w)
+		}
+	}
+}
+
+func TestWriteToUnwritable(t *testing.T) {
+	if _, err := Create(filepath.Join(t.TempDir(), "no", "such", "dir.jsonl")); err == nil {
+		t.Fatal("want an error for a missing directory")
+	}
+	if os.Getuid() != 0 {
+		t.Skip("root can write anywhere")
+	}
+}
+
+func TestLabel(t *testing.T) {
+	m := sample("a")
+	if got := m.Label(); got != "token f=0.2 poll=50" {
+		t.Errorf("label %q", got)
+	}
+	n := Measurement{Kind: Stream, Engine: "big"}
+	if got := n.Label(); got != "stream big" {
+		t.Errorf("label %q", got)
+	}
+}

@@ -1,0 +1,161 @@
+package measure
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+)
+
+// Schema is the schema tag of every measurement line.
+const Schema = "blsim/measurement/v1"
+
+// Kinds of measurement.
+const (
+	// Dispatcher is a prompt-processing run of blsim's built-in dispatcher
+	// (t/s): predicted by simulating Workload under Plan.
+	Dispatcher = "dispatcher"
+	// LlamaBench is a run of the user's llama-bench (t/s), same use.
+	LlamaBench = "llama-bench"
+	// Reported is a figure copied from a report (t/s), e.g. the seed's.
+	Reported = "reported"
+	// Microbenchmark kinds: their Param names the SoC parameter path they
+	// inform (a prior for the fit), Unit its unit.
+	Stream          = "stream"           // GB/s, one engine alone
+	StreamContended = "stream_contended" // GB/s, all engines at once (sum)
+	Kernel          = "kernel"           // GOPS per thread
+	FutexWake       = "futex_wake"       // µs
+	SpinWake        = "spin_wake"        // µs
+	Spawn           = "spawn"            // µs
+	Barrier         = "barrier"          // µs
+)
+
+// Plan is a dispatch plan as recorded (model.Plan in JSON form).
+type Plan struct {
+	Mode    string    `json:"mode"`
+	Engines []string  `json:"engines"`
+	Fracs   []float64 `json:"fracs,omitempty"`
+	Threads []int     `json:"threads"`
+	Poll    int       `json:"poll"`
+}
+
+// Host is where a measurement ran.
+type Host struct {
+	Name      string            `json:"name,omitempty"`
+	Kernel    string            `json:"kernel,omitempty"`
+	CPU       string            `json:"cpu,omitempty"`
+	Arch      string            `json:"arch,omitempty"`
+	Governors map[string]string `json:"governors,omitempty"`
+}
+
+// Measurement is one finished run.
+type Measurement struct {
+	Schema string `json:"schema"`
+	// ID identifies the configuration; a resumed run skips IDs already
+	// measured with status ok.
+	ID   string `json:"id"`
+	Kind string `json:"kind"`
+	// SoC and Workload name what the measurement is about: a preset name
+	// or the profile/workload's own name. WorkloadYAML holds the whole
+	// workload when it is not a preset (the built-in dispatcher's).
+	SoC          string `json:"soc,omitempty"`
+	Workload     string `json:"workload,omitempty"`
+	WorkloadYAML string `json:"workload_yaml,omitempty"`
+	Plan         *Plan  `json:"plan,omitempty"`
+	// Param is the SoC parameter path a microbenchmark informs; Engine
+	// the engine it ran on.
+	Param  string `json:"param,omitempty"`
+	Engine string `json:"engine,omitempty"`
+	// Knobs are the settings that produced the run (env, flags, sizes).
+	Knobs   map[string]string `json:"knobs,omitempty"`
+	Unit    string            `json:"unit"`
+	Samples []float64         `json:"samples,omitempty"`
+	Median  float64           `json:"median"`
+	// CV is the coefficient of variation of the samples (sd/mean).
+	CV     float64 `json:"cv"`
+	Host   *Host   `json:"host,omitempty"`
+	Time   string  `json:"time,omitempty"`
+	Status string  `json:"status"` // ok, failed, timeout
+	Error  string  `json:"error,omitempty"`
+	// Stdout and Stderr of an external command (kept short).
+	Stdout   string `json:"stdout,omitempty"`
+	Stderr   string `json:"stderr,omitempty"`
+	ExitCode int    `json:"exit_code,omitempty"`
+}
+
+// OK reports whether the measurement finished and has a usable value.
+func (m *Measurement) OK() bool { return m.Status == "ok" && m.Median > 0 && !math.IsInf(m.Median, 0) }
+
+// Summarize fills Median and CV from Samples.
+func (m *Measurement) Summarize() {
+	if len(m.Samples) == 0 {
+		return
+	}
+	s := append([]float64(nil), m.Samples...)
+	sort.Float64s(s)
+	n := len(s)
+	if n%2 == 1 {
+		m.Median = s[n/2]
+	} else {
+		m.Median = (s[n/2-1] + s[n/2]) / 2
+	}
+	mean := 0.0
+	for _, v := range s {
+		mean += v
+	}
+	mean /= float64(n)
+	if n > 1 && mean != 0 {
+		ss := 0.0
+		for _, v := range s {
+			ss += (v - mean) * (v - mean)
+		}
+		m.CV = math.Sqrt(ss/float64(n-1)) / math.Abs(mean)
+	}
+}
+
+// Validate checks a measurement read from a file.
+func (m *Measurement) Validate() error {
+	switch {
+	case m.Schema != Schema:
+		return fmt.Errorf("schema %q is not %q", m.Schema, Schema)
+	case m.ID == "":
+		return fmt.Errorf("id is empty")
+	case m.Kind == "":
+		return fmt.Errorf("kind is empty")
+	case m.Status != "ok" && m.Status != "failed" && m.Status != "timeout":
+		return fmt.Errorf("status %q is not ok, failed or timeout", m.Status)
+	case math.IsNaN(m.Median) || math.IsInf(m.Median, 0) || m.Median < 0:
+		return fmt.Errorf("median %g is not a finite non-negative number", m.Median)
+	case math.IsNaN(m.CV) || m.CV < 0:
+		return fmt.Errorf("cv %g is not a non-negative number", m.CV)
+	}
+	for i, v := range m.Samples {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return fmt.Errorf("samples[%d] is %g", i, v)
+		}
+	}
+	if m.Plan != nil && len(m.Plan.Threads) != len(m.Plan.Engines) {
+		return fmt.Errorf("plan has %d engines but %d thread counts", len(m.Plan.Engines), len(m.Plan.Threads))
+	}
+	return nil
+}
+
+// Label is a short human label: "token f=0.12 poll=50".
+func (m *Measurement) Label() string {
+	if m.Plan == nil {
+		parts := []string{m.Kind}
+		if m.Engine != "" {
+			parts = append(parts, m.Engine)
+		}
+		return strings.Join(parts, " ")
+	}
+	p := m.Plan
+	if p.Mode == "native" {
+		return fmt.Sprintf("native poll=%d", p.Poll)
+	}
+	f := 0.0
+	if len(p.Fracs) > 1 {
+		f = p.Fracs[1]
+	}
+	return fmt.Sprintf("%s f=%.3g poll=%d", p.Mode, f, p.Poll)
+}
