@@ -1,0 +1,85 @@
+package probe
+
+import (
+	"math"
+	"testing"
+)
+
+// refDotQ4Q8 is the plain definition of the Q4_0×Q8_0 dot product.
+func refDotQ4Q8(x []blockQ4, y []blockQ8) float64 {
+	var sum float64
+	for i := range x {
+		var s int
+		for j := 0; j < 32; j++ {
+			var q int
+			if j < 16 {
+				q = int(x[i].qs[j]&0xF) - 8
+			} else {
+				q = int(x[i].qs[j-16]>>4) - 8
+			}
+			s += q * int(y[i].qs[j])
+		}
+		sum += float64(s) * float64(x[i].d) * float64(y[i].d)
+	}
+	return sum
+}
+
+func TestKernelsAgainstReference(t *testing.T) {
+	d := newKernelData(7)
+	if got, want := float64(dotQ4Q8(d.q4, d.q8)), refDotQ4Q8(d.q4, d.q8); math.Abs(got-want) > 1e-3*math.Max(1, math.Abs(want)) {
+		t.Errorf("dotQ4Q8 = %g, want %g", got, want)
+	}
+	var want float64
+	for i := range d.f {
+		want += float64(d.f[i]) * float64(d.g[i])
+	}
+	if got := float64(dotF32(d.f, d.g)); math.Abs(got-want) > 1e-3 {
+		t.Errorf("dotF32 = %g, want %g", got, want)
+	}
+	for _, n := range []int{0, 1, 7, 8, 9, 63} {
+		p := make([]uint64, n)
+		var want uint64
+		for i := range p {
+			p[i] = uint64(i*i + 3)
+			want += p[i]
+		}
+		if got := sum64(p); got != want {
+			t.Errorf("sum64 of %d words = %d, want %d", n, got, want)
+		}
+	}
+	if KernelQ4Q8.String() == KernelF32.String() || Kernel(9).String() != "Kernel(9)" {
+		t.Error("Kernel names")
+	}
+}
+
+func BenchmarkDotQ4Q8(b *testing.B) {
+	d := newKernelData(1)
+	b.SetBytes(int64(len(d.q4)) * 20)
+	b.ResetTimer()
+	var ops float64
+	for b.Loop() {
+		ops += d.run(KernelQ4Q8, 1)
+	}
+	b.ReportMetric(ops/b.Elapsed().Seconds()/1e9, "GOPS")
+}
+
+func BenchmarkDotF32(b *testing.B) {
+	d := newKernelData(1)
+	b.SetBytes(int64(len(d.f)) * 8)
+	b.ResetTimer()
+	var ops float64
+	for b.Loop() {
+		ops += d.run(KernelF32, 1)
+	}
+	b.ReportMetric(ops/b.Elapsed().Seconds()/1e9, "GOPS")
+}
+
+func BenchmarkSum64InCache(b *testing.B) {
+	p := newStream(4 << 10) // 32 KiB
+	b.SetBytes(int64(len(p)) * 8)
+	var s uint64
+	for b.Loop() {
+		s += sum64(p)
+	}
+	sink.Add(s)
+}

@@ -1,0 +1,108 @@
+package probe
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+)
+
+// LLCBytes returns the size of the last-level cache from /sys: see
+// LLCBytesAt.
+func LLCBytes() (int64, error) { return LLCBytesAt("/sys") }
+
+// LLCBytesAt returns the size in bytes of the largest cache at the highest
+// level listed under sysfsRoot/devices/system/cpu/cpu*/cache/index*/ (files
+// level, size and type; instruction caches are skipped). An error wraps
+// ErrNoCacheInfo when there is none, as on some arm64 kernels.
+func LLCBytesAt(sysfsRoot string) (int64, error) {
+	pattern := filepath.Join(sysfsRoot, "devices/system/cpu/cpu[0-9]*/cache/index[0-9]*")
+	dirs, err := filepath.Glob(pattern)
+	if err != nil {
+		return 0, fmt.Errorf("probe: glob %s: %w", pattern, err)
+	}
+	bestLevel, best := -1, int64(0)
+	for _, d := range dirs {
+		if t, err := readTrim(filepath.Join(d, "type")); err == nil && t == "Instruction" {
+			continue
+		}
+		ls, err := readTrim(filepath.Join(d, "level"))
+		if err != nil {
+			continue // an index without a level tells nothing
+		}
+		level, err := strconv.Atoi(ls)
+		if err != nil {
+			return 0, fmt.Errorf("probe: %s: level %q: %w", filepath.Join(d, "level"), ls, err)
+		}
+		ss, err := readTrim(filepath.Join(d, "size"))
+		if err != nil {
+			continue
+		}
+		size, err := parseCacheSize(ss)
+		if err != nil {
+			return 0, fmt.Errorf("probe: %s: %w", filepath.Join(d, "size"), err)
+		}
+		if level > bestLevel || (level == bestLevel && size > best) {
+			bestLevel, best = level, size
+		}
+	}
+	if bestLevel < 0 {
+		return 0, fmt.Errorf("probe: %s: %w", pattern, ErrNoCacheInfo)
+	}
+	return best, nil
+}
+
+// parseCacheSize reads sysfs cache sizes such as "32K", "3072K", "1M" or
+// "512".
+func parseCacheSize(s string) (int64, error) {
+	mult := int64(1)
+	switch {
+	case strings.HasSuffix(s, "K"):
+		mult, s = 1<<10, strings.TrimSuffix(s, "K")
+	case strings.HasSuffix(s, "M"):
+		mult, s = 1<<20, strings.TrimSuffix(s, "M")
+	case strings.HasSuffix(s, "G"):
+		mult, s = 1<<30, strings.TrimSuffix(s, "G")
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil || n <= 0 {
+		return 0, fmt.Errorf("bad cache size %q", s)
+	}
+	return n * mult, nil
+}
+
+func readTrim(path string) (string, error) {
+	b, err := os.ReadFile(path)
+	return strings.TrimSpace(string(b)), err
+}
+
+// fallbackLLC stands in for the last-level cache when sysfs does not give it.
+const fallbackLLC = 64 << 20
+
+// WorkingSetBytes returns four times llc, the smallest streaming working set
+// that defeats the cache, capped at maxBytes when maxBytes is positive.
+func WorkingSetBytes(llc, maxBytes int64) int64 {
+	ws := 4 * llc
+	if maxBytes > 0 && ws > maxBytes {
+		ws = maxBytes
+	}
+	return ws
+}
+
+// DefaultWorkingSet is WorkingSetBytes(LLCBytes(), maxBytes), taking a
+// 64 MiB cache when sysfs does not tell; maxBytes 0 means 1 GiB.
+func DefaultWorkingSet(maxBytes int64) int64 {
+	return defaultWorkingSet(maxBytes)
+}
+
+func defaultWorkingSet(maxBytes int64) int64 {
+	if maxBytes <= 0 {
+		maxBytes = 1 << 30
+	}
+	llc, err := LLCBytes()
+	if err != nil {
+		llc = fallbackLLC
+	}
+	return WorkingSetBytes(llc, maxBytes)
+}

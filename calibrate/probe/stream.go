@@ -1,0 +1,241 @@
+package probe
+
+import (
+	"errors"
+	"fmt"
+	"sync/atomic"
+)
+
+// sink receives every checksum, so the compiler cannot drop the reads that
+// produce them.
+var sink atomic.Uint64
+
+// padded keeps per-worker results on their own cache lines.
+type padded struct {
+	v   uint64
+	t0  int64
+	t1  int64
+	gop float64
+	_   [32]byte
+}
+
+// sum64 adds up p with eight independent accumulators, so the loop is bound
+// by loads rather than by the latency of one add chain.
+func sum64(p []uint64) uint64 {
+	var s0, s1, s2, s3, s4, s5, s6, s7 uint64
+	for len(p) >= 8 {
+		q := p[:8:8]
+		s0 += q[0]
+		s1 += q[1]
+		s2 += q[2]
+		s3 += q[3]
+		s4 += q[4]
+		s5 += q[5]
+		s6 += q[6]
+		s7 += q[7]
+		p = p[8:]
+	}
+	for _, v := range p {
+		s0 += v
+	}
+	return s0 + s1 + s2 + s3 + s4 + s5 + s6 + s7
+}
+
+// StreamRead measures the streaming read bandwidth, in GB/s (1e9 bytes per
+// second), of threads threads pinned to cpus[0:threads] (threads 0 means all
+// of cpus) reading workingSetBytes in all, each thread its own slice, which it
+// allocated and first touched itself. A sample is one pass of every thread
+// over its slice: total bytes over the time from the first thread's start to
+// the last one's end. workingSetBytes 0 means DefaultWorkingSet.
+func StreamRead(cpus []int, threads int, workingSetBytes int64, s *Settings) (Stats, error) {
+	const unit = "GB/s"
+	if !haveLinux {
+		return Stats{Unit: unit}, ErrNeedLinux
+	}
+	cfg, err := s.resolve()
+	if err != nil {
+		return Stats{Unit: unit}, err
+	}
+	cpus, err = firstThreads(cpus, threads)
+	if err != nil {
+		return Stats{Unit: unit}, err
+	}
+	words, err := wordsPerThread(workingSetBytes, len(cpus), cfg)
+	if err != nil {
+		return Stats{Unit: unit}, err
+	}
+	p, err := NewPool(cpus, 0)
+	if err != nil {
+		return Stats{Unit: unit}, fmt.Errorf("probe: stream read: %w", err)
+	}
+	defer p.Close()
+	bufs := allocStreams(p, func(int) int { return words })
+	res := make([]padded, len(cpus))
+	bytes := float64(8 * words * len(cpus))
+	return repeat(cfg, unit, func() (float64, error) {
+		p.Run(func(w int) {
+			res[w].t0 = now()
+			res[w].v += sum64(bufs[w])
+			res[w].t1 = now()
+		})
+		return bytes / float64(span(res)), nil // bytes per ns = GB/s
+	})
+}
+
+// Contention holds the bandwidth of each of two CPU sets while the other
+// streams at the same time.
+type Contention struct {
+	A Stats // GB/s read by set a while set b streams
+	B Stats // GB/s read by set b while set a streams
+}
+
+// StreamReadContended measures the streaming read bandwidth of set a while
+// set b streams from its own memory at the same time, and then the reverse.
+// Each set reads workingSetBytes in all (0 means DefaultWorkingSet), one
+// thread per CPU. In a sample the background set starts first and streams
+// until every foreground thread has finished one pass; the sample is the
+// foreground's bytes over its span, as in StreamRead. Compare with StreamRead
+// on each set alone for the contention curve.
+func StreamReadContended(a, b []int, workingSetBytes int64, s *Settings) (Contention, error) {
+	const unit = "GB/s"
+	out := Contention{A: Stats{Unit: unit}, B: Stats{Unit: unit}}
+	if !haveLinux {
+		return out, ErrNeedLinux
+	}
+	cfg, err := s.resolve()
+	if err != nil {
+		return out, err
+	}
+	if len(a) == 0 || len(b) == 0 {
+		return out, errors.New("probe: contended stream needs two non-empty cpu sets")
+	}
+	all := append(append([]int(nil), a...), b...)
+	wa, err := wordsPerThread(workingSetBytes, len(a), cfg)
+	if err != nil {
+		return out, err
+	}
+	wb, err := wordsPerThread(workingSetBytes, len(b), cfg)
+	if err != nil {
+		return out, err
+	}
+	p, err := NewPool(all, 0) // rejects overlapping sets
+	if err != nil {
+		return out, fmt.Errorf("probe: contended stream: %w", err)
+	}
+	defer p.Close()
+	bufs := allocStreams(p, func(w int) int {
+		if w < len(a) {
+			return wa
+		}
+		return wb
+	})
+	res := make([]padded, len(all))
+	measure := func(fgA bool) func() (float64, error) {
+		return func() (float64, error) {
+			var bgStarted, fgDone atomic.Int32
+			var stop atomic.Bool
+			nfg, nbg := int32(len(a)), int32(len(b))
+			if !fgA {
+				nfg, nbg = nbg, nfg
+			}
+			p.Run(func(w int) {
+				if (w < len(a)) != fgA { // background
+					bgStarted.Add(1)
+					res[w].v += streamUntil(bufs[w], &stop)
+					return
+				}
+				for bgStarted.Load() < nbg {
+				}
+				res[w].t0 = now()
+				res[w].v += sum64(bufs[w])
+				res[w].t1 = now()
+				if fgDone.Add(1) == nfg {
+					stop.Store(true)
+				}
+			})
+			fg, words := res[:len(a)], wa
+			if !fgA {
+				fg, words = res[len(a):], wb
+			}
+			return float64(8*words*len(fg)) / float64(span(fg)), nil
+		}
+	}
+	if out.A, err = repeat(cfg, unit, measure(true)); err != nil {
+		return out, fmt.Errorf("probe: contended stream of cpus %v: %w", a, err)
+	}
+	if out.B, err = repeat(cfg, unit, measure(false)); err != nil {
+		return out, fmt.Errorf("probe: contended stream of cpus %v: %w", b, err)
+	}
+	return out, nil
+}
+
+// streamUntil reads buf over and over, in chunks of 256 KiB, until stop is
+// set, and returns the checksum.
+func streamUntil(buf []uint64, stop *atomic.Bool) uint64 {
+	const chunk = 32 << 10
+	var s uint64
+	for {
+		for i := 0; i < len(buf); i += chunk {
+			if stop.Load() {
+				return s
+			}
+			s += sum64(buf[i:min(i+chunk, len(buf))])
+		}
+	}
+}
+
+// span returns the time from the earliest start to the latest end, at least
+// 1ns, and folds the checksums into sink.
+func span(res []padded) int64 {
+	t0, t1 := res[0].t0, res[0].t1
+	for _, r := range res {
+		t0, t1 = min(t0, r.t0), max(t1, r.t1)
+		sink.Add(r.v)
+	}
+	return max(t1-t0, 1)
+}
+
+// allocStreams has every worker allocate and initialise its own buffer of
+// words(worker) words, so its pages are first touched by the thread that
+// will read them.
+func allocStreams(p *Pool, words func(worker int) int) [][]uint64 {
+	bufs := make([][]uint64, p.Size())
+	p.Run(func(w int) { bufs[w] = newStream(words(w)) })
+	return bufs
+}
+
+func newStream(words int) []uint64 {
+	b := make([]uint64, words)
+	for i := range b {
+		b[i] = uint64(i) | 1
+	}
+	return b
+}
+
+// firstThreads returns cpus[:threads], threads 0 meaning all.
+func firstThreads(cpus []int, threads int) ([]int, error) {
+	switch {
+	case len(cpus) == 0:
+		return nil, errors.New("probe: no cpus given")
+	case threads < 0 || threads > len(cpus):
+		return nil, fmt.Errorf("probe: %d threads on %d cpus %v: want 0 (all) to %d", threads, len(cpus), cpus, len(cpus))
+	case threads == 0:
+		return cpus, nil
+	}
+	return cpus[:threads], nil
+}
+
+// wordsPerThread splits a working set among threads, in whole cache lines.
+func wordsPerThread(ws int64, threads int, cfg settings) (int, error) {
+	if ws < 0 {
+		return 0, fmt.Errorf("probe: working set %d bytes must not be negative", ws)
+	}
+	if ws == 0 {
+		ws = defaultWorkingSet(cfg.maxWS)
+	}
+	words := int(ws/8/int64(threads)) &^ 7
+	if words < 512 {
+		return 0, fmt.Errorf("probe: working set %d bytes gives under 4 KiB to each of %d threads", ws, threads)
+	}
+	return words, nil
+}

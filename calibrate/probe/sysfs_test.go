@@ -1,0 +1,124 @@
+package probe
+
+import (
+	"errors"
+	"strings"
+	"testing"
+)
+
+func TestLLCBytesAt(t *testing.T) {
+	for _, tc := range []struct {
+		root string
+		want int64
+		err  error
+	}{
+		{"testdata/rk3588/sys", 3072 << 10, nil},
+		{"testdata/x86/sys", 266240 << 10, nil},
+		{"testdata/nol3/sys", 1024 << 10, nil},
+		{"testdata/empty/sys", 0, ErrNoCacheInfo},
+		{"testdata/missing/sys", 0, ErrNoCacheInfo},
+	} {
+		t.Run(tc.root, func(t *testing.T) {
+			got, err := LLCBytesAt(tc.root)
+			if !errors.Is(err, tc.err) || got != tc.want {
+				t.Errorf("LLCBytesAt = %d, %v; want %d, %v", got, err, tc.want, tc.err)
+			}
+		})
+	}
+	_, err := LLCBytesAt("testdata/bad/sys")
+	if err == nil || !strings.Contains(err.Error(), "lots") || !strings.Contains(err.Error(), "index0/size") {
+		t.Errorf("bad size: err = %v, want one naming the file and value", err)
+	}
+}
+
+func TestLLCBytesHere(t *testing.T) {
+	n, err := LLCBytes()
+	if errors.Is(err, ErrNoCacheInfo) {
+		t.Skip("this kernel lists no caches")
+	}
+	if err != nil || n < 64<<10 {
+		t.Errorf("LLCBytes = %d, %v", n, err)
+	}
+}
+
+func TestParseCacheSize(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want int64
+	}{
+		{"32K", 32 << 10}, {"3072K", 3 << 20}, {"1M", 1 << 20}, {"2G", 2 << 30}, {"512", 512},
+		{"", -1}, {"K", -1}, {"-4K", -1}, {"0K", -1}, {"12Q", -1},
+	} {
+		got, err := parseCacheSize(tc.in)
+		if tc.want < 0 {
+			if err == nil {
+				t.Errorf("parseCacheSize(%q) = %d, want an error", tc.in, got)
+			}
+			continue
+		}
+		if err != nil || got != tc.want {
+			t.Errorf("parseCacheSize(%q) = %d, %v; want %d", tc.in, got, err, tc.want)
+		}
+	}
+}
+
+func TestWorkingSetBytes(t *testing.T) {
+	for _, tc := range []struct{ llc, max, want int64 }{
+		{3 << 20, 1 << 30, 12 << 20},
+		{260 << 20, 1 << 30, 1 << 30},
+		{260 << 20, 0, 1040 << 20},
+	} {
+		if got := WorkingSetBytes(tc.llc, tc.max); got != tc.want {
+			t.Errorf("WorkingSetBytes(%d, %d) = %d, want %d", tc.llc, tc.max, got, tc.want)
+		}
+	}
+	if ws := DefaultWorkingSet(32 << 20); ws <= 0 || ws > 32<<20 {
+		t.Errorf("DefaultWorkingSet(32 MiB) = %d", ws)
+	}
+}
+
+func TestParseDMCLoad(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		pct  float64
+		hz   int64
+		fail bool
+	}{
+		{in: "23@1560000000Hz\n", pct: 23, hz: 1560000000},
+		{in: "0@528000000Hz", pct: 0, hz: 528000000},
+		{in: "100@2112000000", pct: 100, hz: 2112000000},
+		{in: "busy", fail: true},
+		{in: "101@1Hz", fail: true},
+		{in: "x@1Hz", fail: true},
+		{in: "5@fastHz", fail: true},
+		{in: "", fail: true},
+	} {
+		pct, hz, err := ParseDMCLoad(tc.in)
+		if tc.fail {
+			if err == nil {
+				t.Errorf("ParseDMCLoad(%q) = %g, %d; want an error", tc.in, pct, hz)
+			}
+			continue
+		}
+		if err != nil || pct != tc.pct || hz != tc.hz {
+			t.Errorf("ParseDMCLoad(%q) = %g, %d, %v; want %g, %d", tc.in, pct, hz, err, tc.pct, tc.hz)
+		}
+	}
+}
+
+func TestDRAMLoad(t *testing.T) {
+	got, err := DRAMLoad("testdata/rk3588/sys")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := DMCLoad{Device: "dmc", Percent: 23, FreqHz: 1560000000}
+	if len(got) != 1 || got[0] != want {
+		t.Errorf("DRAMLoad = %+v, want [%+v] (the gpu is not a dmc)", got, want)
+	}
+	if _, err := DRAMLoad("testdata/x86/sys"); !errors.Is(err, ErrNoDMC) {
+		t.Errorf("x86: err = %v, want ErrNoDMC", err)
+	}
+	if _, err := DRAMLoad("testdata/bad/sys"); err == nil || !strings.Contains(err.Error(), "dmc/load") {
+		t.Errorf("bad: err = %v, want one naming the file", err)
+	}
+}
