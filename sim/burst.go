@@ -47,8 +47,12 @@ func solve(parts []part, totalBs float64, policy string, out []timing) {
 	if n == 1 {
 		return
 	}
-	demand := make([]float64, n)
-	alloc := make([]float64, n)
+	var dbuf, abuf [8]float64
+	demand, alloc := dbuf[:0], abuf[:0]
+	if n > len(dbuf) {
+		demand, alloc = make([]float64, 0, n), make([]float64, 0, n)
+	}
+	demand, alloc = demand[:n], alloc[:n]
 	for iter := 0; iter < 60; iter++ {
 		changed := 0.0
 		for i, p := range parts {
@@ -122,8 +126,12 @@ func (t *timing) finish(p part, computeS float64) {
 // a non-negligible chance: all partitions whose duty exceeds 1% bursting.
 func peakUtil(parts []part, ts []timing, totalBs float64, policy string) float64 {
 	n := len(parts)
-	demand := make([]float64, n)
-	alloc := make([]float64, n)
+	var dbuf, abuf [8]float64
+	demand, alloc := dbuf[:0], abuf[:0]
+	if n > len(dbuf) {
+		demand, alloc = make([]float64, 0, n), make([]float64, 0, n)
+	}
+	demand, alloc = demand[:n], alloc[:n]
 	for i := range parts {
 		if ts[i].duty > 0.01 {
 			demand[i] = ts[i].demandBs
@@ -135,4 +143,54 @@ func peakUtil(parts []part, ts []timing, totalBs float64, policy string) float64
 		sum += a
 	}
 	return sum / totalBs
+}
+
+// memoParts is the most partitions a solve is memoised for; memoSize is
+// how many distinct solves a run remembers.
+const (
+	memoParts = 4
+	memoSize  = 64
+)
+
+// solved is one remembered solve.
+type solved struct {
+	n     int
+	parts [memoParts]part
+	out   [memoParts]timing
+}
+
+// solve is the package's solve, memoised per run: the same op's partitions
+// recur in every layer, and solve is a pure function of its inputs (the
+// bandwidth and policy are fixed within a run), so a remembered answer is
+// the same bit for bit. A run has a handful of distinct solves, so a
+// linear scan beats hashing the partitions.
+func (r *runner) solve(parts []part, out []timing) {
+	n := len(parts)
+	if n < 2 || n > memoParts {
+		solve(parts, r.totalBs, r.soc.DRAM.Sharing, out)
+		return
+	}
+	for k := range r.solved {
+		m := &r.solved[k]
+		if m.n == n && samePart(m.parts[:n], parts) {
+			copy(out, m.out[:n])
+			return
+		}
+	}
+	solve(parts, r.totalBs, r.soc.DRAM.Sharing, out)
+	if len(r.solved) < memoSize {
+		m := solved{n: n}
+		copy(m.parts[:], parts)
+		copy(m.out[:], out[:n])
+		r.solved = append(r.solved, m)
+	}
+}
+
+func samePart(a, b []part) bool {
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
 }

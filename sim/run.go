@@ -20,13 +20,23 @@ func Run(s *model.SoC, w *model.Workload, p model.Plan) (*Result, error) {
 
 // RunWith is Run with options.
 func RunWith(s *model.SoC, w *model.Workload, p model.Plan, o Options) (*Result, error) {
+	return run(s, w, p, o, nil)
+}
+
+// run is RunWith over the workload's ops; ops, when not nil, holds them
+// already built, by ubatch (Sweep builds them once for all its runs).
+func run(s *model.SoC, w *model.Workload, p model.Plan, o Options, ops [][]model.Op) (*Result, error) {
 	if err := p.Validate(s); err != nil {
 		return nil, fmt.Errorf("soc %s: %w", s.Name, err)
 	}
 	r := newRunner(s, w, p)
 	for u := 0; u < w.Run.Ubatches(); u++ {
 		r.record = o.Timeline && u == 0
-		r.ubatch(w.Ops(u))
+		if ops != nil {
+			r.ubatch(ops[u])
+		} else {
+			r.ubatch(w.Ops(u))
+		}
 	}
 	return r.result(), nil
 }
@@ -44,6 +54,7 @@ type runner struct {
 	record  bool
 	res     Result
 	memo    map[memoKey]model.ExpertStats
+	solved  []solved // remembered solves, see runner.solve
 
 	// scratch
 	parts   []part
@@ -53,6 +64,9 @@ type runner struct {
 	finish  []float64
 	stall   []float64
 	working []bool
+	idx     []int
+	sub     []part
+	tms     []timing
 }
 
 type memoKey struct {
@@ -80,6 +94,7 @@ func newRunner(s *model.SoC, w *model.Workload, p model.Plan) *runner {
 	r.parts, r.times = make([]part, 0, n), make([]timing, n)
 	r.starts, r.remain, r.finish, r.stall = make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, n)
 	r.working = make([]bool, n)
+	r.idx, r.sub, r.tms = make([]int, 0, n), make([]part, 0, n), make([]timing, n)
 	return r
 }
 
@@ -213,7 +228,7 @@ func (r *runner) splitOp(op *model.Op) {
 			wake := h.SpawnUS + h.WakeUS((start-r.lastEnd[i])*1e6, r.plan.Poll)
 			start += wake * 1e-6
 			r.res.Engines[i].HandoffS += wake * 1e-6
-			r.span(i, op.Name, Handoff, t0, start)
+			r.span(i, op.Name, Handoff, t0+pre*1e-6, start)
 		}
 		r.starts[i] = start
 		r.remain[i] = 1
@@ -253,7 +268,7 @@ func (r *runner) splitOp(op *model.Op) {
 	r.res.ExpertOpS += end + join - t0
 	r.res.Split.HandoffS += handoff
 	r.res.Split.ImbalanceS += end - first
-	r.span(crit, op.Name, Handoff, end, end+join)
+	r.span(0, op.Name, Handoff, end, end+join)
 	r.res.Engines[0].HandoffS += join
 	r.t = end + join
 	r.lastEnd[0] = r.t
@@ -263,9 +278,7 @@ func (r *runner) splitOp(op *model.Op) {
 // re-solving the DRAM shares at every start and end.
 func (r *runner) fluid(op *model.Op) {
 	n := len(r.parts)
-	idx := make([]int, 0, n)
-	sub := make([]part, 0, n)
-	tms := make([]timing, n)
+	idx, sub, tms := r.idx[:0], r.sub[:0], r.tms
 	t := math.Inf(1)
 	for i := 0; i < n; i++ {
 		if r.working[i] {
@@ -293,7 +306,7 @@ func (r *runner) fluid(op *model.Op) {
 			t = next
 			continue
 		}
-		solve(sub, r.totalBs, r.soc.DRAM.Sharing, tms)
+		r.solve(sub, tms)
 		dt := next - t
 		for k, i := range idx {
 			dt = math.Min(dt, r.remain[i]*tms[k].totalS)

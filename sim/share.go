@@ -1,7 +1,5 @@
 package sim
 
-import "sort"
-
 // shareBandwidth divides total among demands: each gets at most its demand;
 // "maxmin" fills the smallest demands first, "proportional" scales all
 // demands down together. out must have len(demand).
@@ -20,12 +18,24 @@ func shareBandwidth(out, demand []float64, total float64, policy string) {
 		}
 		return
 	}
-	// Max-min fair: water-filling over demands in increasing order.
-	idx := make([]int, len(demand))
-	for i := range idx {
-		idx[i] = i
+	// Max-min fair: water-filling over demands in increasing order (ties
+	// in index order). A stable insertion sort of the indices, on the
+	// stack for the usual handful of engines: this runs in the burst
+	// model's innermost loop.
+	var buf [8]int
+	idx := buf[:0]
+	if len(demand) > len(buf) {
+		idx = make([]int, 0, len(demand))
 	}
-	sort.SliceStable(idx, func(a, b int) bool { return demand[idx[a]] < demand[idx[b]] })
+	for i := range demand {
+		k := len(idx)
+		idx = append(idx, i)
+		for k > 0 && demand[idx[k-1]] > demand[i] {
+			idx[k] = idx[k-1]
+			k--
+		}
+		idx[k] = i
+	}
 	left := total
 	for k, i := range idx {
 		fair := left / float64(len(idx)-k)

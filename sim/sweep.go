@@ -24,6 +24,15 @@ func Sweep(w *model.Workload, cfgs []Config) ([]*Result, error) {
 	if workers > len(cfgs) {
 		workers = len(cfgs)
 	}
+	if len(cfgs) == 0 {
+		return out, nil
+	}
+	// Every configuration runs the same graph: build it once. The runs
+	// only read it.
+	ops := make([][]model.Op, w.Run.Ubatches())
+	for u := range ops {
+		ops[u] = w.Ops(u)
+	}
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	next := 0
@@ -40,7 +49,7 @@ func Sweep(w *model.Workload, cfgs []Config) ([]*Result, error) {
 					return
 				}
 				for j := i; j < i+16 && j < len(cfgs); j++ {
-					out[j], errs[j] = Run(cfgs[j].SoC, w, cfgs[j].Plan)
+					out[j], errs[j] = run(cfgs[j].SoC, w, cfgs[j].Plan, Options{}, ops)
 				}
 			}
 		}()
