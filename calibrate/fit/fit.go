@@ -1,0 +1,254 @@
+package fit
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"runtime"
+	"sort"
+	"sync"
+
+	"github.com/blsim/blsim/calibrate/measure"
+	"github.com/blsim/blsim/internal/lm"
+	"github.com/blsim/blsim/model"
+)
+
+// Options are settings of a fit; the zero value fits DefaultFree.
+type Options struct {
+	// Free lists the parameter paths to fit; nil means DefaultFree.
+	Free []string
+	// MinRelSigma is the smallest relative error assumed for a measured
+	// throughput (its CV is used when larger). Zero means 1%.
+	MinRelSigma float64
+	// PriorRelSigma is the relative prior width of a free parameter with no
+	// uncertainty in the prior profile and no microbenchmark. Zero: 50%.
+	PriorRelSigma float64
+}
+
+// ParamFit is one fitted parameter.
+type ParamFit struct {
+	Path         string  `json:"path"`
+	Prior        float64 `json:"prior"`
+	PriorSigma   float64 `json:"prior_sigma"`
+	Value        float64 `json:"value"`
+	Sigma        float64 `json:"sigma"`
+	Identifiable bool    `json:"identifiable"`
+}
+
+// Residual is one measurement's fit.
+type Residual struct {
+	ID        string  `json:"id"`
+	Label     string  `json:"label"`
+	Measured  float64 `json:"measured"`
+	Predicted float64 `json:"predicted"`
+	ErrPct    float64 `json:"err_pct"`
+}
+
+// Result is a fitted profile and how well it fits.
+type Result struct {
+	SoC       *model.SoC `json:"-"`
+	Params    []ParamFit `json:"params"`
+	Residuals []Residual `json:"residuals"`
+	// RMSPct is the root-mean-square relative error over the throughputs.
+	RMSPct float64 `json:"rms_pct"`
+	// MAPE is the mean absolute relative error in percent.
+	MAPE       float64 `json:"mape"`
+	Iterations int     `json:"iterations"`
+	Status     string  `json:"status"`
+}
+
+// DefaultFree is the set of parameters a dispatcher grid can inform: each
+// engine's q4 and q8 kernel rates, bandwidth cap and burst overlap, the
+// sustained DRAM bandwidth, and the handoff's wake costs.
+func DefaultFree(s *model.SoC) []string {
+	var out []string
+	for _, e := range s.Engines {
+		p := "engines." + e.Name + "."
+		out = append(out, p+"kernel_ops_per_cycle.q4", p+"kernel_ops_per_cycle.q8", p+"bandwidth_max_gb_s", p+"mem_compute_overlap")
+	}
+	return append(out, "dram.sustained_gb_s", "handoff.futex_wake_us", "handoff.sleep_exit_us", "handoff.spin_wake_us")
+}
+
+// ErrNoThroughput is returned when a measurements set has nothing to fit.
+var ErrNoThroughput = errors.New("fit: no usable throughput measurements (dispatcher, llama-bench or reported t/s)")
+
+// Fit fits prior's free parameters to the throughput measurements in ms;
+// microbenchmark measurements whose Param names a free parameter set its
+// prior mean. It returns a new profile with the fitted values, their
+// standard deviations in its uncertainty map, and the fit's residuals.
+func Fit(prior *model.SoC, ms []measure.Measurement, o Options) (*Result, error) {
+	free := o.Free
+	if free == nil {
+		free = DefaultFree(prior)
+	}
+	minRel := o.MinRelSigma
+	if minRel == 0 {
+		minRel = 0.01
+	}
+	priorRel := o.PriorRelSigma
+	if priorRel == 0 {
+		priorRel = 0.5
+	}
+	var obs []measure.Measurement
+	for _, m := range ms {
+		if m.OK() && Throughput(&m) {
+			obs = append(obs, m)
+		}
+	}
+	if len(obs) == 0 {
+		return nil, ErrNoThroughput
+	}
+	x0 := make([]float64, len(free))
+	priors := make([]lm.Prior, len(free))
+	bounds := make([]lm.Bound, len(free))
+	for i, path := range free {
+		v, err := prior.Get(path)
+		if err != nil {
+			return nil, fmt.Errorf("fit: %w", err)
+		}
+		sigma := prior.Uncertainty[path]
+		if sigma == 0 {
+			sigma = priorRel * math.Max(math.Abs(v), 1e-3)
+		}
+		if mv, ms, ok := microPrior(ms, path); ok {
+			v, sigma = mv, ms
+		}
+		x0[i] = v
+		priors[i] = lm.Prior{Mean: v, Sigma: sigma}
+		bounds[i] = boundFor(path, v)
+		x0[i] = math.Min(math.Max(x0[i], bounds[i].Lower), bounds[i].Upper)
+	}
+	pred := NewPredictor()
+	weights := make([]float64, len(obs))
+	for i, m := range obs {
+		rel := math.Max(m.CV, minRel)
+		weights[i] = 1 / (rel * rel)
+	}
+	work := prior.Clone()
+	var evalErr error
+	residuals := func(dst, x []float64) {
+		s := work.Clone()
+		for i, path := range free {
+			_ = s.Set(path, x[i])
+		}
+		vals, err := predictAll(pred, s, obs)
+		if err != nil {
+			evalErr = err
+			for i := range dst {
+				dst[i] = math.NaN()
+			}
+			return
+		}
+		for i, m := range obs {
+			dst[i] = vals[i]/m.Median - 1
+		}
+	}
+	res, err := lm.Minimize(lm.Problem{Residuals: residuals, NumResiduals: len(obs), Priors: priors}, x0, bounds,
+		&lm.Settings{Weights: weights, AbsoluteWeights: true, MaxIterations: 60, FiniteDifferenceStep: 1e-4})
+	if evalErr != nil {
+		return nil, fmt.Errorf("fit: %w", evalErr)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("fit: %w", err)
+	}
+	out := prior.Clone()
+	if out.Uncertainty == nil {
+		out.Uncertainty = map[string]float64{}
+	}
+	unident := map[int]bool{}
+	for _, i := range res.Unidentifiable {
+		unident[i] = true
+	}
+	r := &Result{SoC: out, Iterations: res.Iterations, Status: res.Status.String()}
+	for i, path := range free {
+		if err := out.Set(path, res.X[i]); err != nil {
+			return nil, err
+		}
+		sd := res.StdErr[i]
+		if math.IsInf(sd, 0) || math.IsNaN(sd) {
+			sd = priors[i].Sigma
+		}
+		out.Uncertainty[path] = sd
+		r.Params = append(r.Params, ParamFit{Path: path, Prior: priors[i].Mean, PriorSigma: priors[i].Sigma,
+			Value: res.X[i], Sigma: sd, Identifiable: !unident[i]})
+	}
+	vals, err := predictAll(pred, out, obs)
+	if err != nil {
+		return nil, err
+	}
+	r.Residuals, r.RMSPct, r.MAPE = residualTable(obs, vals)
+	return r, nil
+}
+
+// microPrior returns the median of the microbenchmarks that inform path.
+func microPrior(ms []measure.Measurement, path string) (float64, float64, bool) {
+	var vals []float64
+	cv := 0.0
+	for _, m := range ms {
+		if m.Param == path && m.OK() && !Throughput(&m) {
+			vals = append(vals, m.Median)
+			cv = math.Max(cv, m.CV)
+		}
+	}
+	if len(vals) == 0 {
+		return 0, 0, false
+	}
+	sort.Float64s(vals)
+	v := vals[len(vals)/2]
+	// A microbenchmark measures the mechanism, not the dispatcher's use of
+	// it: keep the prior wide enough for the fit to move it.
+	return v, v * math.Max(0.25, 3*cv), true
+}
+
+func boundFor(path string, v float64) lm.Bound {
+	switch {
+	case hasSuffix(path, "mem_compute_overlap"), hasSuffix(path, "cache_usable_frac"), hasSuffix(path, "moe_efficiency"):
+		return lm.Bound{Lower: 0, Upper: 1}
+	case hasSuffix(path, "forfeit_pct"):
+		return lm.Bound{Lower: 0, Upper: 90}
+	}
+	return lm.Bound{Lower: 0, Upper: math.Inf(1)}
+}
+
+func hasSuffix(s, suf string) bool { return len(s) >= len(suf) && s[len(s)-len(suf):] == suf }
+
+// predictAll predicts every measurement on all cores.
+func predictAll(p *Predictor, s *model.SoC, obs []measure.Measurement) ([]float64, error) {
+	out := make([]float64, len(obs))
+	errs := make([]error, len(obs))
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for k := 0; k < runtime.GOMAXPROCS(0); k++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				out[i], errs[i] = p.Predict(s, &obs[i])
+			}
+		}()
+	}
+	for i := range obs {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+func residualTable(obs []measure.Measurement, pred []float64) ([]Residual, float64, float64) {
+	var rows []Residual
+	ss, sa := 0.0, 0.0
+	for i, m := range obs {
+		e := 100 * (pred[i]/m.Median - 1)
+		ss += e * e
+		sa += math.Abs(e)
+		rows = append(rows, Residual{ID: m.ID, Label: m.Label(), Measured: m.Median, Predicted: pred[i], ErrPct: e})
+	}
+	n := float64(len(obs))
+	return rows, math.Sqrt(ss / n), sa / n
+}

@@ -1,0 +1,88 @@
+package fit
+
+import (
+	"fmt"
+	"sync"
+
+	"github.com/blsim/blsim/calibrate/measure"
+	"github.com/blsim/blsim/model"
+	"github.com/blsim/blsim/presets"
+	"github.com/blsim/blsim/sim"
+)
+
+// Throughput reports whether a measurement is a throughput the simulator
+// predicts (as opposed to a microbenchmark that informs a prior).
+func Throughput(m *measure.Measurement) bool {
+	switch m.Kind {
+	case measure.Dispatcher, measure.LlamaBench, measure.Reported:
+		return m.Plan != nil && m.Unit == "t/s"
+	}
+	return false
+}
+
+// Predictor predicts measurements with the simulator, caching the
+// workloads it parses. It is safe for concurrent use.
+type Predictor struct {
+	mu        sync.Mutex
+	workloads map[string]*model.Workload
+}
+
+// NewPredictor returns an empty Predictor.
+func NewPredictor() *Predictor { return &Predictor{workloads: map[string]*model.Workload{}} }
+
+// Workload returns the workload a measurement ran: its inline YAML, or the
+// preset or file it names.
+func (p *Predictor) Workload(m *measure.Measurement) (*model.Workload, error) {
+	key := m.Workload + "\x00" + m.WorkloadYAML
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if w, ok := p.workloads[key]; ok {
+		return w, nil
+	}
+	var w *model.Workload
+	var err error
+	switch {
+	case m.WorkloadYAML != "":
+		w, err = model.ParseWorkload([]byte(m.WorkloadYAML), "measurement "+m.ID+" workload_yaml")
+	case m.Workload != "":
+		w, err = presets.LoadWorkload(m.Workload)
+	default:
+		err = fmt.Errorf("measurement %s names no workload", m.ID)
+	}
+	if err != nil {
+		return nil, err
+	}
+	p.workloads[key] = w
+	return w, nil
+}
+
+// Plan converts a recorded plan.
+func Plan(mp *measure.Plan) model.Plan {
+	p := model.Plan{Mode: model.Mode(mp.Mode), Engines: mp.Engines, Fracs: mp.Fracs, Threads: mp.Threads, Poll: mp.Poll}
+	if p.Mode == model.Native && len(p.Fracs) == 0 {
+		p.Fracs = []float64{1}
+	}
+	return p
+}
+
+// PlanOf records a plan.
+func PlanOf(p model.Plan) *measure.Plan {
+	return &measure.Plan{Mode: string(p.Mode), Engines: append([]string(nil), p.Engines...),
+		Fracs: append([]float64(nil), p.Fracs...), Threads: append([]int(nil), p.Threads...), Poll: p.Poll}
+}
+
+// Predict returns the simulated t/s of a throughput measurement on soc.
+func (p *Predictor) Predict(soc *model.SoC, m *measure.Measurement) (float64, error) {
+	if !Throughput(m) {
+		return 0, fmt.Errorf("measurement %s (%s) is not a throughput", m.ID, m.Kind)
+	}
+	w, err := p.Workload(m)
+	if err != nil {
+		return 0, err
+	}
+	r, err := sim.Run(soc, w, Plan(m.Plan))
+	if err != nil {
+		return 0, fmt.Errorf("measurement %s: %w", m.ID, err)
+	}
+	return r.TPS, nil
+}

@@ -1,0 +1,122 @@
+package fit
+
+import (
+	"math"
+	"sort"
+	"strings"
+
+	"github.com/blsim/blsim/calibrate/measure"
+	"github.com/blsim/blsim/model"
+)
+
+// Validation is the held-out error of a profile.
+type Validation struct {
+	Mode string  `json:"mode"` // predict, loo, holdout
+	N    int     `json:"n"`
+	MAPE float64 `json:"mape"`
+	// MaxErrPct is the largest absolute relative error in percent.
+	MaxErrPct float64 `json:"max_err_pct"`
+	// Worst lists the held-out configurations, worst first.
+	Worst []Residual `json:"worst"`
+}
+
+// Predictions scores soc on every throughput in ms without refitting: the
+// measurements are held out when soc was fitted on others.
+func Predictions(soc *model.SoC, ms []measure.Measurement) (*Validation, error) {
+	obs := throughputs(ms)
+	if len(obs) == 0 {
+		return nil, ErrNoThroughput
+	}
+	vals, err := predictAll(NewPredictor(), soc, obs)
+	if err != nil {
+		return nil, err
+	}
+	rows, _, _ := residualTable(obs, vals)
+	return summarize("predict", rows), nil
+}
+
+// LeaveOneOut refits prior without each throughput in turn and predicts the
+// one left out.
+func LeaveOneOut(prior *model.SoC, ms []measure.Measurement, o Options) (*Validation, error) {
+	obs := throughputs(ms)
+	if len(obs) < 2 {
+		return nil, ErrNoThroughput
+	}
+	micro := micros(ms)
+	var rows []Residual
+	pred := NewPredictor()
+	for i := range obs {
+		train := append(append([]measure.Measurement(nil), micro...), obs[:i]...)
+		train = append(train, obs[i+1:]...)
+		r, err := Fit(prior, train, o)
+		if err != nil {
+			return nil, err
+		}
+		v, err := pred.Predict(r.SoC, &obs[i])
+		if err != nil {
+			return nil, err
+		}
+		rows = append(rows, Residual{ID: obs[i].ID, Label: obs[i].Label(), Measured: obs[i].Median, Predicted: v,
+			ErrPct: 100 * (v/obs[i].Median - 1)})
+	}
+	return summarize("loo", rows), nil
+}
+
+// Holdout fits prior on the throughputs whose ID or label does not contain
+// pattern and predicts those that do.
+func Holdout(prior *model.SoC, ms []measure.Measurement, pattern string, o Options) (*Validation, *Result, error) {
+	var train, test []measure.Measurement
+	for _, m := range ms {
+		if m.OK() && Throughput(&m) && (strings.Contains(m.ID, pattern) || strings.Contains(m.Label(), pattern)) {
+			test = append(test, m)
+		} else {
+			train = append(train, m)
+		}
+	}
+	if len(test) == 0 {
+		return nil, nil, ErrNoThroughput
+	}
+	r, err := Fit(prior, train, o)
+	if err != nil {
+		return nil, nil, err
+	}
+	v, err := Predictions(r.SoC, test)
+	if err != nil {
+		return nil, nil, err
+	}
+	v.Mode = "holdout"
+	return v, r, nil
+}
+
+func throughputs(ms []measure.Measurement) []measure.Measurement {
+	var out []measure.Measurement
+	for _, m := range ms {
+		if m.OK() && Throughput(&m) {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+func micros(ms []measure.Measurement) []measure.Measurement {
+	var out []measure.Measurement
+	for _, m := range ms {
+		if m.OK() && !Throughput(&m) {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+func summarize(mode string, rows []Residual) *Validation {
+	v := &Validation{Mode: mode, N: len(rows)}
+	for _, r := range rows {
+		a := math.Abs(r.ErrPct)
+		v.MAPE += a
+		v.MaxErrPct = math.Max(v.MaxErrPct, a)
+	}
+	v.MAPE /= float64(len(rows))
+	sort.SliceStable(rows, func(i, j int) bool { return math.Abs(rows[i].ErrPct) > math.Abs(rows[j].ErrPct) })
+	v.Worst = rows
+	return v
+}
