@@ -10,7 +10,7 @@ import (
 // run executes the command line args, writing to stdout and stderr, and
 // returns the exit code: 0 on success, 1 on any error (printed as one line).
 func run(args []string, stdout, stderr io.Writer) int {
-	root := newRootCmd(stdout)
+	root := newRootCmd(stdout, stderr)
 	root.SetArgs(args)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
@@ -21,7 +21,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
-func newRootCmd(stdout io.Writer) *cobra.Command {
+func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "blsim",
 		Short: "Predict big/little (and other) splits of MoE prefill on heterogeneous SoCs",
@@ -31,6 +31,7 @@ at which split, and what hardware would make it pay.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(newPredictCmd(stdout, nil), newPlotCmd(stdout), newSoCsCmd(stdout), newWorkloadsCmd(stdout))
+	root.AddCommand(newPredictCmd(stdout, nil), newPlotCmd(stdout), newFitCmd(stdout, stderr), newValidateCmd(stdout, stderr),
+		newSoCsCmd(stdout), newWorkloadsCmd(stdout))
 	return root
 }

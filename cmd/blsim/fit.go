@@ -1,0 +1,155 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/blsim/blsim/calibrate/fit"
+	"github.com/blsim/blsim/calibrate/measure"
+	"github.com/blsim/blsim/internal/atomicfile"
+	"github.com/blsim/blsim/model"
+	"github.com/blsim/blsim/presets"
+	"github.com/spf13/cobra"
+)
+
+type fitOptions struct {
+	Measurements string
+	SoC          string
+	Out          string
+	Free         []string
+	JSON         bool
+}
+
+func newFitCmd(stdout, stderr io.Writer) *cobra.Command {
+	o := &fitOptions{}
+	cmd := &cobra.Command{
+		Use:   "fit",
+		Short: "Fit a SoC profile to a measurements file, offline",
+		Long: `Fit the free parameters of a prior SoC profile to the throughputs in a
+measurements file (blsim calibrate, blsim calibrate --bench, or figures from a
+report), with the file's microbenchmarks as priors, and write the fitted
+profile with each value's standard deviation and the fit's provenance.`,
+		Args: cobra.NoArgs,
+		RunE: func(*cobra.Command, []string) error { return fitRun(o, stdout, stderr) },
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.Measurements, "measurements", "", "measurements file (JSONL)")
+	f.StringVar(&o.SoC, "soc", "", "prior SoC profile: a preset name or a YAML file")
+	f.StringVarP(&o.Out, "output", "o", "", "where to write the fitted profile (YAML)")
+	f.StringSliceVar(&o.Free, "free", nil, "parameter paths to fit (default: kernel rates, bandwidths, overlaps, wake costs)")
+	f.BoolVar(&o.JSON, "json", false, "print JSON")
+	return cmd
+}
+
+// readMeasurements reads a measurements file, warning about bad lines on
+// stderr; it fails only when nothing usable is left.
+func readMeasurements(path string, stderr io.Writer) ([]measure.Measurement, error) {
+	if path == "" {
+		return nil, fmt.Errorf("--measurements: a measurements file is required")
+	}
+	if _, err := os.Stat(path); err != nil {
+		return nil, fmt.Errorf("--measurements: %w", err)
+	}
+	ms, errs := measure.ReadFile(path)
+	for i, err := range errs {
+		if i == 5 {
+			fmt.Fprintf(stderr, "blsim: warning: %d more bad lines in %s\n", len(errs)-5, path)
+			break
+		}
+		fmt.Fprintf(stderr, "blsim: warning: skipped %v\n", err)
+	}
+	if len(ms) == 0 {
+		return nil, fmt.Errorf("--measurements: %s has no readable measurements", path)
+	}
+	return ms, nil
+}
+
+func fitRun(o *fitOptions, stdout, stderr io.Writer) error {
+	if o.SoC == "" {
+		return fmt.Errorf("--soc: a prior profile is required")
+	}
+	if o.Out == "" {
+		return fmt.Errorf("-o: an output file is required")
+	}
+	prior, err := presets.LoadSoC(o.SoC)
+	if err != nil {
+		return fmt.Errorf("--soc: %w", err)
+	}
+	ms, err := readMeasurements(o.Measurements, stderr)
+	if err != nil {
+		return err
+	}
+	for _, p := range o.Free {
+		if _, err := prior.Get(p); err != nil {
+			return fmt.Errorf("--free: %w", err)
+		}
+	}
+	r, err := fit.Fit(prior, ms, fit.Options{Free: o.Free})
+	if err != nil {
+		return err
+	}
+	stampProvenance(r, ms, "fit of "+o.Measurements+" from prior "+o.SoC)
+	if err := writeProfile(o.Out, r.SoC); err != nil {
+		return err
+	}
+	if o.JSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(r)
+	}
+	return writeFitText(stdout, r, o.Out)
+}
+
+// stampProvenance records where a fitted profile came from.
+func stampProvenance(r *fit.Result, ms []measure.Measurement, source string) {
+	p := &model.Provenance{Source: source, Date: time.Now().UTC().Format(time.RFC3339), Residual: r.RMSPct}
+	for _, m := range ms {
+		if fit.Throughput(&m) && m.OK() {
+			p.Runs++
+		}
+		if m.Host != nil && p.Host == "" {
+			p.Host, p.Kernel, p.CPU, p.Governors = m.Host.Name, m.Host.Kernel, m.Host.CPU, m.Host.Governors
+		}
+	}
+	for _, pf := range r.Params {
+		if !pf.Identifiable {
+			p.Notes = append(p.Notes, fmt.Sprintf("%s is not identifiable from these measurements: its value is the prior's", pf.Path))
+		}
+	}
+	r.SoC.Provenance = p
+}
+
+func writeProfile(path string, s *model.SoC) error {
+	if err := s.Validate(); err != nil {
+		return fmt.Errorf("fitted profile: %w", err)
+	}
+	b, err := model.MarshalSoC(s)
+	if err != nil {
+		return err
+	}
+	header := "# Fitted by blsim; values with their standard deviations under uncertainty.\n"
+	return atomicfile.WriteFile(path, append([]byte(header), b...), 0o644)
+}
+
+func writeFitText(w io.Writer, r *fit.Result, out string) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "parameter\tprior\tfitted\t± σ\tidentifiable\n")
+	for _, p := range r.Params {
+		id := "yes"
+		if !p.Identifiable {
+			id = "NO (prior kept)"
+		}
+		fmt.Fprintf(tw, "%s\t%.4g ± %.2g\t%.4g\t%.2g\t%s\n", p.Path, p.Prior, p.PriorSigma, p.Value, p.Sigma, id)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "\n%d throughputs: RMS error %.2f%%, MAPE %.2f%% (%s after %d iterations)\nwrote %s\n",
+		len(r.Residuals), r.RMSPct, r.MAPE, strings.ToLower(r.Status), r.Iterations, out)
+	return nil
+}
