@@ -65,6 +65,15 @@ func MarshalSoC(s *SoC) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
+// MarshalWorkload writes a workload as YAML (the form ParseWorkload reads).
+func MarshalWorkload(w *Workload) ([]byte, error) {
+	b, err := yaml.Marshal(w)
+	if err != nil {
+		return nil, fmt.Errorf("workload %s: %w", w.Name, err)
+	}
+	return b, nil
+}
+
 type validator interface{ Validate() error }
 
 // decodeStrict parses data into v: every key known, every required key

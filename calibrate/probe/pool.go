@@ -18,6 +18,9 @@ type Pool struct {
 	tids  []int
 	poll  int
 	spins int
+	// caller: worker 0 is the goroutine that calls Run, pinned to cpus[0]
+	// by its own Pin; goroutines serve cpus[1:].
+	caller bool
 
 	work waitWord // generation counter the workers wait on
 	done waitWord // workers finished in this generation
@@ -80,6 +83,39 @@ func NewPool(cpus []int, poll int) (*Pool, error) {
 	return p, nil
 }
 
+// NewCallerPool is like NewPool, except that worker 0 is the goroutine that
+// calls Run: it must have pinned itself to cpus[0] (Pin) before calling Run.
+// So a pool of n CPUs runs n threads in all, as ggml's does (its main thread
+// is worker 0), and waiting for the other workers happens on worker 0's own
+// CPU instead of on a thread competing with the workers.
+func NewCallerPool(cpus []int, poll int) (*Pool, error) {
+	if !haveLinux {
+		return nil, ErrNeedLinux
+	}
+	if len(cpus) == 0 {
+		return nil, errors.New("probe: pool needs at least one cpu")
+	}
+	if err := checkCPU(cpus[0]); err != nil {
+		return nil, err
+	}
+	var p *Pool
+	if len(cpus) > 1 {
+		var err error
+		if p, err = NewPool(cpus[1:], poll); err != nil {
+			return nil, err
+		}
+	} else {
+		if poll < 0 {
+			return nil, fmt.Errorf("probe: poll %d must not be negative", poll)
+		}
+		p = &Pool{poll: poll, spins: poll * PollUnit}
+	}
+	p.cpus = append([]int{cpus[0]}, p.cpus...)
+	p.tids = append([]int{0}, p.tids...)
+	p.caller = true
+	return p, nil
+}
+
 // worker runs on its own goroutine. It returns still locked to its thread,
 // so the runtime discards the pinned thread instead of reusing it.
 func (p *Pool) worker(i, cpu int, errs chan<- error) {
@@ -111,6 +147,19 @@ func (p *Pool) worker(i, cpu int, errs chan<- error) {
 func (p *Pool) Run(fn func(worker int)) {
 	if p.closed {
 		panic("probe: Run on a closed Pool")
+	}
+	if p.caller {
+		if p.live == 0 {
+			fn(0)
+			return
+		}
+		p.fn = func(i int) { fn(i + 1) }
+		atomic.StoreUint32(&p.done.word, 0)
+		p.work.store(p.work.load() + 1)
+		fn(0)
+		p.done.waitFor(p.live, p.spins)
+		p.fn = nil
+		return
 	}
 	p.fn = fn
 	p.dispatch()

@@ -142,7 +142,7 @@ func writeFitText(w io.Writer, r *fit.Result, out string) error {
 	for _, p := range r.Params {
 		id := "yes"
 		if !p.Identifiable {
-			id = "NO (prior kept)"
+			id = "no (prior-led)"
 		}
 		fmt.Fprintf(tw, "%s\t%.4g ± %.2g\t%.4g\t%.2g\t%s\n", p.Path, p.Prior, p.PriorSigma, p.Value, p.Sigma, id)
 	}

@@ -1,9 +1,13 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
 	"io"
+	"slices"
+	"strings"
 
+	"github.com/blsim/blsim/calibrate/measure"
 	"github.com/blsim/blsim/model"
 	"github.com/blsim/blsim/plots"
 	"github.com/blsim/blsim/presets"
@@ -21,26 +25,48 @@ type plotOptions struct {
 	Split    string
 	Layers   int
 	Output   string
+	// parity, heatmap, roofline
+	Measurements string
+	XParam       string
+	YParam       string
+	Log          bool
 }
+
+// plotKinds are the kinds `blsim plot` draws.
+var plotKinds = []string{"split", "timeline", "parity", "heatmap", "roofline"}
 
 func newPlotCmd(stdout io.Writer) *cobra.Command {
 	o := &plotOptions{}
 	cmd := &cobra.Command{
-		Use:   "plot split|timeline -o FILE",
-		Short: "Draw the split curve or a ubatch timeline as PNG, SVG or PDF",
+		Use:   "plot split|timeline|parity|heatmap|roofline -o FILE",
+		Short: "Draw the split curve, a timeline, parity, what-if heatmap or roofline as PNG, SVG or PDF",
 		Long: `Draw a figure into FILE, in the format its extension names (.png, .svg, .pdf).
 
 split:    prompt throughput against the little engine's share, 0 to 0.5, for
           token and expert splits, with native and the balance points.
 timeline: ubatch 0 of one split plan (--split, --frac) as a Gantt chart per
-          engine over DRAM utilisation; --layers limits it to the first layers.`,
+          engine over DRAM utilisation; --layers limits it to the first layers.
+parity:   predicted against measured t/s for every throughput measurement in
+          --measurements (default for the rk3588 preset: the seed's figures),
+          with y = x, a ±5% band, error bars and labels; --log for log axes.
+heatmap:  the best split's gain over native on a grid of what-if SoCs:
+          --x-param (default dram: sustained GB/s, cluster caps scaled with
+          it) by --y-param (default compute-ratio: little/big per-core matmul
+          rate), each 0.5x..3x the studied value, with the parity contour.
+          Either may be a SoC parameter path (engines.big.clock_ghz).
+roofline: each engine's compute and bandwidth roofs, with the ops of one
+          ubatch placed by arithmetic intensity and simulated rate.`,
 		Example: `  blsim plot split -o split.png
-  blsim plot timeline --soc ddr5 --frac 0.15 --layers 2 -o timeline.svg`,
+  blsim plot timeline --soc ddr5 --frac 0.15 --layers 2 -o timeline.svg
+  blsim plot parity -o parity.png
+  blsim plot parity --soc my.yaml --measurements runs.jsonl --log -o parity.pdf
+  blsim plot heatmap --soc ddr5 -o heatmap.png
+  blsim plot roofline -o roofline.svg`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) != 1 {
-				return fmt.Errorf("plot: want one kind, split or timeline; got %d arguments", len(args))
+				return fmt.Errorf("plot: want one kind, %s; got %d arguments", strings.Join(plotKinds, ", "), len(args))
 			}
 			o.Kind = args[0]
 			return plotRun(o, stdout)
@@ -54,12 +80,16 @@ timeline: ubatch 0 of one split plan (--split, --frac) as a Gantt chart per
 	f.StringVar(&o.Split, "split", "token", "timeline: how to split the expert ops: token or expert")
 	f.IntVar(&o.Layers, "layers", 2, "timeline: draw the first N layers of ubatch 0 (0: all of it)")
 	f.StringVarP(&o.Output, "output", "o", "", "output file: .png, .svg or .pdf (required)")
+	f.StringVar(&o.Measurements, "measurements", "", "parity: measurements file (JSONL; default for rk3588: the seed's figures)")
+	f.StringVar(&o.XParam, "x-param", "", "heatmap: x axis: dram, compute-ratio or a SoC parameter path (default dram)")
+	f.StringVar(&o.YParam, "y-param", "", "heatmap: y axis: dram, compute-ratio or a SoC parameter path (default compute-ratio)")
+	f.BoolVar(&o.Log, "log", false, "parity: log axes")
 	return cmd
 }
 
 func plotRun(o *plotOptions, stdout io.Writer) error {
-	if o.Kind != "split" && o.Kind != "timeline" {
-		return fmt.Errorf("plot: unknown kind %q; want split or timeline", o.Kind)
+	if !slices.Contains(plotKinds, o.Kind) {
+		return fmt.Errorf("plot: unknown kind %q; want %s", o.Kind, strings.Join(plotKinds, ", "))
 	}
 	if o.Output == "" {
 		return fmt.Errorf("plot: -o FILE is required")
@@ -114,10 +144,78 @@ func plotRun(o *plotOptions, stdout io.Writer) error {
 			return err
 		}
 		w, h = 9*vg.Inch, 5*vg.Inch
+	case "parity":
+		ms, src, err := loadMeasurements(o.Measurements, o.SoC, s, wl)
+		if err != nil {
+			return err
+		}
+		pts, err := plots.ParityPoints(ms, plots.SimPredictor(s, wl))
+		if err != nil {
+			return fmt.Errorf("parity: %s: %w", src, err)
+		}
+		if fig, err = plots.Parity(plots.ParityData{SoC: s.Name, Workload: wl.Name, Points: pts, LogAxes: o.Log}); err != nil {
+			return err
+		}
+		w, h = 7*vg.Inch, 6*vg.Inch
+	case "heatmap":
+		d, err := plots.SweepHeatmap(s, wl, plots.HeatmapOptions{XParam: o.XParam, YParam: o.YParam, Poll: o.Poll})
+		if err != nil {
+			return err
+		}
+		if fig, err = plots.Heatmap(d); err != nil {
+			return err
+		}
+		w, h = 8*vg.Inch, 6*vg.Inch
+	case "roofline":
+		d, err := plots.SimRoofline(s, wl, plots.RooflineOptions{Frac: o.Frac, Poll: o.Poll})
+		if err != nil {
+			return err
+		}
+		if fig, err = plots.Roofline(d); err != nil {
+			return err
+		}
+		w, h = 8*vg.Inch, 6*vg.Inch
 	}
 	if err := plots.Save(fig, o.Output, w, h); err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "wrote %s\n", o.Output)
 	return nil
+}
+
+// seedSoC is the preset whose measurements default to the seed's figures.
+const seedSoC = "rk3588"
+
+// loadMeasurements reads the measurements file path, or, when path is ""
+// and socRef is the rk3588 preset, the seed's embedded figures. It checks
+// that every measurement that names a SoC or workload names s and w, and
+// returns the measurements and a name for the source.
+func loadMeasurements(path, socRef string, s *model.SoC, w *model.Workload) ([]measure.Measurement, string, error) {
+	var ms []measure.Measurement
+	var errs []error
+	src := path
+	switch {
+	case path != "":
+		ms, errs = measure.ReadFile(path)
+	case socRef == seedSoC:
+		src = "the seed's figures, presets/measurements/seed-rk3588.jsonl"
+		ms, errs = measure.Read(bytes.NewReader(presets.SeedMeasurements()), "seed-rk3588.jsonl")
+	default:
+		return nil, "", fmt.Errorf("--measurements: a measurements file is required for soc %s (only %s has built-in ones)", s.Name, seedSoC)
+	}
+	if len(errs) > 0 {
+		if len(errs) == 1 {
+			return nil, "", fmt.Errorf("--measurements: %v", errs[0])
+		}
+		return nil, "", fmt.Errorf("--measurements: %d bad lines; first: %v", len(errs), errs[0])
+	}
+	for _, m := range ms {
+		if m.SoC != "" && m.SoC != s.Name && m.SoC != socRef {
+			return nil, "", fmt.Errorf("--measurements: measurements %s are for soc %s, not %s", src, m.SoC, s.Name)
+		}
+		if m.Workload != "" && m.WorkloadYAML == "" && m.Workload != w.Name {
+			return nil, "", fmt.Errorf("--measurements: measurements %s are for workload %s, not %s", src, m.Workload, w.Name)
+		}
+	}
+	return ms, src, nil
 }

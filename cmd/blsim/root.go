@@ -31,7 +31,8 @@ at which split, and what hardware would make it pay.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(newPredictCmd(stdout, nil), newPlotCmd(stdout), newFitCmd(stdout, stderr), newValidateCmd(stdout, stderr),
+	root.AddCommand(newPredictCmd(stdout, nil), newCalibrateCmd(stdout, stderr), newPlotCmd(stdout), newFitCmd(stdout, stderr),
+		newValidateCmd(stdout, stderr), newBenchCmd(stdout, stderr), newReportCmd(stdout),
 		newSoCsCmd(stdout), newWorkloadsCmd(stdout))
 	return root
 }

@@ -1,0 +1,114 @@
+package calibrate
+
+import (
+	"context"
+	"errors"
+	"math"
+	"path/filepath"
+	"testing"
+
+	"github.com/blsim/blsim/calibrate/measure"
+	"github.com/blsim/blsim/calibrate/topology"
+)
+
+func twoEngines() []Engine {
+	return NewEngines([]topology.Cluster{
+		{Name: "big", CPUs: []int{1}, MaxFreqKHz: 2000000, L2KiBPerCore: 512, SharedCacheKiB: 4096},
+		{Name: "little", CPUs: []int{0}, L2KiBPerCore: 128},
+	})
+}
+
+func TestPriorFromMicrobenchmarks(t *testing.T) {
+	ms := []measure.Measurement{
+		{ID: "a", Param: "engines.big.bandwidth_max_gb_s", Median: 12, CV: 0.01, Status: "ok"},
+		{ID: "b", Param: "engines.big.kernel_ops_per_cycle.q4", Median: 3, CV: 0.2, Status: "ok"},
+		{ID: "c", Param: "dram.sustained_gb_s", Median: 20, CV: 0.02, Status: "ok"},
+		{ID: "d", Param: "handoff.futex_wake_us", Median: 40, CV: 0.1, Status: "ok"},
+		{ID: "e", Param: "handoff.futex_wake_us", Median: 0, Status: "failed"},
+	}
+	s := Prior("box", twoEngines(), ms)
+	if err := s.Validate(); err != nil {
+		t.Fatalf("prior does not validate: %v", err)
+	}
+	for path, want := range map[string]float64{
+		"engines.big.bandwidth_max_gb_s":      12,
+		"engines.big.kernel_ops_per_cycle.q4": 3,
+		"dram.sustained_gb_s":                 20,
+		"handoff.futex_wake_us":               40,
+		"engines.little.clock_ghz":            1, // no cpufreq: rates per GHz read as GOPS
+		"engines.big.clock_ghz":               2,
+		"engines.big.l2_kib_per_core":         512,
+	} {
+		if got, _ := s.Get(path); got != want {
+			t.Errorf("%s = %g, want %g", path, got, want)
+		}
+	}
+	if u := s.Uncertainty["engines.big.kernel_ops_per_cycle.q4"]; u < 1.79 || u > 1.81 {
+		t.Errorf("noisy kernel's prior sigma = %g, want 3*cv*value = 1.8", u)
+	}
+	if u := s.Uncertainty["engines.big.bandwidth_max_gb_s"]; math.Abs(u-1.2) > 1e-9 {
+		t.Errorf("clean stream's prior sigma = %g, want the 10%% floor 1.2", u)
+	}
+}
+
+func TestPlans(t *testing.T) {
+	s := &Settings{Engines: twoEngines()}
+	fitPlans, err := Plans(s)
+	if err != nil || len(fitPlans) != 14 {
+		t.Fatalf("fit grid: %d plans, %v", len(fitPlans), err)
+	}
+	s.Grid = "heldout"
+	held, _ := Plans(s)
+	if len(held) < 12 {
+		t.Errorf("held-out grid has %d plans, want at least 12", len(held))
+	}
+	seen := map[string]bool{}
+	for _, p := range fitPlans {
+		seen[p.String()] = true
+	}
+	for _, p := range held {
+		if seen[p.String()] {
+			t.Errorf("held-out plan %s is also in the fit grid", p)
+		}
+	}
+	s.Grid = "bogus"
+	if _, err := Plans(s); err == nil {
+		t.Error("want an error for an unknown grid")
+	}
+}
+
+func TestMeasureResumesAndRecordsFailures(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "runs.jsonl")
+	w, err := measure.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ran := map[string]int{}
+	mk := func(id string, fail bool) Step {
+		return Step{ID: id, Label: id, run: func() (measure.Measurement, error) {
+			ran[id]++
+			if fail {
+				return measure.Measurement{Kind: measure.Stream}, errors.New("boom")
+			}
+			return measure.Measurement{ID: id, Kind: measure.Stream, Unit: "GB/s", Median: 5}, nil
+		}}
+	}
+	steps := []Step{mk("a", false), mk("b", true), mk("c", false)}
+	done := map[string]bool{"a": true}
+	ms, err := Measure(context.Background(), steps, done, w, nil, nil)
+	w.Close()
+	if err != nil || len(ms) != 2 || ran["a"] != 0 {
+		t.Fatalf("measured %d, ran %v, err %v", len(ms), ran, err)
+	}
+	read, errs := measure.ReadFile(path)
+	if len(errs) != 0 || len(read) != 2 || read[0].Status != "failed" || read[0].Error != "boom" || read[1].Status != "ok" {
+		t.Fatalf("file: %+v %v", read, errs)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	w, _ = measure.Create(path)
+	defer w.Close()
+	if _, err := Measure(ctx, steps, nil, w, nil, nil); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled: %v", err)
+	}
+}

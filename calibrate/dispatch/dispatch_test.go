@@ -1,0 +1,364 @@
+package dispatch
+
+import (
+	"math"
+	"math/bits"
+	"os"
+	"runtime"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/blsim/blsim/calibrate/probe"
+	"github.com/blsim/blsim/model"
+	"github.com/blsim/blsim/presets"
+)
+
+func synthetic(t testing.TB) *model.Workload {
+	t.Helper()
+	w, err := presets.Workload(SyntheticName)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return w
+}
+
+// needCPUs skips unless the process may run on cpus.
+func needCPUs(t testing.TB, cpus ...int) {
+	t.Helper()
+	if runtime.GOOS != "linux" {
+		t.Skip("pinned pools need Linux")
+	}
+	allowed, err := probe.AllowedCPUs()
+	if err != nil {
+		t.Skip(err)
+	}
+	for _, c := range cpus {
+		if !slices.Contains(allowed, c) {
+			t.Skipf("cpu %d not allowed (have %v)", c, allowed)
+		}
+	}
+}
+
+func TestTiming(t *testing.T) {
+	if os.Getenv("DISPATCH_TIMING") == "" {
+		t.Skip("set DISPATCH_TIMING=1")
+	}
+	needCPUs(t, 0, 1)
+	m, err := NewModel(synthetic(t), 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("weights %.1f MiB", float64(m.WeightBytes())/(1<<20))
+	cpus := map[string][]int{"big": {1}, "little": {0}}
+	for _, p := range []model.Plan{
+		model.NewNative("big", 1, 0),
+		model.NewNative("big", 1, 50),
+		model.NewSplit(model.TokenSplit, "big", "little", 1, 1, 0.3, 0),
+		model.NewSplit(model.TokenSplit, "big", "little", 1, 1, 0.3, 50),
+		model.NewSplit(model.ExpertSplit, "big", "little", 1, 1, 0.3, 0),
+		model.NewSplit(model.ExpertSplit, "big", "little", 1, 1, 0.3, 50),
+	} {
+		res, err := m.Run(Config{Plan: p, CPUs: cpus, Repeats: 5, Warmup: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("%-28s %v  %.1f t/s", p, res.Samples, res.MeanTPS())
+	}
+}
+
+// tiny is a small synthetic workload: quick to run in tests.
+func tiny(t testing.TB) *model.Workload {
+	w := synthetic(t)
+	w.Model.Layers = 1
+	w.Model.MoE.ExpertFFN = 64
+	w.Model.Vocab = 256
+	w.Run.PromptTokens = 40 // two ubatches, the second partial
+	w.Run.Ubatch = 24
+	return w
+}
+
+func TestF16RoundTrip(t *testing.T) {
+	for _, f := range []float32{1, 0.5, 1.0 / 512, 1.0 / 4096, 3.14159, -2.5, 65504, 1e-4} {
+		h := f16(f)
+		if got := f32(h); math.Abs(float64(got-f)) > math.Abs(float64(f))/1024 {
+			t.Errorf("f16(%g) -> %g", f, got)
+		}
+	}
+	if f32(f16(0)) != 0 {
+		t.Error("zero")
+	}
+}
+
+func randQ4Q8(n int, seed uint64) ([]blockQ4, []blockQ8, []blockQ8) {
+	g := newRNG(seed)
+	x := make([]blockQ4, n)
+	x8 := make([]blockQ8, n)
+	y := make([]blockQ8, n)
+	for i := range x {
+		x[i].d = f16(float32(1+g.next()%8) / 64)
+		x8[i].d = x[i].d
+		for j := range x[i].qs {
+			x[i].qs[j] = byte(g.next())
+		}
+		for j := range x8[i].qs {
+			x8[i].qs[j] = int8(g.next())
+		}
+		y[i].d = f16(float32(1+g.next()%8) / 128)
+		for j := range y[i].qs {
+			y[i].qs[j] = int8(g.next())
+		}
+	}
+	return x, x8, y
+}
+
+func TestKernelsMatchReference(t *testing.T) {
+	for _, n := range []int{1, 3, 32} {
+		x, x8, y := randQ4Q8(n, uint64(n))
+		var want4, want8 float64
+		for i := range x {
+			for j := range qk {
+				var w int
+				if j < 16 {
+					w = int(x[i].qs[j]&0xF) - 8
+				} else {
+					w = int(x[i].qs[j-16]>>4) - 8
+				}
+				want4 += float64(w) * float64(f32(x[i].d)) * float64(y[i].qs[j]) * float64(f32(y[i].d))
+				want8 += float64(x8[i].qs[j]) * float64(f32(x8[i].d)) * float64(y[i].qs[j]) * float64(f32(y[i].d))
+			}
+		}
+		if got := float64(dotQ4Q8(x, y)); math.Abs(got-want4) > 1e-4*(1+math.Abs(want4)) {
+			t.Errorf("q4 n=%d: %g, want %g", n, got, want4)
+		}
+		if got := float64(dotQ8Q8(x8, y)); math.Abs(got-want8) > 1e-4*(1+math.Abs(want8)) {
+			t.Errorf("q8 n=%d: %g, want %g", n, got, want8)
+		}
+	}
+	g := newRNG(7)
+	a, b := make([]float32, 37), make([]float32, 37)
+	want := 0.0
+	for i := range a {
+		a[i], b[i] = g.float(), g.float()
+		want += float64(a[i]) * float64(b[i])
+	}
+	if got := float64(dotF32(a, b)); math.Abs(got-want) > 1e-5 {
+		t.Errorf("f32: %g, want %g", got, want)
+	}
+	// Quantising activations keeps them within half a step.
+	x := make([]float32, 64)
+	for i := range x {
+		x[i] = g.float() * 3
+	}
+	q := make([]blockQ8, 2)
+	quantizeQ8(q, x)
+	for i, v := range x {
+		b := q[i/qk]
+		if got := float32(b.qs[i%qk]) * f32(b.d); math.Abs(float64(got-v)) > float64(f32(b.d))*0.51+1e-6 {
+			t.Fatalf("quantised x[%d]=%g as %g", i, v, got)
+		}
+	}
+}
+
+func TestRouteDeterministicDistinct(t *testing.T) {
+	const n, E, K = 200, 64, 4
+	a := Route(9, 0, 3, n, E, K)
+	if !slices.Equal(a, Route(9, 0, 3, n, E, K)) {
+		t.Fatal("routing not deterministic")
+	}
+	if slices.Equal(a, Route(10, 0, 3, n, E, K)) || slices.Equal(a, Route(9, 0, 4, n, E, K)) {
+		t.Fatal("routing ignores seed or layer")
+	}
+	count := make([]int, E)
+	for tok := range n {
+		sel := a[tok*K : (tok+1)*K]
+		var seen uint64
+		for _, e := range sel {
+			if e < 0 || e >= E {
+				t.Fatalf("token %d: expert %d", tok, e)
+			}
+			if seen&(1<<e) != 0 {
+				t.Fatalf("token %d: experts %v not distinct", tok, sel)
+			}
+			seen |= 1 << e
+			count[e]++
+		}
+		if bits.OnesCount64(seen) != K {
+			t.Fatal("wrong count")
+		}
+	}
+	for e, c := range count { // uniform: mean 12.5 per expert
+		if c == 0 || c > 40 {
+			t.Errorf("expert %d routed %d times", e, c)
+		}
+	}
+}
+
+func TestPartitionsCoverEverySlot(t *testing.T) {
+	const n, E, K = 50, 16, 2
+	groups := bySlot(Route(1, 0, 0, n, E, K), E)
+	for _, parts := range [][]partition{
+		{tokenPartition(groups, K, 0, n)},
+		{tokenPartition(groups, K, 0, 35), tokenPartition(groups, K, 35, n)},
+		{expertPartition(groups, 0, 11), expertPartition(groups, 11, E)},
+	} {
+		seen := make([]int, n*K)
+		for _, p := range parts {
+			j := 0
+			for _, ew := range p.work {
+				if ew.base != j {
+					t.Fatalf("base %d, want %d", ew.base, j)
+				}
+				j += len(ew.slots)
+				for _, s := range ew.slots {
+					seen[s]++
+				}
+			}
+			if j != p.pairs {
+				t.Fatalf("pairs %d, counted %d", p.pairs, j)
+			}
+		}
+		for s, c := range seen {
+			if c != 1 {
+				t.Fatalf("slot %d covered %d times", s, c)
+			}
+		}
+	}
+}
+
+// TestSplitsKeepTheMath: every plan computes bit-identical outputs.
+func TestSplitsKeepTheMath(t *testing.T) {
+	needCPUs(t, 0, 1)
+	m, err := NewModel(tiny(t), 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := func(p model.Plan, cpus map[string][]int) Result {
+		t.Helper()
+		res, err := m.Run(Config{Plan: p, CPUs: cpus, Seed: 5, Checksum: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	one := map[string][]int{"big": {1}, "little": {0}}
+	native := run(model.NewNative("big", 1, 0), one)
+	if len(native.Checksums) != native.Ops || native.Ops == 0 {
+		t.Fatalf("%d checksums for %d ops", len(native.Checksums), native.Ops)
+	}
+	nonzero := 0
+	for _, c := range native.Checksums {
+		if c != 0 {
+			nonzero++
+		}
+	}
+	if nonzero < 5 {
+		t.Fatalf("checksums %v", native.Checksums)
+	}
+	for _, tc := range []struct {
+		p    model.Plan
+		cpus map[string][]int
+	}{
+		{model.NewSplit(model.TokenSplit, "big", "little", 1, 1, 0, 0), one},
+		{model.NewSplit(model.TokenSplit, "big", "little", 1, 1, 0.3, 0), one},
+		{model.NewSplit(model.ExpertSplit, "big", "little", 1, 1, 0.3, 10), one},
+		{model.NewSplit(model.ExpertSplit, "big", "little", 1, 1, 1, 0), one},
+		{model.NewNative("all", 2, 0), map[string][]int{"all": {0, 1}}},
+	} {
+		res := run(tc.p, tc.cpus)
+		if !slices.Equal(res.Checksums, native.Checksums) {
+			t.Errorf("%v: outputs differ from native", tc.p)
+		}
+	}
+	// Another routing seed changes the expert outputs.
+	res, err := m.Run(Config{Plan: model.NewNative("big", 1, 0), CPUs: one, Seed: 6, Checksum: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if slices.Equal(res.Checksums, native.Checksums) {
+		t.Error("routing seed has no effect")
+	}
+}
+
+func TestRunUsesBothEngines(t *testing.T) {
+	needCPUs(t, 0, 1)
+	res, err := Run(Config{Workload: tiny(t), Plan: model.NewSplit(model.TokenSplit, "big", "little", 1, 1, 0.5, 20),
+		CPUs: map[string][]int{"big": {1}, "little": {0}}, Repeats: 2, Warmup: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Samples) != 2 || len(res.TPS) != 2 || res.MeanTPS() <= 0 {
+		t.Fatalf("result %+v", res)
+	}
+	if !slices.Equal(res.WorkerCPUs[0], []int{1}) || !slices.Equal(res.WorkerCPUs[1], []int{0}) {
+		t.Fatalf("workers ran on %v, want [[1] [0]]", res.WorkerCPUs)
+	}
+	if len(res.ExpertTime) != 2 || res.ExpertTime[0] <= 0 || res.ExpertTime[1] <= 0 {
+		t.Fatalf("expert time %v", res.ExpertTime)
+	}
+}
+
+func TestConfigErrors(t *testing.T) {
+	w := tiny(t)
+	m, err := NewModel(w, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	one := map[string][]int{"big": {1}, "little": {0}}
+	for _, tc := range []struct {
+		cfg  Config
+		want string
+	}{
+		{Config{Plan: model.Plan{Mode: "weird", Engines: []string{"big"}, Threads: []int{1}}, CPUs: one}, "unknown split mode"},
+		{Config{Plan: model.NewNative("big", 2, 0), CPUs: one}, "2 threads in the plan but 1 CPUs"},
+		{Config{Plan: model.NewNative("mid", 1, 0), CPUs: one}, `no CPUs given for engine "mid"`},
+		{Config{Plan: model.NewNative("big", 1, 101), CPUs: one}, "poll 101"},
+		{Config{Plan: model.NewSplit(model.TokenSplit, "big", "little", 1, 1, 1.5, 0), CPUs: one}, "fractions"},
+		{Config{Plan: model.NewSplit(model.TokenSplit, "big", "little", 1, 1, 0.2, 0), CPUs: map[string][]int{"big": {0}, "little": {0}}}, "cpu 0 given to engine"},
+		{Config{Plan: model.NewNative("big", 1, 0), CPUs: one, Repeats: -1}, "negative"},
+	} {
+		_, err := m.Run(tc.cfg)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%v: error %v, want %q", tc.cfg.Plan, err, tc.want)
+		}
+	}
+	bad := tiny(t)
+	bad.Model.BitsPerWeight.ExpertsUp = 6.5625
+	if _, err := NewModel(bad, 1); err == nil || !strings.Contains(err.Error(), "kernel class q6 is not implemented") {
+		t.Errorf("q6: %v", err)
+	}
+	bad = tiny(t)
+	bad.Model.Hidden = 1000
+	if _, err := NewModel(bad, 1); err == nil || !strings.Contains(err.Error(), "not a multiple of 32") {
+		t.Errorf("width: %v", err)
+	}
+}
+
+func TestSyntheticWorkload(t *testing.T) {
+	base := synthetic(t)
+	expert, all := LayerBytes(base)
+	if expert < 16<<20 || all <= expert {
+		t.Fatalf("layer bytes %d expert, %d all", expert, all)
+	}
+	if e := expert * int64(base.Model.Layers); e < 32<<20 {
+		t.Errorf("preset expert weights %d MiB: want more than a typical LLC", e>>20)
+	}
+	small := SyntheticWorkload(3<<20, 0)
+	if small.Model.Layers != base.Model.Layers {
+		t.Errorf("3 MiB LLC: %d layers, want the preset's %d", small.Model.Layers, base.Model.Layers)
+	}
+	big := SyntheticWorkload(260<<20, 0)
+	if n := int64(big.Model.Layers); n*expert < 2*(260<<20) || n*all > DefaultMaxBytes || (n-1)*expert >= 2*(260<<20) {
+		t.Errorf("260 MiB LLC: %d layers of %d bytes", n, expert)
+	}
+	capped := SyntheticWorkload(4<<30, 256<<20)
+	if n := int64(capped.Model.Layers); n*all > 256<<20 || (n+1)*all <= 256<<20 {
+		t.Errorf("capped: %d layers of %d bytes", n, all)
+	}
+	if err := big.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	if base.Model.Layers != synthetic(t).Model.Layers {
+		t.Fatal("the preset was modified")
+	}
+}

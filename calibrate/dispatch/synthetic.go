@@ -1,0 +1,67 @@
+package dispatch
+
+import (
+	"fmt"
+
+	"github.com/blsim/blsim/model"
+	"github.com/blsim/blsim/presets"
+)
+
+// SyntheticName is the preset SyntheticWorkload starts from.
+const SyntheticName = "synthetic-moe"
+
+// DefaultMaxBytes caps the weights of SyntheticWorkload when maxBytes is not
+// positive: 1.5 GiB.
+const DefaultMaxBytes = 3 << 29
+
+// SyntheticWorkload is the synthetic-moe preset with as many layers as make
+// its routed-expert weights at least twice llcBytes (at least the preset's
+// own layer count), but no more than fit all its weights in maxBytes
+// (DefaultMaxBytes when not positive), and at least one.
+func SyntheticWorkload(llcBytes, maxBytes int64) *model.Workload {
+	w, err := presets.Workload(SyntheticName)
+	if err != nil {
+		panic(fmt.Sprintf("dispatch: embedded preset: %v", err)) // the preset is embedded and tested
+	}
+	ScaleToLLC(w, llcBytes, maxBytes)
+	return w
+}
+
+// ScaleToLLC sets w's layer count so that its routed-expert weights are at
+// least 2×llcBytes, never below its own count, capped so that all its
+// weights fit in maxBytes (DefaultMaxBytes when not positive); at least 1.
+// It returns the new count.
+func ScaleToLLC(w *model.Workload, llcBytes, maxBytes int64) int {
+	if maxBytes <= 0 {
+		maxBytes = DefaultMaxBytes
+	}
+	expert, all := LayerBytes(w)
+	if expert <= 0 {
+		return w.Model.Layers
+	}
+	layers := max(w.Model.Layers, int((2*llcBytes+expert-1)/expert))
+	if limit := int(maxBytes / max(all, 1)); layers > limit {
+		layers = limit
+	}
+	w.Model.Layers = min(max(layers, 1), 1000)
+	return w.Model.Layers
+}
+
+// LayerBytes returns the routed-expert weight bytes of one MoE layer of w and
+// all the weight bytes of one such layer.
+func LayerBytes(w *model.Workload) (expert, all int64) {
+	one := *w
+	one.Model.Layers = 1
+	one.Model.MoE.DenseLayers = 0
+	one.Run.PromptTokens = one.Run.Ubatch + 1 // keep the output head out
+	for _, o := range one.Ops(0) {
+		switch o.Kind {
+		case model.ExpertMatmul:
+			expert += int64(o.WeightBytes)
+			all += int64(o.WeightBytes)
+		case model.Matmul:
+			all += int64(o.WeightBytes)
+		}
+	}
+	return expert, all
+}

@@ -1,0 +1,158 @@
+package dispatch
+
+import (
+	"fmt"
+	"sync"
+
+	"github.com/blsim/blsim/model"
+)
+
+// tensorKind is a weight storage format.
+type tensorKind int
+
+const (
+	kindQ4  tensorKind = iota // blockQ4 rows, dotted with Q8 activations
+	kindQ8                    // blockQ8 rows, dotted with Q8 activations
+	kindF32                   // float32 rows (f16 and f32 classes), dotted with float32 activations
+)
+
+// tensor is one op's weights: count matrices (experts; 1 for a dense
+// matmul) of rows×in weights, row-major, each row nb blocks (or in floats).
+type tensor struct {
+	name     string
+	index    int
+	kind     tensorKind
+	count    int
+	rows, in int
+	nb       int // blocks per row (quantised kinds)
+	q4       []blockQ4
+	q8       []blockQ8
+	f        []float32
+}
+
+func (t *tensor) bytes() int64 {
+	switch t.kind {
+	case kindQ4:
+		return int64(len(t.q4)) * 18
+	case kindQ8:
+		return int64(len(t.q8)) * 34
+	}
+	return int64(len(t.f)) * 4
+}
+
+// fillRows writes the deterministic synthetic values of rows [r0, r1) of
+// matrix e; the values depend only on the seed and the row, never on which
+// thread writes them.
+func (t *tensor) fillRows(seed uint64, e, r0, r1 int) {
+	for r := r0; r < r1; r++ {
+		row := e*t.rows + r
+		g := newRNG(mix(seed, uint64(t.index), uint64(row)))
+		switch t.kind {
+		case kindQ4:
+			bs := t.q4[row*t.nb : (row+1)*t.nb]
+			for i := range bs {
+				bs[i].d = f16(float32(1+g.next()%8) / 512)
+				for j := 0; j < len(bs[i].qs); j += 8 {
+					v := g.next()
+					for k := range 8 {
+						bs[i].qs[j+k] = byte(v >> (8 * k))
+					}
+				}
+			}
+		case kindQ8:
+			bs := t.q8[row*t.nb : (row+1)*t.nb]
+			for i := range bs {
+				bs[i].d = f16(float32(1+g.next()%8) / 4096)
+				for j := 0; j < len(bs[i].qs); j += 8 {
+					v := g.next()
+					for k := range 8 {
+						bs[i].qs[j+k] = int8(v >> (8 * k))
+					}
+				}
+			}
+		default:
+			fs := t.f[row*t.in : (row+1)*t.in]
+			for i := range fs {
+				fs[i] = g.float() / 32
+			}
+		}
+	}
+}
+
+// Model holds a workload's synthetic weights, allocated once and reused by
+// every Run of it. Its pages are first written by the first Run, by the
+// pinned threads of that Run's first engine, each writing the rows it reads
+// in a native run.
+type Model struct {
+	w       *model.Workload
+	seed    uint64
+	tensors map[string]*tensor
+	list    []*tensor
+	bytes   int64
+	maxIn   int
+	maxOut  int // widest output row of any op
+	filled  bool
+	mu      sync.Mutex // one Run at a time
+}
+
+// NewModel allocates the weights of every matmul and expert op of w (their
+// values are written by the first Run). It fails for a workload that is
+// invalid, uses a kernel class this package lacks (only q4, q8, f16 and
+// f32; f16 runs as f32), or has a quantised matrix whose input width is not
+// a multiple of 32.
+func NewModel(w *model.Workload, seed uint64) (*Model, error) {
+	if w == nil {
+		return nil, fmt.Errorf("dispatch: no workload")
+	}
+	if err := w.Validate(); err != nil {
+		return nil, fmt.Errorf("dispatch: workload %s: %w", w.Name, err)
+	}
+	m := &Model{w: w, seed: seed, tensors: map[string]*tensor{}}
+	for _, o := range w.Ops(w.Run.Ubatches() - 1) {
+		if o.Kind != model.Matmul && o.Kind != model.ExpertMatmul {
+			continue
+		}
+		t := &tensor{name: o.Name, index: len(m.list), count: 1, rows: o.Out, in: o.In}
+		if o.Kind == model.ExpertMatmul {
+			t.count = w.Model.MoE.Experts
+		}
+		switch o.Class {
+		case "q4":
+			t.kind = kindQ4
+		case "q8":
+			t.kind = kindQ8
+		case "f16", "f32":
+			t.kind = kindF32
+		default:
+			return nil, fmt.Errorf("dispatch: op %s: kernel class %s is not implemented (have q4, q8, f16, f32)", o.Name, o.Class)
+		}
+		if t.kind != kindF32 && o.In%qk != 0 {
+			return nil, fmt.Errorf("dispatch: op %s: input width %d is not a multiple of %d, as %s blocks need", o.Name, o.In, qk, o.Class)
+		}
+		t.nb = o.In / qk
+		n := t.count * t.rows
+		switch t.kind {
+		case kindQ4:
+			t.q4 = make([]blockQ4, n*t.nb)
+		case kindQ8:
+			t.q8 = make([]blockQ8, n*t.nb)
+		default:
+			t.f = make([]float32, n*t.in)
+		}
+		m.tensors[o.Name] = t
+		m.list = append(m.list, t)
+		m.bytes += t.bytes()
+		m.maxIn = max(m.maxIn, o.In)
+		m.maxOut = max(m.maxOut, o.Out)
+	}
+	if m.maxIn == 0 {
+		return nil, fmt.Errorf("dispatch: workload %s has no matmul ops", w.Name)
+	}
+	return m, nil
+}
+
+// Workload returns the model's workload.
+func (m *Model) Workload() *model.Workload { return m.w }
+
+// WeightBytes is the size of the synthetic weights in memory.
+func (m *Model) WeightBytes() int64 { return m.bytes }

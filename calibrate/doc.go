@@ -1,0 +1,10 @@
+// Package calibrate measures a machine and fits a SoC profile to it: it
+// runs the microbenchmarks of package probe on each cluster, builds a prior
+// profile from them, times the built-in dispatcher (package dispatch) over a
+// grid of plans, and fits the profile to those runs (package fit). Every
+// finished measurement is appended to a measurements file at once, so an
+// interrupted calibration loses nothing and a resumed one skips what is
+// done.
+//
+// Measuring needs Linux; building the prior and fitting run anywhere.
+package calibrate

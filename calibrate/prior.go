@@ -1,0 +1,106 @@
+package calibrate
+
+import (
+	"math"
+	"sort"
+
+	"github.com/blsim/blsim/calibrate/measure"
+	"github.com/blsim/blsim/calibrate/topology"
+	"github.com/blsim/blsim/model"
+)
+
+// Engine is a cluster to calibrate, with the clock its rates are per cycle
+// of (the cluster's max frequency, or 1 GHz where cpufreq is absent, so
+// that ops per cycle read as GOPS).
+type Engine struct {
+	Cluster  topology.Cluster
+	ClockGHz float64
+}
+
+// NewEngines turns clusters into engines.
+func NewEngines(cs []topology.Cluster) []Engine {
+	out := make([]Engine, len(cs))
+	for i, c := range cs {
+		ghz := float64(c.MaxFreqKHz) / 1e6
+		if ghz <= 0 {
+			ghz = 1
+		}
+		out[i] = Engine{Cluster: c, ClockGHz: ghz}
+	}
+	return out
+}
+
+// median returns the median of the ok microbenchmarks informing path and
+// their largest CV; ok is false when none did.
+func median(ms []measure.Measurement, path string) (v, cv float64, ok bool) {
+	var vals []float64
+	for _, m := range ms {
+		if m.Param == path && m.OK() {
+			vals = append(vals, m.Median)
+			cv = math.Max(cv, m.CV)
+		}
+	}
+	if len(vals) == 0 {
+		return 0, 0, false
+	}
+	sort.Float64s(vals)
+	return vals[len(vals)/2], cv, true
+}
+
+// Prior builds the profile a fit starts from: engines from the clusters,
+// rates, bandwidths and handoff costs from the microbenchmarks in ms, and
+// documented defaults where nothing was measured. Its uncertainty map gives
+// measured values their spread (at least 10%) and defaults 50%.
+func Prior(name string, engines []Engine, ms []measure.Measurement) *model.SoC {
+	s := &model.SoC{Schema: model.SoCSchema, Name: name,
+		Description: "calibrated by blsim on this machine",
+		DRAM:        model.DRAM{Sharing: "maxmin"}, Uncertainty: map[string]float64{}}
+	set := func(path string, v *float64, def float64) {
+		m, cv, ok := median(ms, path)
+		if ok && m > 0 {
+			*v = m
+			s.Uncertainty[path] = m * math.Max(0.1, 3*cv)
+			return
+		}
+		*v = def
+		s.Uncertainty[path] = 0.5 * math.Abs(def)
+	}
+	maxBW := 0.0
+	for _, en := range engines {
+		c := en.Cluster
+		e := model.Engine{Name: c.Name, Kind: "cpu", CoreType: c.CoreType, Cores: len(c.CPUs), ClockGHz: en.ClockGHz,
+			KernelOpsPerCycle: map[string]float64{}, MoEEfficiency: 1, ThreadScalingLoss: 0.02,
+			L2KiBPerCore: float64(c.L2KiBPerCore), SharedCacheKiB: float64(c.SharedCacheKiB), CacheUsableFrac: 0.5,
+			TokenTile: 16, ExpertTokenTile: 1, MemComputeOverlap: 0.3}
+		p := "engines." + c.Name + "."
+		var q4, f32 float64
+		set(p+"kernel_ops_per_cycle.q4", &q4, 1/en.ClockGHz)
+		set(p+"kernel_ops_per_cycle.f32", &f32, 2/en.ClockGHz)
+		// The dispatcher's q8 blocks run the same int8 dot as q4 without
+		// unpacking nibbles; q6 and f16 are not used by it.
+		e.KernelOpsPerCycle["q4"], e.KernelOpsPerCycle["q6"], e.KernelOpsPerCycle["q8"] = q4, q4, q4
+		e.KernelOpsPerCycle["f16"], e.KernelOpsPerCycle["f32"] = f32, f32
+		s.Uncertainty[p+"kernel_ops_per_cycle.q8"] = s.Uncertainty[p+"kernel_ops_per_cycle.q4"]
+		e.ScalarOpsPerCycle = f32 / 2
+		set(p+"bandwidth_max_gb_s", &e.BandwidthMaxGBs, 5)
+		maxBW = math.Max(maxBW, e.BandwidthMaxGBs)
+		s.Uncertainty[p+"mem_compute_overlap"] = 0.3
+		s.Engines = append(s.Engines, e)
+	}
+	set("dram.sustained_gb_s", &s.DRAM.SustainedGBs, maxBW)
+	// Nothing here measures the bus's peak: take the sustained figure
+	// plus the usual 25% controller overhead, and at least each engine's cap.
+	s.DRAM.PeakGBs = math.Max(1.25*s.DRAM.SustainedGBs, maxBW)
+	s.DRAM.SustainedGBs = math.Min(s.DRAM.SustainedGBs, s.DRAM.PeakGBs)
+	h := &s.Handoff
+	set("handoff.spin_wake_us", &h.SpinWakeUS, 1)
+	h.SignalUS = h.SpinWakeUS
+	set("handoff.futex_wake_us", &h.FutexWakeUS, 50)
+	set("handoff.sleep_exit_us", &h.SleepExitUS, 10)
+	set("handoff.spin_window_us_per_poll", &h.SpinWindowUSPerPoll, 1)
+	set("handoff.join_us", &h.JoinUS, 1)
+	// The built-in dispatcher keeps a persistent driver per pool, claims no
+	// graph (no graph splits) and has no repacked fast path to forfeit.
+	h.GatherUS = 5
+	return s
+}

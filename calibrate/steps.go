@@ -1,0 +1,277 @@
+package calibrate
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/blsim/blsim/calibrate/dispatch"
+	"github.com/blsim/blsim/calibrate/fit"
+	"github.com/blsim/blsim/calibrate/measure"
+	"github.com/blsim/blsim/calibrate/probe"
+	"github.com/blsim/blsim/calibrate/topology"
+	"github.com/blsim/blsim/model"
+)
+
+// Step is one measurement to take.
+type Step struct {
+	ID    string
+	Label string
+	run   func() (measure.Measurement, error)
+}
+
+// Settings say what to measure; the zero value of each field is a default.
+type Settings struct {
+	// Engines to calibrate, the first the main (big) one; at least two.
+	Engines []Engine
+	// Quick shortens every budget and the dispatcher grid (under a
+	// minute in all on two cores).
+	Quick bool
+	// Grid is "fit" (the default) or "heldout": a different set of plans,
+	// for measuring held-out error with blsim validate.
+	Grid string
+	// NoMicro skips the microbenchmarks (they only set the fit's priors).
+	NoMicro bool
+	// Workload is the dispatcher's workload; nil means the synthetic MoE
+	// sized to twice the last-level cache.
+	Workload *model.Workload
+	// Repeats of each dispatcher run; 0 means 3 (2 when Quick).
+	Repeats int
+	// Host is recorded in every measurement.
+	Host *measure.Host
+	// MicroBudget, when set, replaces each microbenchmark's time budget
+	// (tests use a few milliseconds).
+	MicroBudget time.Duration
+}
+
+func (s *Settings) probeSettings() *probe.Settings {
+	ps := &probe.Settings{MinRuns: 5, MaxRuns: 100, Budget: 2 * time.Second, MaxWorkingSetBytes: 1 << 30}
+	if s.Quick {
+		ps = &probe.Settings{MinRuns: 3, MaxRuns: 20, Budget: 300 * time.Millisecond, MaxWorkingSetBytes: 512 << 20}
+	}
+	if s.MicroBudget > 0 {
+		ps.Budget, ps.MinRuns, ps.MaxWorkingSetBytes = s.MicroBudget, 2, 64<<20
+	}
+	return ps
+}
+
+func stamp(m *measure.Measurement, host *measure.Host) {
+	m.Schema = measure.Schema
+	m.Host = host
+	m.Time = time.Now().UTC().Format(time.RFC3339)
+	if m.Status == "" {
+		m.Status = "ok"
+	}
+}
+
+func fromStats(id, kind, param, engine, unit string, st probe.Stats, scale float64) measure.Measurement {
+	m := measure.Measurement{ID: id, Kind: kind, Param: param, Engine: engine, Unit: unit}
+	for _, v := range st.Samples {
+		m.Samples = append(m.Samples, v*scale)
+	}
+	m.Median = st.Median * scale
+	m.CV = st.CV
+	return m
+}
+
+// MicroSteps lists the microbenchmarks: per engine its streaming bandwidth
+// with all its threads and its kernel rates on one thread; all engines
+// streaming at once; futex wake across engines (at once and after 10 ms
+// idle), spin handoff, the spin time of one poll unit, and the barrier.
+func MicroSteps(s *Settings) []Step {
+	ps := s.probeSettings()
+	ws := probe.DefaultWorkingSet(ps.MaxWorkingSetBytes)
+	var steps []Step
+	tag := func(cpus []int) string { return topology.FormatCPUList(cpus) }
+	for _, en := range s.Engines {
+		c := en.Cluster
+		p := "engines." + c.Name + "."
+		ghz := en.ClockGHz
+		steps = append(steps,
+			Step{ID: "stream/" + c.Name + "/" + tag(c.CPUs), Label: "stream read, " + c.Name, run: func() (measure.Measurement, error) {
+				st, err := probe.StreamRead(c.CPUs, len(c.CPUs), ws, ps)
+				return fromStats("stream/"+c.Name+"/"+tag(c.CPUs), measure.Stream, p+"bandwidth_max_gb_s", c.Name, "GB/s", st, 1), err
+			}},
+			Step{ID: "kernel/q4/" + c.Name + "/" + tag(c.CPUs[:1]), Label: "q4 kernel, " + c.Name, run: func() (measure.Measurement, error) {
+				st, err := probe.KernelThroughput(c.CPUs[:1], 1, probe.KernelQ4Q8, ps)
+				return fromStats("kernel/q4/"+c.Name+"/"+tag(c.CPUs[:1]), measure.Kernel, p+"kernel_ops_per_cycle.q4", c.Name, "ops/cycle", st, 1/ghz), err
+			}},
+			Step{ID: "kernel/f32/" + c.Name + "/" + tag(c.CPUs[:1]), Label: "f32 kernel, " + c.Name, run: func() (measure.Measurement, error) {
+				st, err := probe.KernelThroughput(c.CPUs[:1], 1, probe.KernelF32, ps)
+				return fromStats("kernel/f32/"+c.Name+"/"+tag(c.CPUs[:1]), measure.Kernel, p+"kernel_ops_per_cycle.f32", c.Name, "ops/cycle", st, 1/ghz), err
+			}},
+		)
+	}
+	a, b := s.Engines[0].Cluster, s.Engines[1].Cluster
+	pair := tag(a.CPUs) + "+" + tag(b.CPUs)
+	from, to := a.CPUs[0], b.CPUs[0]
+	steps = append(steps,
+		Step{ID: "stream_contended/" + pair, Label: "stream read, all engines at once", run: func() (measure.Measurement, error) {
+			c, err := probe.StreamReadContended(a.CPUs, b.CPUs, ws, ps)
+			m := fromStats("stream_contended/"+pair, measure.StreamContended, "dram.sustained_gb_s", "", "GB/s", c.A, 1)
+			m.Samples = nil
+			m.Median = c.A.Median + c.B.Median
+			m.CV = math.Max(c.A.CV, c.B.CV)
+			return m, err
+		}},
+		Step{ID: fmt.Sprintf("futex_wake/%d-%d", from, to), Label: "futex wake across engines", run: func() (measure.Measurement, error) {
+			st, err := probe.FutexWake(from, to, 0, ps)
+			return fromStats(fmt.Sprintf("futex_wake/%d-%d", from, to), measure.FutexWake, "handoff.futex_wake_us", "", "us", st, 1), err
+		}},
+		Step{ID: fmt.Sprintf("futex_wake_idle/%d-%d", from, to), Label: "futex wake after 10 ms idle", run: func() (measure.Measurement, error) {
+			idle, err := probe.FutexWake(from, to, 10*time.Millisecond, ps)
+			if err != nil {
+				return measure.Measurement{}, err
+			}
+			now, err := probe.FutexWake(from, to, 0, ps)
+			m := fromStats(fmt.Sprintf("futex_wake_idle/%d-%d", from, to), measure.FutexWake, "handoff.sleep_exit_us", "", "us", idle, 1)
+			m.Samples = nil
+			m.Median = math.Max(0.1, idle.Median-now.Median) // what sleeping longer adds
+			m.Knobs = map[string]string{"idle_ms": "10", "wake_idle_us": fmt.Sprintf("%.2f", idle.Median), "wake_now_us": fmt.Sprintf("%.2f", now.Median)}
+			return m, err
+		}},
+		Step{ID: fmt.Sprintf("spin_wake/%d-%d", from, to), Label: "spin handoff", run: func() (measure.Measurement, error) {
+			st, err := probe.SpinHandoff(from, to, ps)
+			return fromStats(fmt.Sprintf("spin_wake/%d-%d", from, to), measure.SpinWake, "handoff.spin_wake_us", "", "us", st, 1), err
+		}},
+		Step{ID: fmt.Sprintf("spin_unit/%d", to), Label: "spin window per poll unit", run: func() (measure.Measurement, error) {
+			st, err := probe.SpinUnit(to, ps)
+			return fromStats(fmt.Sprintf("spin_unit/%d", to), measure.SpinWake, "handoff.spin_window_us_per_poll", "", "us", st, 1), err
+		}},
+		Step{ID: "barrier/" + pair, Label: "barrier across engines", run: func() (measure.Measurement, error) {
+			st, err := probe.Barrier([]int{from, to}, ps)
+			return fromStats("barrier/"+pair, measure.Barrier, "handoff.join_us", "", "us", st, 1), err
+		}},
+	)
+	return steps
+}
+
+// Plans is the dispatcher grid: "fit" covers native, token and expert
+// splits at both poll levels; "heldout" uses other fractions.
+func Plans(s *Settings) ([]model.Plan, error) {
+	big, little := s.Engines[0].Cluster, s.Engines[1].Cluster
+	tb, tl := len(big.CPUs), len(little.CPUs)
+	var out []model.Plan
+	add := func(mode model.Mode, fracs []float64, polls []int) {
+		for _, poll := range polls {
+			for _, f := range fracs {
+				out = append(out, model.NewSplit(mode, big.Name, little.Name, tb, tl, f, poll))
+			}
+		}
+	}
+	grid := s.Grid
+	if grid == "" {
+		grid = "fit"
+	}
+	switch {
+	case grid == "fit" && s.Quick:
+		out = append(out, model.NewNative(big.Name, tb, 50))
+		add(model.TokenSplit, []float64{0.2, 0.5}, []int{50})
+		add(model.ExpertSplit, []float64{0.5}, []int{0})
+	case grid == "fit":
+		for _, poll := range []int{0, 50} {
+			out = append(out, model.NewNative(big.Name, tb, poll))
+		}
+		add(model.TokenSplit, []float64{0.1, 0.3, 0.5, 0.7}, []int{0, 50})
+		add(model.ExpertSplit, []float64{0.25, 0.5}, []int{0, 50})
+	case grid == "heldout":
+		add(model.TokenSplit, []float64{0.15, 0.4, 0.6, 0.9}, []int{0, 50})
+		add(model.ExpertSplit, []float64{0.1, 0.4}, []int{0, 50})
+	default:
+		return nil, fmt.Errorf("grid %q is not fit or heldout", s.Grid)
+	}
+	return out, nil
+}
+
+// DispatcherSteps times the built-in dispatcher over the grid, on weights
+// allocated once (lazily, at the first step that runs).
+func DispatcherSteps(s *Settings, workloadYAML string) ([]Step, error) {
+	plans, err := Plans(s)
+	if err != nil {
+		return nil, err
+	}
+	cpus := map[string][]int{}
+	for _, en := range s.Engines {
+		cpus[en.Cluster.Name] = en.Cluster.CPUs
+	}
+	repeats := s.Repeats
+	if repeats == 0 {
+		repeats = 3
+		if s.Quick {
+			repeats = 2
+		}
+	}
+	var m *dispatch.Model
+	var steps []Step
+	for _, pl := range plans {
+		pl := pl
+		id := fmt.Sprintf("dispatcher/%s/%s/%s=%s,%s=%s", s.Workload.Name, pl,
+			s.Engines[0].Cluster.Name, topology.FormatCPUList(s.Engines[0].Cluster.CPUs),
+			s.Engines[1].Cluster.Name, topology.FormatCPUList(s.Engines[1].Cluster.CPUs))
+		steps = append(steps, Step{ID: id, Label: "dispatcher " + pl.String(), run: func() (measure.Measurement, error) {
+			if m == nil {
+				var err error
+				if m, err = dispatch.NewModel(s.Workload, 1); err != nil {
+					return measure.Measurement{}, err
+				}
+			}
+			r, err := m.Run(dispatch.Config{Plan: pl, CPUs: cpus, Repeats: repeats, Warmup: 1, Seed: 1})
+			out := measure.Measurement{ID: id, Kind: measure.Dispatcher, Workload: s.Workload.Name,
+				WorkloadYAML: workloadYAML, Plan: fit.PlanOf(pl), Unit: "t/s", Samples: r.TPS,
+				Knobs: map[string]string{"repeats": fmt.Sprint(repeats), "weight_bytes": fmt.Sprint(r.WeightBytes)}}
+			out.Summarize()
+			return out, err
+		}})
+	}
+	return steps, nil
+}
+
+// Progress reports a finished step: its index (from 1), the total, and the
+// measurement (Status failed when it did not finish).
+type Progress func(done, total int, st Step, m *measure.Measurement)
+
+// Measure runs the steps not already in done, appending each measurement
+// to w as soon as it finishes. A failed step is recorded with its error and
+// the rest go on; a cancelled ctx stops before the next step. It returns
+// the measurements it took.
+func Measure(ctx context.Context, steps []Step, done map[string]bool, w *measure.Writer, host *measure.Host, progress Progress) ([]measure.Measurement, error) {
+	var out []measure.Measurement
+	for i, st := range steps {
+		if err := ctx.Err(); err != nil {
+			return out, err
+		}
+		if done[st.ID] {
+			if progress != nil {
+				progress(i+1, len(steps), st, nil)
+			}
+			continue
+		}
+		m, err := st.run()
+		if m.ID == "" {
+			m.ID = st.ID
+		}
+		if err != nil {
+			m.Status, m.Error = "failed", err.Error()
+			m.Median, m.CV, m.Samples = 0, 0, nil
+		}
+		if m.Kind == "" {
+			m.Kind = "unknown"
+		}
+		if math.IsNaN(m.CV) || math.IsInf(m.CV, 0) {
+			m.CV = 0
+		}
+		stamp(&m, host)
+		if werr := w.Write(m); werr != nil {
+			return out, werr
+		}
+		out = append(out, m)
+		if progress != nil {
+			progress(i+1, len(steps), st, &m)
+		}
+		if err == probe.ErrNeedLinux {
+			return out, err
+		}
+	}
+	return out, nil
+}

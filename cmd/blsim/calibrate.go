@@ -1,0 +1,281 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"runtime"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/blsim/blsim/calibrate"
+	"github.com/blsim/blsim/calibrate/dispatch"
+	"github.com/blsim/blsim/calibrate/fit"
+	"github.com/blsim/blsim/calibrate/measure"
+	"github.com/blsim/blsim/calibrate/probe"
+	"github.com/blsim/blsim/calibrate/topology"
+	"github.com/blsim/blsim/model"
+	"github.com/blsim/blsim/presets"
+	"github.com/schollz/progressbar/v3"
+	"github.com/spf13/cobra"
+)
+
+type calibrateOptions struct {
+	Clusters     []string
+	Quick        bool
+	Out          string
+	Measurements string
+	Resume       bool
+	Grid         string
+	NoFit        bool
+	Name         string
+	Workload     string
+	Repeats      int
+	SysRoot      string
+	MicroBudget  time.Duration
+}
+
+func newCalibrateCmd(stdout, stderr io.Writer) *cobra.Command {
+	o := &calibrateOptions{}
+	cmd := &cobra.Command{
+		Use:   "calibrate",
+		Short: "Measure this machine and fit a SoC profile to it",
+		Long: `Measure this machine: find its CPU clusters (or take --cluster NAME=CPUS),
+run pinned microbenchmarks on each (streaming bandwidth alone and contended,
+kernel rates, futex and spin wake, barrier), time blsim's built-in big/little
+dispatcher over a grid of plans, and fit the model to it. Every finished
+measurement is appended to --measurements at once; Ctrl-C or a crash loses
+none, and --resume continues where a run stopped. Needs Linux.
+
+Set the cpufreq governors (and the memory controller's devfreq governor) to
+performance and stop everything else first.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			return calibrateRun(ctx, o, stdout, stderr)
+		},
+	}
+	f := cmd.Flags()
+	f.StringArrayVar(&o.Clusters, "cluster", nil, "a cluster as NAME=CPUS (e.g. big=4-7); repeat for each; the first is the main engine")
+	f.BoolVar(&o.Quick, "quick", false, "short budgets and a small grid (under a minute)")
+	f.StringVarP(&o.Out, "output", "o", "profile.yaml", "where to write the fitted profile")
+	f.StringVar(&o.Measurements, "measurements", "runs.jsonl", "measurements file (JSONL), appended to")
+	f.BoolVar(&o.Resume, "resume", false, "continue an existing measurements file, skipping what it has")
+	f.StringVar(&o.Grid, "grid", "fit", "dispatcher plans: fit, or heldout (other fractions, for blsim validate)")
+	f.BoolVar(&o.NoFit, "no-fit", false, "only record dispatcher runs (no microbenchmarks, no fit)")
+	f.StringVar(&o.Name, "name", "", "name of the fitted profile (default: host name)")
+	f.StringVar(&o.Workload, "workload", "", "dispatcher workload (default: synthetic-moe sized to twice the last-level cache)")
+	f.IntVar(&o.Repeats, "repeats", 0, "timed repeats per dispatcher run (default 3, 2 with --quick)")
+	f.StringVar(&o.SysRoot, "sysfs-root", "/", "root of the sysfs and procfs trees to read the topology from")
+	_ = f.MarkHidden("sysfs-root")
+	f.DurationVar(&o.MicroBudget, "micro-budget", 0, "time budget of each microbenchmark (default 2s, 300ms with --quick)")
+	return cmd
+}
+
+// clusters finds the engines: discovered, or named by --cluster.
+func (o *calibrateOptions) clusters() ([]topology.Cluster, error) {
+	t, err := topology.Discover(o.SysRoot)
+	if err != nil {
+		return nil, fmt.Errorf("topology: %w", err)
+	}
+	if len(o.Clusters) > 0 {
+		allowed, err := topology.AllowedCPUs()
+		if err != nil {
+			return nil, fmt.Errorf("--cluster: %w", err)
+		}
+		if t, err = topology.Override(t, o.Clusters, allowed); err != nil {
+			return nil, err
+		}
+	}
+	if len(t.Clusters) < 2 {
+		var have []string
+		for _, c := range t.Clusters {
+			have = append(have, c.Name+"="+topology.FormatCPUList(c.CPUs))
+		}
+		return nil, fmt.Errorf("found one cluster (%s); name two with --cluster big=CPUS --cluster little=CPUS", strings.Join(have, " "))
+	}
+	return t.Clusters, nil
+}
+
+func hostInfo(root string) *measure.Host {
+	h := &measure.Host{Arch: runtime.GOARCH}
+	h.Name, _ = os.Hostname()
+	if b, err := os.ReadFile("/proc/sys/kernel/osrelease"); err == nil {
+		h.Kernel = strings.TrimSpace(string(b))
+	}
+	if b, err := os.ReadFile("/proc/cpuinfo"); err == nil {
+		for _, line := range strings.Split(string(b), "\n") {
+			k, v, ok := strings.Cut(line, ":")
+			if ok && (strings.TrimSpace(k) == "model name" || strings.TrimSpace(k) == "Hardware") {
+				h.CPU = strings.TrimSpace(v)
+				break
+			}
+		}
+	}
+	if g, err := topology.Governors(root); err == nil && len(g) > 0 {
+		h.Governors = g
+	}
+	return h
+}
+
+func calibrateRun(ctx context.Context, o *calibrateOptions, stdout, stderr io.Writer) error {
+	if runtime.GOOS != "linux" {
+		return fmt.Errorf("calibrate: measuring needs Linux (this is %s); predict, fit and validate work here", runtime.GOOS)
+	}
+	if o.Grid != "fit" && o.Grid != "heldout" {
+		return fmt.Errorf("--grid: %q is not fit or heldout", o.Grid)
+	}
+	if o.Repeats < 0 {
+		return fmt.Errorf("--repeats: %d is negative", o.Repeats)
+	}
+	cs, err := o.clusters()
+	if err != nil {
+		return err
+	}
+	host := hostInfo(o.SysRoot)
+	for _, warn := range topology.NonPerformance(host.Governors) {
+		fmt.Fprintf(stderr, "blsim: warning: %s\n", warn)
+	}
+	s := &calibrate.Settings{Engines: calibrate.NewEngines(cs), Quick: o.Quick, Grid: o.Grid, NoMicro: o.NoFit,
+		Repeats: o.Repeats, Host: host, MicroBudget: o.MicroBudget}
+	if o.Workload != "" {
+		if s.Workload, err = presets.LoadWorkload(o.Workload); err != nil {
+			return fmt.Errorf("--workload: %w", err)
+		}
+	} else {
+		llc, err := probe.LLCBytes()
+		if err != nil {
+			llc = 8 << 20
+		}
+		max := int64(1536 << 20)
+		if o.Quick {
+			max = 512 << 20
+		}
+		s.Workload = dispatch.SyntheticWorkload(llc, max)
+	}
+	wyaml, err := model.MarshalWorkload(s.Workload)
+	if err != nil {
+		return err
+	}
+	if !o.Resume {
+		if st, err := os.Stat(o.Measurements); err == nil && st.Size() > 0 {
+			return fmt.Errorf("--measurements: %s already has measurements; use --resume to continue it, or name another file", o.Measurements)
+		}
+	}
+	done, err := measure.Done(o.Measurements)
+	if err != nil {
+		return err
+	}
+	w, err := measure.Create(o.Measurements)
+	if err != nil {
+		return err
+	}
+	defer w.Close()
+	var steps []calibrate.Step
+	if !o.NoFit {
+		steps = append(steps, calibrate.MicroSteps(s)...)
+	}
+	ds, err := calibrate.DispatcherSteps(s, string(wyaml))
+	if err != nil {
+		return err
+	}
+	steps = append(steps, ds...)
+	names := make([]string, len(cs))
+	for i, c := range cs {
+		names[i] = c.Name + "=" + topology.FormatCPUList(c.CPUs)
+	}
+	fmt.Fprintf(stderr, "blsim calibrate: %s; %d steps (%d already measured); workload %s (%d layers); writing %s\n",
+		strings.Join(names, " "), len(steps), countDone(steps, done), s.Workload.Name, s.Workload.Model.Layers, o.Measurements)
+	progress := newProgress(stderr, len(steps))
+	_, err = calibrate.Measure(ctx, steps, done, w, host, progress)
+	progress(0, 0, calibrate.Step{}, nil)
+	if errors.Is(err, context.Canceled) {
+		return fmt.Errorf("interrupted: every finished measurement is in %s; run again with --resume", o.Measurements)
+	}
+	if err != nil {
+		return err
+	}
+	if o.NoFit {
+		fmt.Fprintf(stdout, "recorded %s (no fit)\n", o.Measurements)
+		return nil
+	}
+	ms, errs := measure.ReadFile(o.Measurements)
+	for _, e := range errs {
+		fmt.Fprintf(stderr, "blsim: warning: skipped %v\n", e)
+	}
+	name := o.Name
+	if name == "" {
+		name = host.Name
+		if name == "" {
+			name = "this-machine"
+		}
+	}
+	prior := calibrate.Prior(name, s.Engines, ms)
+	r, err := fit.Fit(prior, ms, fit.Options{})
+	if err != nil {
+		return err
+	}
+	stampProvenance(r, ms, "blsim calibrate on "+host.Name)
+	if len(host.Governors) > 0 {
+		r.SoC.Provenance.Governors = host.Governors
+	}
+	if err := writeProfile(o.Out, r.SoC); err != nil {
+		return err
+	}
+	return writeFitText(stdout, r, o.Out)
+}
+
+func countDone(steps []calibrate.Step, done map[string]bool) int {
+	n := 0
+	for _, s := range steps {
+		if done[s.ID] {
+			n++
+		}
+	}
+	return n
+}
+
+// newProgress shows a bar with ETA on a terminal and plain lines
+// otherwise. Calling it with total 0 finishes the bar.
+func newProgress(w io.Writer, total int) calibrate.Progress {
+	f, isFile := w.(*os.File)
+	tty := false
+	if isFile {
+		if st, err := f.Stat(); err == nil && st.Mode()&os.ModeCharDevice != 0 {
+			tty = true
+		}
+	}
+	if !tty {
+		start := time.Now()
+		return func(done, n int, st calibrate.Step, m *measure.Measurement) {
+			if n == 0 {
+				return
+			}
+			switch {
+			case m == nil:
+				fmt.Fprintf(w, "[%d/%d] %s: already measured\n", done, n, st.Label)
+			case m.Status != "ok":
+				fmt.Fprintf(w, "[%d/%d] %s: %s: %s\n", done, n, st.Label, m.Status, m.Error)
+			default:
+				fmt.Fprintf(w, "[%d/%d] %s: %.4g %s (cv %.1f%%) %s\n", done, n, st.Label, m.Median, m.Unit, 100*m.CV,
+					time.Since(start).Round(time.Second))
+			}
+		}
+	}
+	bar := progressbar.NewOptions(total, progressbar.OptionSetWriter(w), progressbar.OptionShowCount(),
+		progressbar.OptionSetPredictTime(true), progressbar.OptionSetWidth(30), progressbar.OptionSetDescription("calibrating"))
+	return func(done, n int, st calibrate.Step, m *measure.Measurement) {
+		if n == 0 {
+			_ = bar.Finish()
+			fmt.Fprintln(w)
+			return
+		}
+		bar.Describe(st.Label)
+		_ = bar.Set(done)
+	}
+}

@@ -1,0 +1,94 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/blsim/blsim/calibrate/measure"
+	"github.com/blsim/blsim/model"
+)
+
+// TestCalibrateQuick really pins threads, measures and fits, with tiny
+// budgets and a small workload, then resumes the finished file.
+func TestCalibrateQuick(t *testing.T) {
+	if runtime.GOOS != "linux" || runtime.NumCPU() < 2 {
+		t.Skip("needs Linux and two CPUs")
+	}
+	if testing.Short() {
+		t.Skip("measures for several seconds")
+	}
+	dir := t.TempDir()
+	runs, prof := filepath.Join(dir, "runs.jsonl"), filepath.Join(dir, "p.yaml")
+	args := []string{"calibrate", "--cluster", "big=1", "--cluster", "little=0", "--quick", "--micro-budget", "20ms",
+		"--workload", "testdata/small-moe.yaml", "--repeats", "1", "--measurements", runs, "-o", prof, "--name", "test-box"}
+	stdout, stderr, code := runCLI(t, args...)
+	if code != 0 {
+		t.Fatalf("calibrate exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(stderr, "[16/16] dispatcher") || !strings.Contains(stdout, "wrote "+prof) {
+		t.Errorf("progress/output:\n%s\n%s", stderr, stdout)
+	}
+	ms, errs := measure.ReadFile(runs)
+	if len(errs) != 0 || len(ms) != 16 {
+		t.Fatalf("%d measurements, errors %v", len(ms), errs)
+	}
+	for _, m := range ms {
+		if m.Host == nil || m.Host.Arch != runtime.GOARCH {
+			t.Errorf("%s: host not recorded", m.ID)
+		}
+	}
+	soc, err := model.LoadSoCFile(prof)
+	if err != nil {
+		t.Fatalf("profile does not load: %v", err)
+	}
+	if soc.Name != "test-box" || len(soc.Engines) != 2 || soc.Provenance == nil || soc.Provenance.Runs != 4 {
+		t.Errorf("profile %s engines %d provenance %+v", soc.Name, len(soc.Engines), soc.Provenance)
+	}
+	// The file exists: without --resume it is refused, nothing is lost.
+	_, stderr, code = runCLI(t, args...)
+	if code == 0 || !strings.Contains(stderr, "--resume") {
+		t.Errorf("re-run without --resume: %d %s", code, stderr)
+	}
+	_, stderr, code = runCLI(t, append(args, "--resume")...)
+	if code != 0 || strings.Count(stderr, ": already measured") != 16 {
+		t.Errorf("resume: exit %d\n%s", code, stderr)
+	}
+	if ms2, _ := measure.ReadFile(runs); len(ms2) != 16 {
+		t.Errorf("resume measured again: %d lines", len(ms2))
+	}
+}
+
+func TestCalibrateBadInput(t *testing.T) {
+	dir := t.TempDir()
+	runs := filepath.Join(dir, "runs.jsonl")
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"cpu that does not exist", []string{"calibrate", "--cluster", "big=9999", "--cluster", "little=0"}, "9999"},
+		{"bad cluster syntax", []string{"calibrate", "--cluster", "big:1"}, "big:1"},
+		{"one cluster", []string{"calibrate", "--cluster", "big=0"}, "two"},
+		{"bad grid", []string{"calibrate", "--grid", "all"}, "--grid"},
+		{"unwritable measurements", []string{"calibrate", "--cluster", "big=1", "--cluster", "little=0", "--measurements", filepath.Join(dir, "no", "r.jsonl")}, "r.jsonl"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			args := tc.args
+			if !strings.Contains(strings.Join(args, " "), "--measurements") {
+				args = append(args, "--measurements", runs)
+			}
+			_, stderr, code := runCLI(t, args...)
+			if code == 0 || !strings.Contains(stderr, tc.want) || strings.Count(strings.TrimSpace(stderr), "\n") > 0 {
+				t.Errorf("exit %d, stderr %q, want one line mentioning %q", code, stderr, tc.want)
+			}
+		})
+	}
+	if _, err := os.Stat(runs); err == nil {
+		if b, _ := os.ReadFile(runs); len(b) > 0 {
+			t.Errorf("failed runs wrote measurements: %s", b)
+		}
+	}
+}

@@ -1,0 +1,105 @@
+package main
+
+import (
+	"bytes"
+	"image/png"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestPlotNewKinds(t *testing.T) {
+	dir := t.TempDir()
+	ms := filepath.Join(dir, "ddr5.jsonl")
+	line := `{"schema":"blsim/measurement/v1","id":"a","kind":"dispatcher","soc":"ddr5","workload":"qwen3.5-35b-a3b","plan":{"mode":"token","engines":["big","little"],"fracs":[0.88,0.12],"threads":[4,4],"poll":50},"unit":"t/s","samples":[29.8,30.0,30.2],"median":30,"cv":0.0067,"status":"ok"}` + "\n"
+	if err := os.WriteFile(ms, []byte(line), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, soc := range []string{"rk3588", "ddr5"} {
+		for _, kind := range []string{"parity", "heatmap", "roofline"} {
+			for _, ext := range []string{"png", "svg", "pdf"} {
+				if kind == "heatmap" && ext != "png" {
+					continue // the heatmap's sweep dominates; its formats are tested in package plots
+				}
+				path := filepath.Join(dir, soc+"-"+kind+"."+ext)
+				var extra []string
+				if kind == "parity" && soc == "ddr5" {
+					extra = []string{"--measurements", ms, "--log"}
+				}
+				args := append([]string{kind, "--soc", soc, "-o", path}, extra...)
+				out, err := runPlot(args...)
+				if err != nil {
+					t.Fatalf("plot %v: %v", args, err)
+				}
+				if out != "wrote "+path+"\n" {
+					t.Errorf("stdout %q", out)
+				}
+				b, err := os.ReadFile(path)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if ext != "png" {
+					continue
+				}
+				img, err := png.Decode(bytes.NewReader(b))
+				if err != nil {
+					t.Fatalf("%s: %v", path, err)
+				}
+				if img.Bounds().Dx() < 900 || img.Bounds().Dy() < 750 {
+					t.Errorf("%s: %v pixels", path, img.Bounds())
+				}
+				again := path + ".again.png"
+				if _, err := runPlot(append([]string{kind, "--soc", soc, "-o", again}, extra...)...); err != nil {
+					t.Fatal(err)
+				}
+				if b2, _ := os.ReadFile(again); !bytes.Equal(b, b2) {
+					t.Errorf("%s: two runs differ", path)
+				}
+			}
+		}
+	}
+}
+
+func TestPlotNewKindsErrors(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, body string) string {
+		p := filepath.Join(t.TempDir(), name)
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	rk := `{"schema":"blsim/measurement/v1","id":"a","kind":"reported","soc":"rk3588","workload":"qwen3.5-35b-a3b","plan":{"mode":"native","engines":["big"],"threads":[4],"poll":50},"unit":"t/s","median":26.26,"cv":0,"status":"ok"}` + "\n"
+	otherWL := strings.ReplaceAll(rk, "qwen3.5-35b-a3b", "mixtral-8x7b")
+	micro := `{"schema":"blsim/measurement/v1","id":"k","kind":"kernel","soc":"rk3588","unit":"GOPS","median":3,"cv":0,"status":"ok"}` + "\n"
+	out := filepath.Join(dir, "a.png")
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"parity", "--soc", "ddr5", "-o", out}, "--measurements"},
+		{[]string{"parity", "--soc", "ddr5", "--measurements", write("rk.jsonl", rk), "-o", out}, "are for soc rk3588, not ddr5"},
+		{[]string{"parity", "--measurements", write("wl.jsonl", otherWL), "-o", out}, "are for workload mixtral-8x7b, not qwen3.5-35b-a3b"},
+		{[]string{"parity", "--measurements", write("bad.jsonl", "{not json\n"), "-o", out}, "bad.jsonl:1"},
+		{[]string{"parity", "--measurements", filepath.Join(dir, "missing.jsonl"), "-o", out}, "missing.jsonl"},
+		{[]string{"parity", "--measurements", write("micro.jsonl", micro), "-o", out}, "no throughput measurements"},
+		{[]string{"heatmap", "--x-param", "dram.nosuch", "-o", out}, "dram.nosuch"},
+		{[]string{"heatmap", "--x-param", "dram", "--y-param", "dram", "-o", out}, "both dram"},
+		{[]string{"roofline", "-o", filepath.Join(dir, "a.tiff")}, `".tiff"`},
+		{[]string{"roofline", "-o", filepath.Join(dir, "no", "such", "a.png")}, "no such file"},
+		{[]string{"bar", "-o", out}, `unknown kind "bar"`},
+	} {
+		_, err := runPlot(tc.args...)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("plot %v: error %v, want one containing %s", tc.args, err, tc.want)
+			continue
+		}
+		if strings.Contains(err.Error(), "\n") {
+			t.Errorf("plot %v: error is not one line: %q", tc.args, err)
+		}
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+		t.Errorf("%d files left behind", len(ents))
+	}
+}

@@ -1,0 +1,379 @@
+package plots
+
+import (
+	"errors"
+	"fmt"
+	"image/color"
+	"math"
+	"strings"
+
+	"github.com/blsim/blsim/calibrate/measure"
+	"github.com/blsim/blsim/model"
+	"github.com/blsim/blsim/presets"
+	"github.com/blsim/blsim/sim"
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+)
+
+// ParityPoint is one measured configuration and its prediction.
+type ParityPoint struct {
+	// Measured is the measured throughput (median), MeasuredErr its
+	// spread (one standard deviation; 0 when unknown).
+	Measured, MeasuredErr float64
+	Predicted             float64
+	// Label is short: "token f=0.12 poll=50".
+	Label string
+}
+
+// ParityData is what Parity draws.
+type ParityData struct {
+	SoC, Workload string
+	Points        []ParityPoint
+	// Band is the relative half-width of the shaded band around y = x;
+	// zero means 0.05 (±5%).
+	Band float64
+	// LogAxes draws both axes on a log scale.
+	LogAxes bool
+	// Unit is the throughput unit; "" means "t/s".
+	Unit string
+}
+
+// Predictor predicts the throughput a measurement measured.
+type Predictor func(m measure.Measurement) (float64, error)
+
+// SimPredictor is the plain (uncalibrated) predictor: it simulates the
+// measurement's plan on s, for its workload: the one in m.WorkloadYAML,
+// else w when m.Workload is empty or names w, else the preset m.Workload.
+func SimPredictor(s *model.SoC, w *model.Workload) Predictor {
+	cache := map[string]*model.Workload{}
+	return func(m measure.Measurement) (float64, error) {
+		wl := w
+		switch {
+		case m.WorkloadYAML != "":
+			key := "yaml:" + m.WorkloadYAML
+			if wl = cache[key]; wl == nil {
+				var err error
+				if wl, err = model.ParseWorkload([]byte(m.WorkloadYAML), "measurement "+m.ID); err != nil {
+					return 0, err
+				}
+				cache[key] = wl
+			}
+		case m.Workload != "" && (w == nil || m.Workload != w.Name):
+			if wl = cache[m.Workload]; wl == nil {
+				var err error
+				if wl, err = presets.Workload(m.Workload); err != nil {
+					return 0, fmt.Errorf("measurement %s: %w", m.ID, err)
+				}
+				cache[m.Workload] = wl
+			}
+		}
+		if wl == nil {
+			return 0, fmt.Errorf("measurement %s names no workload", m.ID)
+		}
+		p, err := PlanOf(m)
+		if err != nil {
+			return 0, err
+		}
+		r, err := sim.Run(s, wl, p)
+		if err != nil {
+			return 0, fmt.Errorf("measurement %s: %w", m.ID, err)
+		}
+		return r.TPS, nil
+	}
+}
+
+// PlanOf converts a measurement's recorded plan to a model.Plan.
+func PlanOf(m measure.Measurement) (model.Plan, error) {
+	mp := m.Plan
+	if mp == nil {
+		return model.Plan{}, fmt.Errorf("measurement %s has no plan", m.ID)
+	}
+	p := model.Plan{Mode: model.Mode(mp.Mode), Engines: append([]string(nil), mp.Engines...),
+		Fracs: append([]float64(nil), mp.Fracs...), Threads: append([]int(nil), mp.Threads...), Poll: mp.Poll}
+	if p.Mode == model.Native && len(p.Fracs) == 0 {
+		p.Fracs = []float64{1}
+	}
+	if len(p.Fracs) != len(p.Engines) {
+		return model.Plan{}, fmt.Errorf("measurement %s: plan has %d fractions for %d engines", m.ID, len(p.Fracs), len(p.Engines))
+	}
+	return p, nil
+}
+
+// IsThroughput reports whether m is a usable prompt-throughput
+// measurement: a dispatcher, llama-bench or reported run with a plan and
+// status ok.
+func IsThroughput(m measure.Measurement) bool {
+	switch m.Kind {
+	case measure.Dispatcher, measure.LlamaBench, measure.Reported:
+	default:
+		return false
+	}
+	return m.Plan != nil && m.OK()
+}
+
+// ParityPoints predicts every throughput measurement of ms (see
+// IsThroughput; others are skipped) with pred. Its error is the first
+// prediction that failed, or that no measurement was usable.
+func ParityPoints(ms []measure.Measurement, pred Predictor) ([]ParityPoint, error) {
+	var out []ParityPoint
+	for _, m := range ms {
+		if !IsThroughput(m) {
+			continue
+		}
+		v, err := pred(m)
+		if err != nil {
+			return nil, err
+		}
+		sd := m.CV * m.Median
+		if len(m.Samples) > 1 {
+			mean, ss := 0.0, 0.0
+			for _, s := range m.Samples {
+				mean += s
+			}
+			mean /= float64(len(m.Samples))
+			for _, s := range m.Samples {
+				ss += (s - mean) * (s - mean)
+			}
+			sd = math.Sqrt(ss / float64(len(m.Samples)-1))
+		}
+		out = append(out, ParityPoint{Measured: m.Median, MeasuredErr: sd, Predicted: v, Label: m.Label()})
+	}
+	if len(out) == 0 {
+		return nil, errors.New("no throughput measurements (kind dispatcher, llama-bench or reported, with a plan, status ok)")
+	}
+	return out, nil
+}
+
+// MAPE is the mean absolute percentage error of the predictions.
+func MAPE(pts []ParityPoint) float64 {
+	if len(pts) == 0 {
+		return math.NaN()
+	}
+	s := 0.0
+	for _, p := range pts {
+		s += math.Abs(p.Predicted-p.Measured) / p.Measured
+	}
+	return 100 * s / float64(len(pts))
+}
+
+func (d *ParityData) check() error {
+	if len(d.Points) == 0 {
+		return errors.New("plots: parity plot has no points")
+	}
+	if d.Band < 0 || d.Band >= 1 || math.IsNaN(d.Band) {
+		return fmt.Errorf("plots: band %g is outside [0, 1)", d.Band)
+	}
+	for i, p := range d.Points {
+		if !finite(p.Measured) || !finite(p.Predicted) || !finite(p.MeasuredErr) ||
+			p.Measured <= 0 || p.Predicted <= 0 || p.MeasuredErr < 0 {
+			return fmt.Errorf("plots: parity point %d (%s) is not a positive finite measurement and prediction", i, p.Label)
+		}
+	}
+	return nil
+}
+
+// errXYs is points with horizontal error bars.
+type errXYs struct {
+	plotter.XYs
+	lo, hi []float64
+}
+
+func (e errXYs) XError(i int) (float64, float64) { return e.lo[i], e.hi[i] }
+
+// clipPolygon clips a polygon to the box [x0,x1]x[y0,y1]
+// (Sutherland–Hodgman), so that fills stay inside the data area.
+func clipPolygon(pts plotter.XYs, x0, x1, y0, y1 float64) plotter.XYs {
+	type edge struct {
+		in  func(p plotter.XY) bool
+		cut func(a, b plotter.XY) plotter.XY
+	}
+	atX := func(x float64) func(a, b plotter.XY) plotter.XY {
+		return func(a, b plotter.XY) plotter.XY {
+			t := (x - a.X) / (b.X - a.X)
+			return plotter.XY{X: x, Y: a.Y + t*(b.Y-a.Y)}
+		}
+	}
+	atY := func(y float64) func(a, b plotter.XY) plotter.XY {
+		return func(a, b plotter.XY) plotter.XY {
+			t := (y - a.Y) / (b.Y - a.Y)
+			return plotter.XY{X: a.X + t*(b.X-a.X), Y: y}
+		}
+	}
+	edges := []edge{
+		{func(p plotter.XY) bool { return p.X >= x0 }, atX(x0)},
+		{func(p plotter.XY) bool { return p.X <= x1 }, atX(x1)},
+		{func(p plotter.XY) bool { return p.Y >= y0 }, atY(y0)},
+		{func(p plotter.XY) bool { return p.Y <= y1 }, atY(y1)},
+	}
+	out := pts
+	for _, e := range edges {
+		in := out
+		out = nil
+		for i, cur := range in {
+			prev := in[(i+len(in)-1)%len(in)]
+			switch {
+			case e.in(cur) && e.in(prev):
+				out = append(out, cur)
+			case e.in(cur):
+				out = append(out, e.cut(prev, cur), cur)
+			case e.in(prev):
+				out = append(out, e.cut(prev, cur))
+			}
+		}
+		if len(out) == 0 {
+			return nil
+		}
+	}
+	return out
+}
+
+// log10Ticks labels an axis whose data are log10 of the values shown:
+// decades when the range spans several, otherwise round linear values,
+// placed at their logarithms. Plotting log10 values on a linear axis
+// avoids plot.LogScale's mis-padding of axis labels and its panics at
+// values <= 0.
+type log10Ticks struct{}
+
+func (log10Ticks) Ticks(min, max float64) []plot.Tick {
+	lo, hi := math.Pow(10, min), math.Pow(10, max)
+	var ts []plot.Tick
+	if hi/lo > 30 {
+		ts = plot.LogTicks{Prec: -1}.Ticks(lo, hi)
+	} else {
+		ts = plot.DefaultTicks{}.Ticks(lo, hi)
+	}
+	var out []plot.Tick
+	for _, t := range ts {
+		if t.Value <= 0 {
+			continue
+		}
+		v := math.Log10(t.Value)
+		if v >= min && v <= max {
+			out = append(out, plot.Tick{Value: v, Label: t.Label})
+		}
+	}
+	return out
+}
+
+// Parity draws predicted against measured throughput: the y = x line, a
+// shaded ±Band band, each point with its measured spread as a horizontal
+// error bar and its label; N and the MAPE are in the title.
+func Parity(d ParityData) (*Figure, error) {
+	if err := d.check(); err != nil {
+		return nil, err
+	}
+	band := d.Band
+	if band == 0 {
+		band = 0.05
+	}
+	unit := d.Unit
+	if unit == "" {
+		unit = "t/s"
+	}
+	// On log axes the data are log10 values on linear axes (see
+	// log10Ticks); tr maps a value to its plotted coordinate.
+	tr := func(v float64) float64 { return v }
+	if d.LogAxes {
+		tr = math.Log10
+	}
+	lo, hi := math.Inf(1), math.Inf(-1)
+	var xys plotter.XYs
+	var ebs errXYs
+	var labels []string
+	var bars []hbar
+	for _, p := range d.Points {
+		x, y := tr(p.Measured), tr(p.Predicted)
+		xys = append(xys, plotter.XY{X: x, Y: y})
+		labels = append(labels, p.Label)
+		left := p.Measured - p.MeasuredErr
+		if d.LogAxes && left <= 0 {
+			left = p.Measured / 10
+		}
+		lo = math.Min(lo, math.Min(p.Predicted, left))
+		hi = math.Max(hi, math.Max(p.Predicted, p.Measured+p.MeasuredErr))
+		if p.MeasuredErr > 0 {
+			ebs.XYs = append(ebs.XYs, plotter.XY{X: x, Y: y})
+			ebs.lo = append(ebs.lo, x-tr(left))
+			ebs.hi = append(ebs.hi, tr(p.Measured+p.MeasuredErr)-x)
+			bars = append(bars, hbar{tr(left), tr(p.Measured + p.MeasuredErr), y})
+		}
+	}
+	if d.LogAxes {
+		// At least a factor 1.25 (about ±11%) so the band is visible, and
+		// some room on either side.
+		f := math.Max(math.Sqrt(1.25/(hi/lo)), 1) * math.Pow(hi/lo, 0.08)
+		lo, hi = lo/f, hi*f
+	} else {
+		c, h := (lo+hi)/2, (hi-lo)/2
+		h = math.Max(h*1.15, 0.09*c)
+		lo, hi = math.Max(c-h, 0), c+h
+	}
+	// The band's edges y = x(1±band) are straight lines on both scales;
+	// sample them at the range's ends.
+	edge := func(x, k float64) plotter.XY { return plotter.XY{X: tr(x), Y: tr(x * k)} }
+	poly0 := plotter.XYs{edge(lo, 1-band), edge(hi, 1-band), edge(hi, 1+band), edge(lo, 1+band)}
+	lo, hi = tr(lo), tr(hi)
+	p := plot.New()
+	p.Add(plotter.NewGrid())
+	// The band, clipped to the data area (plots do not clip).
+	poly := clipPolygon(poly0, lo, hi, lo, hi)
+	fig := &Figure{}
+	if len(poly) >= 3 {
+		pg, err := plotter.NewPolygon(poly)
+		if err != nil {
+			return nil, err
+		}
+		pg.Color = color.RGBA{0xd8, 0xd8, 0xd8, 0xff}
+		pg.LineStyle.Width = 0
+		p.Add(pg)
+		fig.Legend = append(fig.Legend, LegendEntry{fmt.Sprintf("±%g%% of measured", 100*band), swatch{pg.Color}})
+	}
+	diag, err := plotter.NewLine(plotter.XYs{{X: lo, Y: lo}, {X: hi, Y: hi}})
+	if err != nil {
+		return nil, err
+	}
+	diag.Color, diag.Width = black, vg.Points(1)
+	p.Add(diag)
+	fig.Legend = append([]LegendEntry{{"predicted = measured", diag}}, fig.Legend...)
+	if len(ebs.XYs) > 0 {
+		eb, err := plotter.NewXErrorBars(ebs)
+		if err != nil {
+			return nil, err
+		}
+		eb.Color, eb.Width = blue, vg.Points(1.2)
+		eb.CapWidth = vg.Points(6)
+		p.Add(eb)
+	}
+	sc, err := plotter.NewScatter(xys)
+	if err != nil {
+		return nil, err
+	}
+	sc.GlyphStyle = draw.GlyphStyle{Color: blue, Radius: vg.Points(3.5), Shape: draw.CircleGlyph{}}
+	p.Add(sc)
+	p.Add(&pointLabels{xys: xys, labels: labels, hbars: bars, style: labelText{size: 9, background: true}})
+	fig.Legend = append(fig.Legend, LegendEntry{"measured median ± 1σ vs predicted", sc})
+	p.X.Label.Text = fmt.Sprintf("measured prompt throughput (%s)", unit)
+	p.Y.Label.Text = fmt.Sprintf("predicted prompt throughput (%s)", unit)
+	p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = lo, hi, lo, hi
+	if d.LogAxes {
+		p.X.Tick.Marker, p.Y.Tick.Marker = log10Ticks{}, log10Ticks{}
+		p.X.Label.Text += ", log scale"
+		p.Y.Label.Text += ", log scale"
+	}
+	var what []string
+	if d.Workload != "" {
+		what = append(what, d.Workload)
+	}
+	if d.SoC != "" {
+		what = append(what, "on "+d.SoC)
+	}
+	title := "Parity"
+	if len(what) > 0 {
+		title += ": " + strings.Join(what, " ")
+	}
+	fig.Title = fmt.Sprintf("%s — N = %d, MAPE %.2f%%", title, len(d.Points), MAPE(d.Points))
+	fig.Panels = []*plot.Plot{p}
+	return fig, nil
+}

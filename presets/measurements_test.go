@@ -1,0 +1,36 @@
+package presets
+
+import (
+	"bytes"
+	"testing"
+
+	"github.com/blsim/blsim/calibrate/measure"
+)
+
+func TestSeedMeasurements(t *testing.T) {
+	ms, errs := measure.Read(bytes.NewReader(SeedMeasurements()), "seed-rk3588.jsonl")
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	if len(ms) != 2 {
+		t.Fatalf("%d measurements, want 2", len(ms))
+	}
+	want := map[string]float64{"native poll=50": 26.26, "token f=0.12 poll=50": 26.24}
+	for _, m := range ms {
+		if m.Kind != measure.Reported || m.SoC != "rk3588" || m.Workload != "qwen3.5-35b-a3b" || m.Unit != "t/s" || !m.OK() {
+			t.Errorf("%s: %+v", m.ID, m)
+		}
+		if m.Knobs["source"] != "Exp-2026-08-17" {
+			t.Errorf("%s: source %q", m.ID, m.Knobs["source"])
+		}
+		if v, ok := want[m.Label()]; !ok || v != m.Median {
+			t.Errorf("%s: %s = %g", m.ID, m.Label(), m.Median)
+		}
+		if _, err := SoC(m.SoC); err != nil {
+			t.Error(err)
+		}
+		if _, err := Workload(m.Workload); err != nil {
+			t.Error(err)
+		}
+	}
+}
