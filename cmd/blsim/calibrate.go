@@ -25,18 +25,20 @@ import (
 )
 
 type calibrateOptions struct {
-	Clusters     []string
-	Quick        bool
-	Out          string
-	Measurements string
-	Resume       bool
-	Grid         string
-	NoFit        bool
-	Name         string
-	Workload     string
-	Repeats      int
-	SysRoot      string
-	MicroBudget  time.Duration
+	Clusters []string
+	Quick    bool
+	Out      string
+	// Bench holds --bench and its grid flags, and the --measurements and
+	// --resume flags both modes share.
+	Bench       benchGridOptions
+	Grid        string
+	Prior       string
+	NoFit       bool
+	Name        string
+	Workload    string
+	Repeats     int
+	SysRoot     string
+	MicroBudget time.Duration
 }
 
 func newCalibrateCmd(stdout, stderr io.Writer) *cobra.Command {
@@ -64,12 +66,12 @@ performance and stop everything else first.`,
 	f.StringArrayVar(&o.Clusters, "cluster", nil, "a cluster as NAME=CPUS (e.g. big=4-7); repeat for each; the first is the main engine")
 	f.BoolVar(&o.Quick, "quick", false, "short budgets and a small grid (under a minute)")
 	f.StringVarP(&o.Out, "output", "o", "profile.yaml", "where to write the fitted profile")
-	f.StringVar(&o.Measurements, "measurements", "runs.jsonl", "measurements file (JSONL), appended to")
-	f.BoolVar(&o.Resume, "resume", false, "continue an existing measurements file, skipping what it has")
-	f.StringVar(&o.Grid, "grid", "fit", "dispatcher plans: fit, or heldout (other fractions, for blsim validate)")
+	addBenchGridFlags(f, &o.Bench)
+	f.StringVar(&o.Grid, "plans", "fit", "built-in dispatcher plans: fit, or heldout (other fractions, for blsim validate)")
+	f.StringVar(&o.Prior, "soc", "", "with --bench: the prior profile to fit (a preset name or a YAML file)")
 	f.BoolVar(&o.NoFit, "no-fit", false, "only record dispatcher runs (no microbenchmarks, no fit)")
 	f.StringVar(&o.Name, "name", "", "name of the fitted profile (default: host name)")
-	f.StringVar(&o.Workload, "workload", "", "dispatcher workload (default: synthetic-moe sized to twice the last-level cache)")
+	f.StringVar(&o.Workload, "workload", "", "the model the runs execute: with --bench, what the benchmark command runs (required);\nelse the built-in dispatcher's (default: synthetic-moe sized to twice the last-level cache)")
 	f.IntVar(&o.Repeats, "repeats", 0, "timed repeats per dispatcher run (default 3, 2 with --quick)")
 	f.StringVar(&o.SysRoot, "sysfs-root", "/", "root of the sysfs and procfs trees to read the topology from")
 	_ = f.MarkHidden("sysfs-root")
@@ -124,11 +126,14 @@ func hostInfo(root string) *measure.Host {
 }
 
 func calibrateRun(ctx context.Context, o *calibrateOptions, stdout, stderr io.Writer) error {
+	if o.Bench.Bench != "" || o.Bench.Grid != "" {
+		return calibrateBench(ctx, o, stdout, stderr)
+	}
 	if runtime.GOOS != "linux" {
 		return fmt.Errorf("calibrate: measuring needs Linux (this is %s); predict, fit and validate work here", runtime.GOOS)
 	}
 	if o.Grid != "fit" && o.Grid != "heldout" {
-		return fmt.Errorf("--grid: %q is not fit or heldout", o.Grid)
+		return fmt.Errorf("--plans: %q is not fit or heldout", o.Grid)
 	}
 	if o.Repeats < 0 {
 		return fmt.Errorf("--repeats: %d is negative", o.Repeats)
@@ -162,16 +167,16 @@ func calibrateRun(ctx context.Context, o *calibrateOptions, stdout, stderr io.Wr
 	if err != nil {
 		return err
 	}
-	if !o.Resume {
-		if st, err := os.Stat(o.Measurements); err == nil && st.Size() > 0 {
-			return fmt.Errorf("--measurements: %s already has measurements; use --resume to continue it, or name another file", o.Measurements)
+	if !o.Bench.Resume {
+		if st, err := os.Stat(o.Bench.Measurements); err == nil && st.Size() > 0 {
+			return fmt.Errorf("--measurements: %s already has measurements; use --resume to continue it, or name another file", o.Bench.Measurements)
 		}
 	}
-	done, err := measure.Done(o.Measurements)
+	done, err := measure.Done(o.Bench.Measurements)
 	if err != nil {
 		return err
 	}
-	w, err := measure.Create(o.Measurements)
+	w, err := measure.Create(o.Bench.Measurements)
 	if err != nil {
 		return err
 	}
@@ -190,21 +195,21 @@ func calibrateRun(ctx context.Context, o *calibrateOptions, stdout, stderr io.Wr
 		names[i] = c.Name + "=" + topology.FormatCPUList(c.CPUs)
 	}
 	fmt.Fprintf(stderr, "blsim calibrate: %s; %d steps (%d already measured); workload %s (%d layers); writing %s\n",
-		strings.Join(names, " "), len(steps), countDone(steps, done), s.Workload.Name, s.Workload.Model.Layers, o.Measurements)
+		strings.Join(names, " "), len(steps), countDone(steps, done), s.Workload.Name, s.Workload.Model.Layers, o.Bench.Measurements)
 	progress := newProgress(stderr, len(steps))
 	_, err = calibrate.Measure(ctx, steps, done, w, host, progress)
 	progress(0, 0, calibrate.Step{}, nil)
 	if errors.Is(err, context.Canceled) {
-		return fmt.Errorf("interrupted: every finished measurement is in %s; run again with --resume", o.Measurements)
+		return fmt.Errorf("interrupted: every finished measurement is in %s; run again with --resume", o.Bench.Measurements)
 	}
 	if err != nil {
 		return err
 	}
 	if o.NoFit {
-		fmt.Fprintf(stdout, "recorded %s (no fit)\n", o.Measurements)
+		fmt.Fprintf(stdout, "recorded %s (no fit)\n", o.Bench.Measurements)
 		return nil
 	}
-	ms, errs := measure.ReadFile(o.Measurements)
+	ms, errs := measure.ReadFile(o.Bench.Measurements)
 	for _, e := range errs {
 		fmt.Fprintf(stderr, "blsim: warning: skipped %v\n", e)
 	}
@@ -215,7 +220,7 @@ func calibrateRun(ctx context.Context, o *calibrateOptions, stdout, stderr io.Wr
 			name = "this-machine"
 		}
 	}
-	prior := calibrate.Prior(name, s.Engines, ms)
+	prior := calibrate.Prior(name, s.Engines, ms, s.Workload)
 	r, err := fit.Fit(prior, ms, fit.Options{})
 	if err != nil {
 		return err
@@ -278,4 +283,50 @@ func newProgress(w io.Writer, total int) calibrate.Progress {
 		bar.Describe(st.Label)
 		_ = bar.Set(done)
 	}
+}
+
+// calibrateBench drives the user's benchmark command over its knob grid
+// and, unless --no-fit, fits the prior profile to what it measured.
+func calibrateBench(ctx context.Context, o *calibrateOptions, stdout, stderr io.Writer) error {
+	if o.Workload == "" {
+		return fmt.Errorf("--workload: say which model the benchmark runs (a preset name or a workload YAML file)")
+	}
+	if !o.NoFit && o.Prior == "" {
+		return fmt.Errorf("--soc: a prior profile to fit is required with --bench (or pass --no-fit)")
+	}
+	w, err := presets.LoadWorkload(o.Workload)
+	if err != nil {
+		return fmt.Errorf("--workload: %w", err)
+	}
+	var prior *model.SoC
+	if !o.NoFit {
+		if prior, err = presets.LoadSoC(o.Prior); err != nil {
+			return fmt.Errorf("--soc: %w", err)
+		}
+	}
+	wyaml, err := model.MarshalWorkload(w)
+	if err != nil {
+		return err
+	}
+	path, err := runBenchGrid(ctx, &o.Bench, w.Name, string(wyaml), stdout, stderr)
+	if err != nil {
+		return err
+	}
+	if o.NoFit {
+		fmt.Fprintf(stdout, "recorded %s (no fit)\n", path)
+		return nil
+	}
+	ms, err := readMeasurements(path, stderr)
+	if err != nil {
+		return err
+	}
+	r, err := fit.Fit(prior, ms, fit.Options{})
+	if err != nil {
+		return err
+	}
+	stampProvenance(r, ms, "blsim calibrate --bench from prior "+o.Prior)
+	if err := writeProfile(o.Out, r.SoC); err != nil {
+		return err
+	}
+	return writeFitText(stdout, r, o.Out)
 }

@@ -72,7 +72,9 @@ func TestCalibrateBadInput(t *testing.T) {
 		{"cpu that does not exist", []string{"calibrate", "--cluster", "big=9999", "--cluster", "little=0"}, "9999"},
 		{"bad cluster syntax", []string{"calibrate", "--cluster", "big:1"}, "big:1"},
 		{"one cluster", []string{"calibrate", "--cluster", "big=0"}, "two"},
-		{"bad grid", []string{"calibrate", "--grid", "all"}, "--grid"},
+		{"bad plans", []string{"calibrate", "--plans", "all"}, "--plans"},
+		{"bench without workload", []string{"calibrate", "--bench", "true"}, "--workload"},
+		{"bench without prior", []string{"calibrate", "--bench", "true", "--workload", "qwen3.5-35b-a3b"}, "--soc"},
 		{"unwritable measurements", []string{"calibrate", "--cluster", "big=1", "--cluster", "little=0", "--measurements", filepath.Join(dir, "no", "r.jsonl")}, "r.jsonl"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -1,0 +1,305 @@
+package runner
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/blsim/blsim/calibrate/llamabench"
+	"github.com/blsim/blsim/calibrate/measure"
+	"go.yaml.in/yaml/v3"
+)
+
+// Names is a list of knob names, tried in order: the first one a point sets
+// wins. Env names are variables (ORK_BL_POLL); arg names start with '-'
+// (--poll). In YAML it is one name or a list.
+type Names []string
+
+// UnmarshalYAML reads one name or a list of names.
+func (ns *Names) UnmarshalYAML(n *yaml.Node) error {
+	switch n.Kind {
+	case yaml.ScalarNode:
+		if n.Tag == "!!null" {
+			*ns = nil
+			return nil
+		}
+		*ns = Names{n.Value}
+	case yaml.SequenceNode:
+		var out Names
+		for _, item := range n.Content {
+			if item.Kind != yaml.ScalarNode {
+				return fmt.Errorf("line %d: knob names must be strings", item.Line)
+			}
+			out = append(out, item.Value)
+		}
+		*ns = out
+	default:
+		return fmt.Errorf("line %d: want a knob name or a list of names", n.Line)
+	}
+	for _, name := range *ns {
+		if name == "" {
+			return fmt.Errorf("line %d: empty knob name", n.Line)
+		}
+	}
+	return nil
+}
+
+// Engines names the two engines of a split plan, as the SoC profile calls
+// them.
+type Engines struct {
+	Big    string `yaml:"big"`
+	Little string `yaml:"little"`
+}
+
+// Mapping says what a fork's knobs mean to blsim's model, so that a run's
+// knobs can be turned into the dispatch plan it ran.
+//
+// In YAML (unknown keys are errors):
+//
+//	enable: ORK_MOE_BIGLITTLE          # the split is on when this knob is set...
+//	enable_values: ["1", "true", "on", "yes"]   # ...to one of these (any case)
+//	little_frac: ORK_BL_LITTLE_FRAC    # the little engine's share, 0..1
+//	poll: [ORK_BL_POLL, --poll]        # first one set wins
+//	split: ORK_BL_SPLIT                # token or expert...
+//	split_values: {token: token, expert: expert}   # ...or the fork's words for them
+//	little_threads: ORK_BL_LITTLE_THREADS
+//	big_threads: [ORK_BL_BIG_THREADS, -t, --threads]
+//	defaults: {ORK_BL_LITTLE_THREADS: "4"}  # the fork's defaults for knobs a run leaves unset
+//	engines: {big: big, little: little}
+//
+// A file replaces the whole mapping: a field it leaves out names no knob,
+// except enable_values, split_values and engines, which then take
+// DefaultMapping's. Without an enable knob the split is on whenever the
+// little fraction is above 0.
+type Mapping struct {
+	Enable        Names             `yaml:"enable"`
+	EnableValues  []string          `yaml:"enable_values"`
+	LittleFrac    Names             `yaml:"little_frac"`
+	Poll          Names             `yaml:"poll"`
+	Split         Names             `yaml:"split"`
+	SplitValues   map[string]string `yaml:"split_values"`
+	LittleThreads Names             `yaml:"little_threads"`
+	BigThreads    Names             `yaml:"big_threads"`
+	Defaults      map[string]string `yaml:"defaults"`
+	Engines       Engines           `yaml:"engines"`
+}
+
+// DefaultMapping returns the knobs of the seed experiment's llama.cpp fork:
+// ORK_MOE_BIGLITTLE=1 turns the split on, ORK_BL_LITTLE_FRAC is the little
+// share, ORK_BL_SPLIT token or expert (token when unset), ORK_BL_POLL (or
+// llama-bench's --poll) the poll level, ORK_BL_BIG_THREADS (or llama-bench's
+// -t/--threads) and ORK_BL_LITTLE_THREADS (4 when unset, the RK3588's four
+// Cortex-A55) the thread counts. Engines are "big" and "little".
+func DefaultMapping() Mapping {
+	return Mapping{
+		Enable:        Names{"ORK_MOE_BIGLITTLE"},
+		EnableValues:  []string{"1", "true", "on", "yes"},
+		LittleFrac:    Names{"ORK_BL_LITTLE_FRAC"},
+		Poll:          Names{"ORK_BL_POLL", "--poll"},
+		Split:         Names{"ORK_BL_SPLIT"},
+		SplitValues:   map[string]string{"token": "token", "tokens": "token", "expert": "expert", "experts": "expert"},
+		LittleThreads: Names{"ORK_BL_LITTLE_THREADS"},
+		BigThreads:    Names{"ORK_BL_BIG_THREADS", "-t", "--threads"},
+		Defaults:      map[string]string{"ORK_BL_SPLIT": "token", "ORK_BL_LITTLE_THREADS": "4"},
+		Engines:       Engines{Big: "big", Little: "little"},
+	}
+}
+
+// ParseMapping reads a mapping from YAML; name is used in errors.
+func ParseMapping(data []byte, name string) (Mapping, error) {
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	var m Mapping
+	if err := dec.Decode(&m); err != nil {
+		if errors.Is(err, io.EOF) {
+			return Mapping{}, fmt.Errorf("knobs %s: empty file", name)
+		}
+		return Mapping{}, fmt.Errorf("knobs %s: %v", name, err)
+	}
+	def := DefaultMapping()
+	if m.EnableValues == nil {
+		m.EnableValues = def.EnableValues
+	}
+	if m.SplitValues == nil {
+		m.SplitValues = def.SplitValues
+	}
+	if m.Engines.Big == "" {
+		m.Engines.Big = def.Engines.Big
+	}
+	if m.Engines.Little == "" {
+		m.Engines.Little = def.Engines.Little
+	}
+	if err := m.Validate(); err != nil {
+		return Mapping{}, fmt.Errorf("knobs %s: %v", name, err)
+	}
+	return m, nil
+}
+
+// LoadMapping reads the mapping file at path.
+func LoadMapping(path string) (Mapping, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return Mapping{}, fmt.Errorf("knobs: %w", err)
+	}
+	return ParseMapping(data, path)
+}
+
+// Validate checks the mapping: two distinct engines, split values that
+// name token or expert, and enable values when there is an enable knob.
+func (m Mapping) Validate() error {
+	if m.Engines.Big == "" || m.Engines.Little == "" || m.Engines.Big == m.Engines.Little {
+		return fmt.Errorf("engines %q and %q must be two different names", m.Engines.Big, m.Engines.Little)
+	}
+	for k, v := range m.SplitValues {
+		if v != "token" && v != "expert" {
+			return fmt.Errorf("split_values: %q means %q, want token or expert", k, v)
+		}
+	}
+	if len(m.Enable) > 0 && len(m.EnableValues) == 0 {
+		return errors.New("enable names a knob but enable_values is empty")
+	}
+	for k := range m.Defaults {
+		if k == "" {
+			return errors.New("defaults: empty knob name")
+		}
+	}
+	return nil
+}
+
+// isZero reports whether m is the zero Mapping.
+func (m Mapping) isZero() bool {
+	return len(m.Enable) == 0 && m.EnableValues == nil && len(m.LittleFrac) == 0 && len(m.Poll) == 0 &&
+		len(m.Split) == 0 && m.SplitValues == nil && len(m.LittleThreads) == 0 && len(m.BigThreads) == 0 &&
+		m.Defaults == nil && m.Engines == Engines{}
+}
+
+// EnvNames returns the names of the mapping that are environment variables
+// (not flags), without repeats.
+func (m Mapping) EnvNames() []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, ns := range []Names{m.Enable, m.LittleFrac, m.Poll, m.Split, m.LittleThreads, m.BigThreads} {
+		for _, n := range ns {
+			if !strings.HasPrefix(n, "-") && !seen[n] {
+				seen[n] = true
+				out = append(out, n)
+			}
+		}
+	}
+	return out
+}
+
+// lookup returns the value of the first of names that knobs sets, else
+// the first that Defaults sets.
+func (m Mapping) lookup(knobs map[string]string, names Names) (name, value string, ok bool) {
+	for _, n := range names {
+		if v, ok := knobs[n]; ok {
+			return n, v, true
+		}
+	}
+	for _, n := range names {
+		if v, ok := m.Defaults[n]; ok {
+			return n, v, true
+		}
+	}
+	return "", "", false
+}
+
+// Plan returns the dispatch plan a run of point ran, given the record it
+// printed (for what the knobs leave unset: llama-bench's n_threads and
+// poll). The plan is native on the big engine when the enable knob is not
+// on or the little fraction is 0; otherwise a token or expert split with
+// fractions [1-f, f] and the big and little thread counts. Poll comes from
+// the poll knob, else the record's poll field, else ggml's default 50.
+func (m Mapping) Plan(p Point, rec llamabench.Record) (measure.Plan, error) {
+	enabled := true
+	if len(m.Enable) > 0 {
+		enabled = false
+		if _, v, ok := m.lookup(p.Knobs, m.Enable); ok {
+			for _, on := range m.EnableValues {
+				if strings.EqualFold(strings.TrimSpace(v), on) {
+					enabled = true
+				}
+			}
+		}
+	}
+	frac := 0.0
+	if enabled {
+		name, v, ok := m.lookup(p.Knobs, m.LittleFrac)
+		if !ok {
+			if len(m.LittleFrac) == 0 {
+				return measure.Plan{}, errors.New("plan: the split is on but the mapping names no little_frac knob")
+			}
+			return measure.Plan{}, fmt.Errorf("plan: the split is on but %s is not set", m.LittleFrac[0])
+		}
+		f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+		if err != nil || math.IsNaN(f) || f < 0 || f > 1 {
+			return measure.Plan{}, fmt.Errorf("plan: %s=%q is not a fraction in [0,1]", name, v)
+		}
+		frac = f
+	}
+
+	poll := 50
+	if name, v, ok := m.lookup(p.Knobs, m.Poll); ok {
+		n, err := strconv.Atoi(strings.TrimSpace(v))
+		if err != nil || n < 0 || n > 100 {
+			return measure.Plan{}, fmt.Errorf("plan: %s=%q is not a poll level 0..100", name, v)
+		}
+		poll = n
+	} else if _, ok := rec.Fields["poll"]; ok {
+		poll = rec.Poll
+	}
+
+	big, err := m.threads(p, m.BigThreads, rec.NThreads)
+	if err != nil {
+		return measure.Plan{}, err
+	}
+	if frac == 0 {
+		return measure.Plan{Mode: "native", Engines: []string{m.Engines.Big}, Fracs: []float64{1},
+			Threads: []int{big}, Poll: poll}, nil
+	}
+	little, err := m.threads(p, m.LittleThreads, 0)
+	if err != nil {
+		return measure.Plan{}, err
+	}
+	mode := "token"
+	if name, v, ok := m.lookup(p.Knobs, m.Split); ok {
+		md, ok := m.SplitValues[strings.ToLower(strings.TrimSpace(v))]
+		if !ok {
+			return measure.Plan{}, fmt.Errorf("plan: %s=%q is not a split mode the mapping knows", name, v)
+		}
+		mode = md
+	}
+	return measure.Plan{Mode: mode, Engines: []string{m.Engines.Big, m.Engines.Little},
+		Fracs: []float64{roundFrac(1 - frac), frac}, Threads: []int{big, little}, Poll: poll}, nil
+}
+
+// threads reads a thread count from the first of names set, else
+// fallback (a record's n_threads) when positive.
+func (m Mapping) threads(p Point, names Names, fallback int) (int, error) {
+	if name, v, ok := m.lookup(p.Knobs, names); ok {
+		// llama-bench takes lists ("-t 4,8") but a grid point is one run:
+		// only a single count is meaningful here.
+		n, err := strconv.Atoi(strings.TrimSpace(v))
+		if err != nil || n < 1 {
+			return 0, fmt.Errorf("plan: %s=%q is not a thread count", name, v)
+		}
+		return n, nil
+	}
+	if fallback > 0 {
+		return fallback, nil
+	}
+	if len(names) == 0 {
+		return 0, errors.New("plan: thread count unknown: the mapping names no knob and the output has no n_threads")
+	}
+	return 0, fmt.Errorf("plan: thread count unknown: %s is not set and the output has no n_threads", strings.Join(names, " or "))
+}
+
+// roundFrac removes the float noise of 1-f (1-0.3 is 0.7, not
+// 0.7000000000000001) by rounding to 12 decimals.
+func roundFrac(f float64) float64 { return math.Round(f*1e12) / 1e12 }

@@ -1,0 +1,458 @@
+package runner
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/blsim/blsim/calibrate/llamabench"
+	"github.com/blsim/blsim/calibrate/measure"
+)
+
+// Defaults of Config.
+const (
+	// DefaultTimeout bounds one run: model load plus llama-bench's
+	// repetitions of a 512-token prompt on a slow board fit well within.
+	DefaultTimeout = 30 * time.Minute
+	// DefaultOutputLimit is how much of a run's stdout and of its stderr a
+	// measurement keeps (the head and the tail).
+	DefaultOutputLimit = 4096
+	// maxParsed is the most stdout read for records; more is dropped.
+	maxParsed = 64 << 20
+	// waitDelay is how long Wait waits for the output pipes after the
+	// command exited or was killed.
+	waitDelay = 2 * time.Second
+)
+
+// Config is what Run runs.
+type Config struct {
+	// Grid is the command and its knobs; it must pass Grid.Validate.
+	Grid Grid
+	// Mapping turns knobs into plans; the zero Mapping means
+	// DefaultMapping.
+	Mapping Mapping
+	// Timeout bounds each run, warm-ups included; 0 means DefaultTimeout.
+	// A run past it is killed, with its whole process group.
+	Timeout time.Duration
+	// Warmup is the number of unrecorded runs made before each point's
+	// measured run (a failed warm-up ends the warm-ups early).
+	Warmup int
+	// Retries is how many more times a failed run is tried; the last
+	// attempt is recorded. A command that cannot be started is not retried.
+	Retries int
+	// Done holds the IDs already measured (measure.Done, for --resume):
+	// their points are skipped.
+	Done map[string]bool
+	// Workload names the model the command runs (a preset name or the
+	// workload's own name); WorkloadYAML holds the workload when it is a
+	// file, not a preset.
+	Workload     string
+	WorkloadYAML string
+	// Format is the llama-bench output format; Auto (the zero value)
+	// detects it.
+	Format llamabench.Format
+	// Host is recorded in every measurement when not nil.
+	Host *measure.Host
+	// Dir is the command's working directory; "" is the current one.
+	Dir string
+	// OutputLimit is how many bytes of stdout and of stderr a measurement
+	// keeps; 0 means DefaultOutputLimit.
+	OutputLimit int
+}
+
+// Summary counts what Run did.
+type Summary struct {
+	Points       int // points in the grid
+	Skipped      int // already done (Config.Done)
+	Runs         int // points run and recorded
+	OK           int // of which succeeded
+	Failed       int // of which failed: exit status, no output, garbage, not found, plan
+	TimedOut     int // of which timed out
+	Measurements int // lines written (a run printing several pp tests writes several)
+}
+
+// Status values of a measurement.
+const (
+	statusOK      = "ok"
+	statusFailed  = "failed"
+	statusTimeout = "timeout"
+)
+
+// Run runs every point of cfg.Grid not in cfg.Done, in the order of
+// Grid.Points, and writes one measurement per prompt-processing test the
+// command printed (one "failed" or "timeout" measurement when the run
+// failed) to w, as soon as the run ends. progress, when not nil, is called
+// after each run with the number of runs done and to do (skipped points not
+// counted) and the run's last measurement.
+//
+// A failing run does not stop the grid. Run returns early only when ctx is
+// done, with ctx.Err() (the running command is killed and not recorded,
+// every finished run is on disk), or when w cannot write, with that error.
+//
+// The command is executed directly, never through a shell, with the
+// point's arguments appended and its environment on top of this process's.
+// Measurement IDs are the point's ID, with "#i" appended when the command
+// printed several prompt-processing tests.
+func Run(ctx context.Context, cfg Config, w *measure.Writer, progress func(done, total int, last *measure.Measurement)) (Summary, error) {
+	var sum Summary
+	if err := cfg.Grid.Validate(); err != nil {
+		return sum, err
+	}
+	if cfg.Mapping.isZero() {
+		cfg.Mapping = DefaultMapping()
+	}
+	if err := cfg.Mapping.Validate(); err != nil {
+		return sum, fmt.Errorf("knobs: %v", err)
+	}
+	if cfg.Timeout <= 0 {
+		cfg.Timeout = DefaultTimeout
+	}
+	if cfg.OutputLimit <= 0 {
+		cfg.OutputLimit = DefaultOutputLimit
+	}
+	if cfg.Warmup < 0 || cfg.Retries < 0 {
+		return sum, errors.New("runner: warmup and retries must not be negative")
+	}
+	// The plan must describe what ran: a mapped variable the grid leaves
+	// alone but this process exports reaches the command, so it counts.
+	inherited := map[string]string{}
+	for _, name := range cfg.Mapping.EnvNames() {
+		if v, ok := os.LookupEnv(name); ok {
+			inherited[name] = v
+		}
+	}
+	r := &runner{cfg: cfg, environ: os.Environ(), inherited: inherited}
+
+	points := cfg.Grid.Points()
+	sum.Points = len(points)
+	var todo []Point
+	for _, p := range points {
+		if cfg.Done[p.ID] || cfg.Done[p.ID+"#0"] {
+			sum.Skipped++
+			continue
+		}
+		todo = append(todo, p)
+	}
+	for i, p := range todo {
+		if err := ctx.Err(); err != nil {
+			return sum, err
+		}
+		ms, err := r.point(ctx, p)
+		if err != nil {
+			return sum, err
+		}
+		for _, m := range ms {
+			if err := w.Write(m); err != nil {
+				return sum, err
+			}
+			sum.Measurements++
+		}
+		sum.Runs++
+		switch ms[0].Status {
+		case statusOK:
+			sum.OK++
+		case statusTimeout:
+			sum.TimedOut++
+		default:
+			sum.Failed++
+		}
+		if progress != nil {
+			progress(i+1, len(todo), &ms[len(ms)-1])
+		}
+	}
+	return sum, nil
+}
+
+type runner struct {
+	cfg       Config
+	environ   []string
+	inherited map[string]string
+}
+
+// result is one execution of the command.
+type result struct {
+	start    time.Time
+	stdout   []byte
+	stdoutN  int64 // bytes the command wrote to stdout
+	stderr   *headTail
+	exitCode int
+	startErr error // the command could not be started
+	waitErr  error // exit status, signal, ErrWaitDelay
+	timedOut bool
+}
+
+func (res *result) ok() bool { return res.startErr == nil && res.waitErr == nil && !res.timedOut }
+
+// point makes the warm-ups and the measured run (with retries) of p and
+// returns its measurements; an error only when ctx is done.
+func (r *runner) point(ctx context.Context, p Point) ([]measure.Measurement, error) {
+	for range r.cfg.Warmup {
+		res, err := r.exec(ctx, p)
+		if err != nil {
+			return nil, err
+		}
+		if !res.ok() {
+			break
+		}
+	}
+	var ms []measure.Measurement
+	attempts := 0
+	for attempts <= r.cfg.Retries {
+		res, err := r.exec(ctx, p)
+		if err != nil {
+			return nil, err
+		}
+		attempts++
+		var retry bool
+		ms, retry = r.measurements(p, res)
+		if !retry {
+			break
+		}
+	}
+	if attempts > 1 && ms[0].Status != statusOK {
+		ms[0].Error += fmt.Sprintf(" (%d attempts)", attempts)
+	}
+	return ms, nil
+}
+
+// exec runs the command once for p. It returns an error only when ctx was
+// done before the command finished.
+func (r *runner) exec(ctx context.Context, p Point) (*result, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	runCtx, cancel := context.WithTimeout(ctx, r.cfg.Timeout)
+	defer cancel()
+	words := r.cfg.Grid.Command
+	args := append(append([]string(nil), words[1:]...), p.Args...)
+	cmd := exec.CommandContext(runCtx, words[0], args...)
+	cmd.Env = append(append([]string(nil), r.environ...), p.Environ()...)
+	cmd.Dir = r.cfg.Dir
+	out := &capBuffer{limit: maxParsed}
+	res := &result{start: time.Now(), stderr: newHeadTail(r.cfg.OutputLimit)}
+	cmd.Stdout, cmd.Stderr = out, res.stderr
+	setProcessGroup(cmd)
+	cmd.WaitDelay = waitDelay
+
+	if err := cmd.Start(); err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		res.startErr = err
+		return res, nil
+	}
+	err := cmd.Wait()
+	res.stdout, res.stdoutN = out.buf, out.total
+	if cmd.ProcessState != nil {
+		res.exitCode = cmd.ProcessState.ExitCode()
+	}
+	if errors.Is(err, exec.ErrWaitDelay) {
+		// The command exited but something it started kept the output
+		// open: the exit status stands, the stragglers go.
+		killGroup(cmd)
+		if cmd.ProcessState != nil && cmd.ProcessState.Success() {
+			err = nil
+		}
+	}
+	switch {
+	case err != nil && ctx.Err() != nil:
+		return nil, ctx.Err() // killed because the grid was stopped
+	case err != nil && errors.Is(runCtx.Err(), context.DeadlineExceeded):
+		res.timedOut = true
+	}
+	res.waitErr = err
+	return res, nil
+}
+
+// measurements turns one execution into measurements: one per
+// prompt-processing record, or one recording the failure. retry says
+// whether another attempt might do better: not when the run succeeded, the
+// command cannot be started, or its knobs make no plan.
+func (r *runner) measurements(p Point, res *result) (ms []measure.Measurement, retry bool) {
+	eff := p
+	if len(r.inherited) > 0 {
+		eff.Knobs = make(map[string]string, len(p.Knobs)+len(r.inherited))
+		for k, v := range r.inherited {
+			if _, set := p.Env[k]; !set {
+				eff.Knobs[k] = v
+			}
+		}
+		for k, v := range p.Knobs {
+			eff.Knobs[k] = v
+		}
+	}
+	base := measure.Measurement{
+		Kind:         measure.LlamaBench,
+		ID:           p.ID,
+		Workload:     r.cfg.Workload,
+		WorkloadYAML: r.cfg.WorkloadYAML,
+		Knobs:        eff.Knobs,
+		Unit:         "t/s",
+		Host:         r.cfg.Host,
+		Time:         res.start.UTC().Format(time.RFC3339),
+		Stdout:       clip(res.stdout, res.stdoutN, r.cfg.OutputLimit),
+		Stderr:       res.stderr.String(),
+		ExitCode:     res.exitCode,
+	}
+	fail := func(status, msg string) ([]measure.Measurement, bool) {
+		m := base
+		m.Status, m.Error = status, msg
+		if plan, err := r.cfg.Mapping.Plan(eff, llamabench.Record{}); err == nil {
+			m.Plan = &plan
+		}
+		return []measure.Measurement{m}, res.startErr == nil
+	}
+	switch {
+	case res.startErr != nil:
+		return fail(statusFailed, "cannot start the command: "+res.startErr.Error())
+	case res.timedOut:
+		return fail(statusTimeout, fmt.Sprintf("timed out after %v; killed", r.cfg.Timeout))
+	case res.waitErr != nil:
+		msg := res.waitErr.Error()
+		if line := res.stderr.lastLine(); line != "" {
+			msg += ": " + line
+		}
+		return fail(statusFailed, msg)
+	}
+
+	recs, errs := llamabench.Parse(bytes.NewReader(res.stdout), "stdout", r.cfg.Format)
+	var pp []llamabench.Record
+	for _, rec := range recs {
+		if rec.NPrompt > 0 && rec.NGen == 0 {
+			pp = append(pp, rec)
+		}
+	}
+	switch {
+	case len(bytes.TrimSpace(res.stdout)) == 0:
+		return fail(statusFailed, "no output on stdout")
+	case len(recs) == 0:
+		msg := "no llama-bench record in the output"
+		if len(errs) > 0 {
+			msg += ": " + errs[0].Error()
+		}
+		return fail(statusFailed, msg)
+	case len(pp) == 0:
+		return fail(statusFailed, fmt.Sprintf("no prompt-processing test in the output: %d records, none with n_prompt > 0 and n_gen = 0", len(recs)))
+	}
+	out := make([]measure.Measurement, 0, len(pp))
+	for i, rec := range pp {
+		m := base
+		if len(pp) > 1 {
+			m.ID = fmt.Sprintf("%s#%d", p.ID, i)
+		}
+		m.Samples = rec.SamplesTS
+		if len(m.Samples) == 0 {
+			m.Samples = []float64{rec.AvgTS}
+		}
+		m.Summarize()
+		if len(m.Samples) < 2 && rec.AvgTS > 0 {
+			m.CV = rec.StddevTS / rec.AvgTS
+		}
+		m.Status = statusOK
+		plan, err := r.cfg.Mapping.Plan(eff, rec)
+		if err != nil {
+			m.Status, m.Error = statusFailed, err.Error()
+		} else {
+			m.Plan = &plan
+		}
+		out = append(out, m)
+	}
+	return out, false
+}
+
+// capBuffer keeps the first limit bytes written and counts the rest.
+type capBuffer struct {
+	buf   []byte
+	limit int
+	total int64
+}
+
+func (b *capBuffer) Write(p []byte) (int, error) {
+	b.total += int64(len(p))
+	if room := b.limit - len(b.buf); room > 0 {
+		b.buf = append(b.buf, p[:min(room, len(p))]...)
+	}
+	return len(p), nil
+}
+
+// headTail keeps the first and the last limit/2 bytes written.
+type headTail struct {
+	head, tail []byte
+	half       int
+	total      int64
+}
+
+func newHeadTail(limit int) *headTail { return &headTail{half: max(limit/2, 1)} }
+
+func (h *headTail) Write(p []byte) (int, error) {
+	h.total += int64(len(p))
+	n := len(p)
+	if room := h.half - len(h.head); room > 0 {
+		k := min(room, len(p))
+		h.head = append(h.head, p[:k]...)
+		p = p[k:]
+	}
+	if len(p) > 0 {
+		h.tail = append(h.tail, p...)
+		if len(h.tail) > 2*h.half {
+			h.tail = append(h.tail[:0], h.tail[len(h.tail)-h.half:]...)
+		}
+	}
+	return n, nil
+}
+
+// String returns what was kept, marking the bytes left out.
+func (h *headTail) String() string {
+	tail := h.tail
+	if len(tail) > h.half {
+		tail = tail[len(tail)-h.half:]
+	}
+	omitted := h.total - int64(len(h.head)) - int64(len(tail))
+	if omitted <= 0 {
+		return strings.ToValidUTF8(string(h.head)+string(tail), "\uFFFD")
+	}
+	return joinClipped(h.head, tail, omitted)
+}
+
+// lastLine returns the last non-blank line kept, shortened.
+func (h *headTail) lastLine() string {
+	s := strings.TrimSpace(h.String())
+	if i := strings.LastIndexByte(s, '\n'); i >= 0 {
+		s = strings.TrimSpace(s[i+1:])
+	}
+	if len(s) > 200 {
+		s = s[:200]
+		for !utf8.ValidString(s) {
+			s = s[:len(s)-1]
+		}
+		s += "..."
+	}
+	return s
+}
+
+// clip keeps the head and tail of out (of which total bytes were written)
+// within limit bytes.
+func clip(out []byte, total int64, limit int) string {
+	if total <= int64(limit) && int64(len(out)) == total {
+		return strings.ToValidUTF8(string(out), "\uFFFD")
+	}
+	half := limit / 2
+	head := out[:min(half, len(out))]
+	var tail []byte
+	if int64(len(out)) == total && len(out) > half {
+		tail = out[max(len(out)-half, half):]
+	}
+	return joinClipped(head, tail, total-int64(len(head))-int64(len(tail)))
+}
+
+func joinClipped(head, tail []byte, omitted int64) string {
+	return strings.ToValidUTF8(string(head), "\uFFFD") +
+		fmt.Sprintf("\n[... %d bytes left out ...]\n", omitted) +
+		strings.ToValidUTF8(string(tail), "\uFFFD")
+}

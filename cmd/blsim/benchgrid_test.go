@@ -1,0 +1,176 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/blsim/blsim/calibrate/measure"
+	"github.com/blsim/blsim/calibrate/runner"
+	"github.com/spf13/pflag"
+)
+
+// fakeBench is a stand-in for llama-bench: one jsonl pp512 record at
+// 20 + 10*ORK_BL_LITTLE_FRAC t/s, or exit 1 when FAIL_AT equals the
+// fraction.
+const fakeBench = `#!/bin/sh
+f="${ORK_BL_LITTLE_FRAC:-0}"
+if [ "$f" = "$FAIL_AT" ]; then echo "ggml: out of memory" >&2; exit 1; fi
+awk -v f="$f" 'BEGIN{a=20+10*f; printf "{\"build_commit\": \"0104b151\", \"n_threads\": 4, \"poll\": 50, \"n_prompt\": 512, \"n_gen\": 0, \"avg_ts\": %f, \"stddev_ts\": 0.1,\"samples_ts\": [ %g, %g ]}\n", a, a-0.1, a+0.1}'
+`
+
+func benchFlags(t *testing.T, args ...string) *benchGridOptions {
+	t.Helper()
+	o := &benchGridOptions{}
+	fs := pflag.NewFlagSet("calibrate", pflag.ContinueOnError)
+	addBenchGridFlags(fs, o)
+	if err := fs.Parse(args); err != nil {
+		t.Fatal(err)
+	}
+	return o
+}
+
+func writeFakeBench(t *testing.T) string {
+	t.Helper()
+	if runtime.GOOS == "windows" {
+		t.Skip("the fake benchmark is a shell script")
+	}
+	path := filepath.Join(t.TempDir(), "llama-bench")
+	if err := os.WriteFile(path, []byte(fakeBench), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func TestBenchGridFlags(t *testing.T) {
+	o := benchFlags(t, "--bench", "llama-bench -m 'my model.gguf'", "--env", "ORK_BL_POLL=0,50", "--env=ORK_BL_LITTLE_FRAC=0.05:0.30:0.05",
+		"--arg", "-t=4", "--arg=--poll=0,50", "--timeout", "90s", "--warmup", "1", "--retries", "2", "--resume", "--measurements", "m.jsonl")
+	if len(o.Env) != 2 || o.Env[0] != "ORK_BL_POLL=0,50" || len(o.Args) != 2 || o.Args[0] != "-t=4" || o.Args[1] != "--poll=0,50" {
+		t.Errorf("env %q args %q: a comma must not split a flag", o.Env, o.Args)
+	}
+	cfg, err := o.config()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := cfg.Grid.Command; len(got) != 3 || got[2] != "my model.gguf" {
+		t.Errorf("command %q", got)
+	}
+	if cfg.Grid.Size() != 24 || cfg.Timeout.Seconds() != 90 || cfg.Warmup != 1 || cfg.Retries != 2 || !o.Resume || o.Measurements != "m.jsonl" {
+		t.Errorf("config %+v", cfg)
+	}
+	if cfg.Mapping.LittleFrac[0] != "ORK_BL_LITTLE_FRAC" {
+		t.Errorf("mapping %+v", cfg.Mapping)
+	}
+
+	dir := t.TempDir()
+	grid := filepath.Join(dir, "grid.yaml")
+	os.WriteFile(grid, []byte("command: llama-bench -p 512\nenv: {ORK_BL_POLL: [0, 50]}\ntimeout_s: 5\nwarmup: 2\nretries: 1\n"), 0o644)
+	knobs := filepath.Join(dir, "knobs.yaml")
+	os.WriteFile(knobs, []byte("little_frac: MY_FRAC\nengines: {big: p, little: e}\n"), 0o644)
+	cfg, err = benchFlags(t, "--grid", grid, "--env", "MY_FRAC=0,0.5", "--retries", "0", "--knobs", knobs).config()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Grid.Size() != 4 || cfg.Timeout.Seconds() != 5 || cfg.Warmup != 2 || cfg.Retries != 0 || cfg.Mapping.Engines.Big != "p" {
+		t.Errorf("grid file + flags: %+v", cfg)
+	}
+
+	bad := filepath.Join(dir, "bad.yaml")
+	os.WriteFile(bad, []byte("little_fraction: X\n"), 0o644)
+	for _, tc := range []struct {
+		args []string
+		msg  string
+	}{
+		{nil, "no benchmark command"},
+		{[]string{"--bench", "'unbalanced"}, "unterminated"},
+		{[]string{"--bench", "b", "--grid", grid}, "give one of them"},
+		{[]string{"--bench", "b", "--env", "NOVALUE"}, "NAME=VALUES"},
+		{[]string{"--bench", "b", "--arg", "t=4"}, "not a flag name"},
+		{[]string{"--bench", "b", "--env", "A=1", "--env", "A=2"}, "given twice"},
+		{[]string{"--grid", grid, "--env", "ORK_BL_POLL=1"}, "given twice"},
+		{[]string{"--bench", "b", "--timeout", "0s"}, "positive"},
+		{[]string{"--bench", "b", "--retries", "-1"}, "negative"},
+		{[]string{"--bench", "b", "--knobs", bad}, "little_fraction"},
+		{[]string{"--grid", filepath.Join(dir, "none.yaml")}, "no such file"},
+	} {
+		if _, err := benchFlags(t, tc.args...).config(); err == nil || !strings.Contains(err.Error(), tc.msg) {
+			t.Errorf("%q: %v, want an error with %q", tc.args, err, tc.msg)
+		}
+	}
+}
+
+func TestRunBenchGrid(t *testing.T) {
+	bench := writeFakeBench(t)
+	path := filepath.Join(t.TempDir(), "runs.jsonl")
+	t.Setenv("FAIL_AT", "0.1")
+	args := []string{"--bench", bench + " -p 512 -n 0 -o jsonl", "--env", "ORK_MOE_BIGLITTLE=1",
+		"--env", "ORK_BL_LITTLE_FRAC=0:0.2:0.1", "--env", "ORK_BL_POLL=0,50", "--arg", "-t=4", "--measurements", path}
+	var out, errb bytes.Buffer
+	got, err := runBenchGrid(context.Background(), benchFlags(t, args...), "qwen3.5-35b-a3b", "", &out, &errb)
+	if err != nil || got != path {
+		t.Fatalf("%q %v\n%s%s", got, err, out.String(), errb.String())
+	}
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	want := []string{
+		"6 runs over ORK_BL_LITTLE_FRAC (3) x ORK_BL_POLL (2)",
+		"[1/6] ORK_BL_LITTLE_FRAC=0 ORK_BL_POLL=0  20.00 t/s",
+		"[2/6] ORK_BL_LITTLE_FRAC=0 ORK_BL_POLL=50  20.00 t/s",
+		"[3/6] ORK_BL_LITTLE_FRAC=0.1 ORK_BL_POLL=0  failed: exit status 1: ggml: out of memory",
+		"[4/6] ORK_BL_LITTLE_FRAC=0.1 ORK_BL_POLL=50  failed: exit status 1: ggml: out of memory",
+		"[5/6] ORK_BL_LITTLE_FRAC=0.2 ORK_BL_POLL=0  22.00 t/s",
+		"[6/6] ORK_BL_LITTLE_FRAC=0.2 ORK_BL_POLL=50  22.00 t/s",
+		"6 runs: 4 ok, 2 failed, 0 timed out; 6 measurements appended to " + path,
+	}
+	if len(lines) != len(want) {
+		t.Fatalf("output:\n%s", out.String())
+	}
+	for i := range want {
+		if !strings.Contains(lines[i], want[i]) {
+			t.Errorf("line %d = %q, want %q", i, lines[i], want[i])
+		}
+	}
+	ms, errs := measure.ReadFile(path)
+	if len(errs) > 0 || len(ms) != 6 || ms[4].Plan == nil || ms[4].Plan.Mode != "token" || ms[4].Workload != "qwen3.5-35b-a3b" {
+		t.Fatalf("%d measurements %v: %+v", len(ms), errs, ms)
+	}
+
+	// --resume reruns the two failures only, which now pass.
+	t.Setenv("FAIL_AT", "none")
+	out.Reset()
+	if _, err := runBenchGrid(context.Background(), benchFlags(t, append(args, "--resume")...), "w", "", &out, &errb); err != nil {
+		t.Fatal(err)
+	}
+	if s := out.String(); !strings.Contains(s, "[2/2] ORK_BL_LITTLE_FRAC=0.1 ORK_BL_POLL=50  21.00 t/s") ||
+		!strings.Contains(s, "2 runs: 2 ok, 0 failed, 0 timed out; 4 skipped (already measured); 2 measurements") {
+		t.Errorf("resume output:\n%s", s)
+	}
+	// Without --resume the file is appended to, with a note.
+	errb.Reset()
+	out.Reset()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err = runBenchGrid(ctx, benchFlags(t, args...), "w", "", &out, &errb)
+	if !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), "interrupted after 0 of 6 runs") {
+		t.Errorf("cancelled: %v", err)
+	}
+	if !strings.Contains(errb.String(), "appending to") {
+		t.Errorf("stderr %q", errb.String())
+	}
+	if ms, _ := measure.ReadFile(path); len(ms) != 8 {
+		t.Errorf("%d lines after resume and cancel, want 8", len(ms))
+	}
+}
+
+func TestQuoteCommand(t *testing.T) {
+	words := []string{"llama-bench", "-m", "my model.gguf", "it's", "", `a\b`, "$(x)"}
+	got := quoteCommand(words)
+	back, err := runner.SplitCommand(got)
+	if err != nil || strings.Join(back, "|") != strings.Join(words, "|") {
+		t.Errorf("%s read back as %q, %v", got, back, err)
+	}
+}
