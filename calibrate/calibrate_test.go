@@ -26,7 +26,7 @@ func TestPriorFromMicrobenchmarks(t *testing.T) {
 		{ID: "d", Param: "handoff.futex_wake_us", Median: 40, CV: 0.1, Status: "ok"},
 		{ID: "e", Param: "handoff.futex_wake_us", Median: 0, Status: "failed"},
 	}
-	s := Prior("box", twoEngines(), ms)
+	s := Prior("box", twoEngines(), ms, nil)
 	if err := s.Validate(); err != nil {
 		t.Fatalf("prior does not validate: %v", err)
 	}

@@ -51,7 +51,12 @@ func median(ms []measure.Measurement, path string) (v, cv float64, ok bool) {
 // rates, bandwidths and handoff costs from the microbenchmarks in ms, and
 // documented defaults where nothing was measured. Its uncertainty map gives
 // measured values their spread (at least 10%) and defaults 50%.
-func Prior(name string, engines []Engine, ms []measure.Measurement) *model.SoC {
+//
+// The handoff section describes the built-in dispatcher running workload
+// w: a pool of more than one thread is handed every op (a wake at each, like
+// a graph split), except the expert ops of a split plan, which the
+// simulator hands off as split ops.
+func Prior(name string, engines []Engine, ms []measure.Measurement, w *model.Workload) *model.SoC {
 	s := &model.SoC{Schema: model.SoCSchema, Name: name,
 		Description: "calibrated by blsim on this machine",
 		DRAM:        model.DRAM{Sharing: "maxmin"}, Uncertainty: map[string]float64{}}
@@ -99,8 +104,20 @@ func Prior(name string, engines []Engine, ms []measure.Measurement) *model.SoC {
 	set("handoff.sleep_exit_us", &h.SleepExitUS, 10)
 	set("handoff.spin_window_us_per_poll", &h.SpinWindowUSPerPoll, 1)
 	set("handoff.join_us", &h.JoinUS, 1)
-	// The built-in dispatcher keeps a persistent driver per pool, claims no
-	// graph (no graph splits) and has no repacked fast path to forfeit.
+	// The built-in dispatcher keeps a persistent driver per pool and has no
+	// repacked fast path to forfeit.
 	h.GatherUS = 5
+	if len(engines[0].Cluster.CPUs) > 1 && w != nil {
+		perLayer, experts := 0, 0
+		for _, op := range w.Ops(0) {
+			if op.Layer == 0 {
+				perLayer++
+				if op.Kind == model.ExpertMatmul {
+					experts++
+				}
+			}
+		}
+		h.GraphSplitsPerLayer, h.SplitAbsorbsGraphSplits, h.GraphSplitGapUS = perLayer, experts, h.SignalUS
+	}
 	return s
 }

@@ -20,6 +20,8 @@ type Options struct {
 	// MinRelSigma is the smallest relative error assumed for a measured
 	// throughput (its CV is used when larger). Zero means 1%.
 	MinRelSigma float64
+	// NoRobust turns off the Huber reweighting of outliers.
+	NoRobust bool
 	// PriorRelSigma is the relative prior width of a free parameter with no
 	// uncertainty in the prior profile and no microbenchmark. Zero: 50%.
 	PriorRelSigma float64
@@ -55,7 +57,14 @@ type Result struct {
 	MAPE       float64 `json:"mape"`
 	Iterations int     `json:"iterations"`
 	Status     string  `json:"status"`
+	// Downweighted counts the measurements the robust refit trusted less
+	// (residual beyond HuberK standard errors).
+	Downweighted int `json:"downweighted"`
 }
+
+// HuberK is where the robust fit starts to discount a residual, in
+// standard errors.
+const HuberK = 2.0
 
 // DefaultFree is the set of parameters a dispatcher grid can inform: each
 // engine's q4 and q8 kernel rates, bandwidth cap and burst overlap, the
@@ -125,6 +134,7 @@ func Fit(prior *model.SoC, ms []measure.Measurement, o Options) (*Result, error)
 		weights[i] = 1 / (rel * rel)
 	}
 	work := prior.Clone()
+	r := &Result{}
 	var evalErr error
 	residuals := func(dst, x []float64) {
 		s := work.Clone()
@@ -143,8 +153,34 @@ func Fit(prior *model.SoC, ms []measure.Measurement, o Options) (*Result, error)
 			dst[i] = vals[i]/m.Median - 1
 		}
 	}
-	res, err := lm.Minimize(lm.Problem{Residuals: residuals, NumResiduals: len(obs), Priors: priors}, x0, bounds,
-		&lm.Settings{Weights: weights, AbsoluteWeights: true, MaxIterations: 60, FiniteDifferenceStep: 1e-4})
+	problem := lm.Problem{Residuals: residuals, NumResiduals: len(obs), Priors: priors}
+	settings := &lm.Settings{Weights: weights, AbsoluteWeights: true, MaxIterations: 60, FiniteDifferenceStep: 1e-4}
+	res, err := lm.Minimize(problem, x0, bounds, settings)
+	// Noisy machines produce outliers (a run the OS preempted): unless
+	// told otherwise, refit with Huber weights, which count a residual
+	// beyond HuberK standard errors linearly instead of quadratically.
+	for pass := 0; err == nil && evalErr == nil && !o.NoRobust && pass < 3; pass++ {
+		robust := make([]float64, len(weights))
+		changed := false
+		for i, e := range res.Residuals {
+			robust[i] = weights[i]
+			if z := math.Abs(e) * math.Sqrt(weights[i]); z > HuberK {
+				robust[i] *= HuberK / z
+				changed = true
+			}
+		}
+		if !changed {
+			break
+		}
+		settings.Weights = robust
+		res, err = lm.Minimize(problem, res.X, bounds, settings)
+		r.Downweighted = 0
+		for i := range robust {
+			if robust[i] < weights[i] {
+				r.Downweighted++
+			}
+		}
+	}
 	if evalErr != nil {
 		return nil, fmt.Errorf("fit: %w", evalErr)
 	}
@@ -159,7 +195,7 @@ func Fit(prior *model.SoC, ms []measure.Measurement, o Options) (*Result, error)
 	for _, i := range res.Unidentifiable {
 		unident[i] = true
 	}
-	r := &Result{SoC: out, Iterations: res.Iterations, Status: res.Status.String()}
+	r.SoC, r.Iterations, r.Status = out, res.Iterations, res.Status.String()
 	for i, path := range free {
 		if err := out.Set(path, res.X[i]); err != nil {
 			return nil, err

@@ -149,7 +149,7 @@ func writeFitText(w io.Writer, r *fit.Result, out string) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "\n%d throughputs: RMS error %.2f%%, MAPE %.2f%% (%s after %d iterations)\nwrote %s\n",
-		len(r.Residuals), r.RMSPct, r.MAPE, strings.ToLower(r.Status), r.Iterations, out)
+	fmt.Fprintf(w, "\n%d throughputs: RMS error %.2f%%, MAPE %.2f%% (%s after %d iterations; %d outliers down-weighted)\nwrote %s\n",
+		len(r.Residuals), r.RMSPct, r.MAPE, strings.ToLower(r.Status), r.Iterations, r.Downweighted, out)
 	return nil
 }
