@@ -19,23 +19,24 @@ type padded struct {
 	_   [32]byte
 }
 
-// sum64 adds up p with eight independent accumulators, so the loop is bound
-// by loads rather than by the latency of one add chain.
+// sum64 adds up p with eight independent accumulators over 16 words per
+// step, so the loop is bound by loads rather than by the latency of one add
+// chain or by loop overhead.
 func sum64(p []uint64) uint64 {
 	var s0, s1, s2, s3, s4, s5, s6, s7 uint64
-	for len(p) >= 8 {
-		q := p[:8:8]
-		s0 += q[0]
-		s1 += q[1]
-		s2 += q[2]
-		s3 += q[3]
-		s4 += q[4]
-		s5 += q[5]
-		s6 += q[6]
-		s7 += q[7]
-		p = p[8:]
+	n := len(p) &^ 15
+	for i := 0; i < n; i += 16 {
+		q := p[i : i+16 : i+16]
+		s0 += q[0] + q[8]
+		s1 += q[1] + q[9]
+		s2 += q[2] + q[10]
+		s3 += q[3] + q[11]
+		s4 += q[4] + q[12]
+		s5 += q[5] + q[13]
+		s6 += q[6] + q[14]
+		s7 += q[7] + q[15]
 	}
-	for _, v := range p {
+	for _, v := range p[n:] {
 		s0 += v
 	}
 	return s0 + s1 + s2 + s3 + s4 + s5 + s6 + s7
