@@ -38,6 +38,11 @@ type Settings struct {
 	Workload *model.Workload
 	// Repeats of each dispatcher run; 0 means 3 (2 when Quick).
 	Repeats int
+	// Rounds runs the whole dispatcher grid this many times, one plan
+	// after another, so that a slow spell of a shared machine hits one run
+	// of several plans instead of every run of one (the fit merges the
+	// rounds by their median); 0 means 3 (1 when Quick).
+	Rounds int
 	// Host is recorded in every measurement.
 	Host *measure.Host
 	// MicroBudget, when set, replaces each microbenchmark's time budget
@@ -202,29 +207,47 @@ func DispatcherSteps(s *Settings, workloadYAML string) ([]Step, error) {
 			repeats = 2
 		}
 	}
+	rounds := s.Rounds
+	if rounds == 0 {
+		rounds = 3
+		if s.Quick {
+			rounds = 1
+		}
+	}
 	var m *dispatch.Model
 	var steps []Step
-	for _, pl := range plans {
-		pl := pl
-		id := fmt.Sprintf("dispatcher/%s/%s/%s=%s,%s=%s", s.Workload.Name, pl,
-			s.Engines[0].Cluster.Name, topology.FormatCPUList(s.Engines[0].Cluster.CPUs),
-			s.Engines[1].Cluster.Name, topology.FormatCPUList(s.Engines[1].Cluster.CPUs))
-		steps = append(steps, Step{ID: id, Label: "dispatcher " + pl.String(), run: func() (measure.Measurement, error) {
-			if m == nil {
-				var err error
-				if m, err = dispatch.NewModel(s.Workload, 1); err != nil {
-					return measure.Measurement{}, err
-				}
-			}
-			r, err := m.Run(dispatch.Config{Plan: pl, CPUs: cpus, Repeats: repeats, Warmup: 1, Seed: 1})
-			out := measure.Measurement{ID: id, Kind: measure.Dispatcher, Workload: s.Workload.Name,
-				WorkloadYAML: workloadYAML, Plan: fit.PlanOf(pl), Unit: "t/s", Samples: r.TPS,
-				Knobs: map[string]string{"repeats": fmt.Sprint(repeats), "weight_bytes": fmt.Sprint(r.WeightBytes)}}
-			out.Summarize()
-			return out, err
-		}})
+	for round := 1; round <= rounds; round++ {
+		for _, pl := range plans {
+			steps = append(steps, dispatcherStep(s, pl, round, rounds, repeats, cpus, workloadYAML, &m))
+		}
 	}
 	return steps, nil
+}
+
+func dispatcherStep(s *Settings, pl model.Plan, round, rounds, repeats int, cpus map[string][]int, workloadYAML string, mp **dispatch.Model) Step {
+	id := fmt.Sprintf("dispatcher/%s/%s/%s=%s,%s=%s/round=%d", s.Workload.Name, pl,
+		s.Engines[0].Cluster.Name, topology.FormatCPUList(s.Engines[0].Cluster.CPUs),
+		s.Engines[1].Cluster.Name, topology.FormatCPUList(s.Engines[1].Cluster.CPUs), round)
+	label := "dispatcher " + pl.String()
+	if rounds > 1 {
+		label += fmt.Sprintf(" (round %d/%d)", round, rounds)
+	}
+	return Step{ID: id, Label: label, run: func() (measure.Measurement, error) {
+		m := *mp
+		if m == nil {
+			var err error
+			if m, err = dispatch.NewModel(s.Workload, 1); err != nil {
+				return measure.Measurement{}, err
+			}
+			*mp = m
+		}
+		r, err := m.Run(dispatch.Config{Plan: pl, CPUs: cpus, Repeats: repeats, Warmup: 1, Seed: 1})
+		out := measure.Measurement{ID: id, Kind: measure.Dispatcher, Workload: s.Workload.Name,
+			WorkloadYAML: workloadYAML, Plan: fit.PlanOf(pl), Unit: "t/s", Samples: r.TPS,
+			Knobs: map[string]string{"repeats": fmt.Sprint(repeats), "round": fmt.Sprint(round), "weight_bytes": fmt.Sprint(r.WeightBytes)}}
+		out.Summarize()
+		return out, err
+	}}
 }
 
 // Progress reports a finished step: its index (from 1), the total, and the

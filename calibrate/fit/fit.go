@@ -98,12 +98,7 @@ func Fit(prior *model.SoC, ms []measure.Measurement, o Options) (*Result, error)
 	if priorRel == 0 {
 		priorRel = 0.5
 	}
-	var obs []measure.Measurement
-	for _, m := range ms {
-		if m.OK() && Throughput(&m) {
-			obs = append(obs, m)
-		}
-	}
+	obs := throughputs(ms)
 	if len(obs) == 0 {
 		return nil, ErrNoThroughput
 	}

@@ -165,3 +165,24 @@ func TestValidateModes(t *testing.T) {
 		t.Errorf("empty fit: %v", err)
 	}
 }
+
+func TestRunsOfOneConfigurationMerge(t *testing.T) {
+	base, _ := presets.SoC("rk3588")
+	ms := synth(t, base, rand.New(rand.NewPCG(9, 9)), 0.01)
+	one := ms[0]
+	var again []measure.Measurement
+	for i, v := range []float64{1.0, 1.02, 0.5} { // the third run was disturbed
+		m := one
+		m.ID = fmt.Sprint("again", i)
+		m.Median = one.Median * v
+		again = append(again, m)
+	}
+	obs := throughputs(append(ms[1:], again...))
+	if len(obs) != len(ms) {
+		t.Fatalf("%d configurations, want %d", len(obs), len(ms))
+	}
+	last := obs[len(obs)-1]
+	if last.Median != one.Median*1.0 || last.Knobs["runs"] != "3" || last.CV < 0.2 {
+		t.Errorf("merged = median %g (want %g), runs %s, cv %g", last.Median, one.Median, last.Knobs["runs"], last.CV)
+	}
+}

@@ -1,6 +1,7 @@
 package fit
 
 import (
+	"fmt"
 	"math"
 	"sort"
 	"strings"
@@ -88,14 +89,59 @@ func Holdout(prior *model.SoC, ms []measure.Measurement, pattern string, o Optio
 	return v, r, nil
 }
 
+// throughputs returns the usable throughput measurements, one per
+// configuration: runs of the same configuration (a calibration's rounds, a
+// grid run twice) are merged into one whose value is the median of their
+// medians and whose CV is their spread, so a run the machine disturbed
+// weighs as little as one sample.
 func throughputs(ms []measure.Measurement) []measure.Measurement {
 	var out []measure.Measurement
+	runs := map[string][]measure.Measurement{}
 	for _, m := range ms {
-		if m.OK() && Throughput(&m) {
+		if !m.OK() || !Throughput(&m) {
+			continue
+		}
+		k := configKey(&m)
+		if _, seen := runs[k]; !seen {
 			out = append(out, m)
 		}
+		runs[k] = append(runs[k], m)
+	}
+	for i := range out {
+		group := runs[configKey(&out[i])]
+		if len(group) == 1 {
+			continue
+		}
+		merged := out[i]
+		merged.Samples = nil
+		cvSum := 0.0
+		for _, g := range group {
+			merged.Samples = append(merged.Samples, g.Median)
+			cvSum += g.CV
+		}
+		merged.Summarize()
+		// The spread between runs, but never less than a run's own.
+		merged.CV = math.Max(merged.CV, cvSum/float64(len(group)))
+		merged.Knobs = map[string]string{"runs": fmt.Sprint(len(group))}
+		out[i] = merged
 	}
 	return out
+}
+
+// configKey identifies what a throughput measured: its kind, workload and
+// plan.
+func configKey(m *measure.Measurement) string {
+	p := m.Plan
+	return fmt.Sprintf("%s|%s|%x|%s|%v|%.6f|%v|%d", m.Kind, m.Workload, fnv64(m.WorkloadYAML), p.Mode, p.Engines, p.Fracs, p.Threads, p.Poll)
+}
+
+func fnv64(s string) uint64 {
+	h := uint64(14695981039346656037)
+	for i := 0; i < len(s); i++ {
+		h ^= uint64(s[i])
+		h *= 1099511628211
+	}
+	return h
 }
 
 func micros(ms []measure.Measurement) []measure.Measurement {

@@ -37,6 +37,7 @@ type calibrateOptions struct {
 	Name        string
 	Workload    string
 	Repeats     int
+	Rounds      int
 	SysRoot     string
 	MicroBudget time.Duration
 }
@@ -73,6 +74,7 @@ performance and stop everything else first.`,
 	f.StringVar(&o.Name, "name", "", "name of the fitted profile (default: host name)")
 	f.StringVar(&o.Workload, "workload", "", "the model the runs execute: with --bench, what the benchmark command runs (required);\nelse the built-in dispatcher's (default: synthetic-moe sized to twice the last-level cache)")
 	f.IntVar(&o.Repeats, "repeats", 0, "timed repeats per dispatcher run (default 3, 2 with --quick)")
+	f.IntVar(&o.Rounds, "rounds", 0, "passes over the dispatcher grid, merged by their median (default 3, 1 with --quick)")
 	f.StringVar(&o.SysRoot, "sysfs-root", "/", "root of the sysfs and procfs trees to read the topology from")
 	_ = f.MarkHidden("sysfs-root")
 	f.DurationVar(&o.MicroBudget, "micro-budget", 0, "time budget of each microbenchmark (default 2s, 300ms with --quick)")
@@ -138,6 +140,9 @@ func calibrateRun(ctx context.Context, o *calibrateOptions, stdout, stderr io.Wr
 	if o.Repeats < 0 {
 		return fmt.Errorf("--repeats: %d is negative", o.Repeats)
 	}
+	if o.Rounds < 0 {
+		return fmt.Errorf("--rounds: %d is negative", o.Rounds)
+	}
 	cs, err := o.clusters()
 	if err != nil {
 		return err
@@ -147,7 +152,7 @@ func calibrateRun(ctx context.Context, o *calibrateOptions, stdout, stderr io.Wr
 		fmt.Fprintf(stderr, "blsim: warning: %s\n", warn)
 	}
 	s := &calibrate.Settings{Engines: calibrate.NewEngines(cs), Quick: o.Quick, Grid: o.Grid, NoMicro: o.NoFit,
-		Repeats: o.Repeats, Host: host, MicroBudget: o.MicroBudget}
+		Repeats: o.Repeats, Rounds: o.Rounds, Host: host, MicroBudget: o.MicroBudget}
 	if o.Workload != "" {
 		if s.Workload, err = presets.LoadWorkload(o.Workload); err != nil {
 			return fmt.Errorf("--workload: %w", err)

@@ -1,0 +1,137 @@
+package main
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+// TestPredictEnginesNPU: `blsim predict --soc rk3588-npu --engines big,npu`
+// prints the best NPU fraction, the gain and the verdict.
+func TestPredictEnginesNPU(t *testing.T) {
+	out, errs, code := runCLI(t, "predict", "--soc", "rk3588-npu", "--engines", "big,npu", "--draws", "8")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	for _, want := range []string{"engines big (cpu) 4 + npu (npu) 3 threads", "token split, best", "token split, requested",
+		"dispatcher only", "verdict: WIN (best: token split, big 0.237 + npu 0.763, +16.95%"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "expert split") {
+		t.Errorf("the NPU splits by tokens only, but expert splits are printed:\n%s", out)
+	}
+}
+
+// TestPredictEnginesJSON: three clusters, --json: each engine's share,
+// summing to 1, the gain and the verdict.
+func TestPredictEnginesJSON(t *testing.T) {
+	out, errs, code := runCLI(t, "predict", "--soc", "cix-p1", "--split", "token", "--engines", "big,mid,little", "--draws", "8", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var rep struct {
+		Engines []string `json:"engines"`
+		Threads []int    `json:"threads"`
+		Best    struct {
+			Kind    string    `json:"kind"`
+			Fracs   []float64 `json:"fracs"`
+			GainPct float64   `json:"gain_pct"`
+			Verdict string    `json:"verdict"`
+		} `json:"best"`
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(rep.Engines, ",") != "big,mid,little" || len(rep.Best.Fracs) != 3 {
+		t.Fatalf("engines %v fracs %v", rep.Engines, rep.Best.Fracs)
+	}
+	sum := 0.0
+	for _, f := range rep.Best.Fracs {
+		sum += f
+		if !(f > 0) {
+			t.Errorf("fraction %g: every cluster of cix-p1 should take a share", f)
+		}
+	}
+	if sum < 0.999 || sum > 1.001 || rep.Best.Kind != "best" || rep.Best.Verdict != "WIN" || !(rep.Best.GainPct > 5) {
+		t.Errorf("best %+v (sum %g)", rep.Best, sum)
+	}
+}
+
+// TestPredictEnginesTwoCPU: --engines naming two CPU clusters is the
+// two-engine path: the same output as without it.
+func TestPredictEnginesTwoCPU(t *testing.T) {
+	a, _, ca := runCLI(t, "predict", "--split", "token", "--draws", "8")
+	b, errs, cb := runCLI(t, "predict", "--split", "token", "--draws", "8", "--engines", "big,little")
+	if ca != 0 || cb != 0 {
+		t.Fatalf("exit %d %d: %s", ca, cb, errs)
+	}
+	if a != b {
+		t.Errorf("--engines big,little changed the output:\n%s\nvs\n%s", a, b)
+	}
+}
+
+// TestPredictEnginesErrors: bad --engines, --threads, --frac and
+// --sensitivity give a one-line error and a non-zero exit.
+func TestPredictEnginesErrors(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"unknown engine", []string{"--soc", "rk3588-npu", "--engines", "big,gpu"}, `no engine "gpu" (have big, little, npu)`},
+		{"one engine", []string{"--soc", "rk3588-npu", "--engines", "big"}, "names one engine"},
+		{"twice", []string{"--soc", "rk3588-npu", "--engines", "big,npu,big"}, `engine "big" listed twice`},
+		{"npu first", []string{"--soc", "rk3588-npu", "--engines", "npu,big"}, `"npu" is an accelerator`},
+		{"npu by experts", []string{"--soc", "rk3588-npu", "--engines", "big,npu", "--split", "expert"}, `"npu" cannot take a share of expert_matmul in expert split mode`},
+		{"fractions above 1", []string{"--soc", "rk3588-npu", "--engines", "big,little,npu", "--frac", "0.5,0.6"}, "shares sum to 1.1"},
+		{"fraction count", []string{"--soc", "rk3588-npu", "--engines", "big,little,npu", "--frac", "0.5"}, "1 values for 2 engines"},
+		{"bad fraction", []string{"--soc", "cix-p1", "--engines", "big,mid,little", "--frac", "0.2,x"}, `"x" is not a number`},
+		{"threads count", []string{"--soc", "rk3588-npu", "--engines", "big,npu", "--threads", "4"}, "1 values for 2 engines"},
+		{"threads too many", []string{"--soc", "rk3588-npu", "--engines", "big,npu", "--threads", "4,4"}, `4 threads for engine "npu", but it has 3 cores`},
+		{"little threads on npu", []string{"--soc", "rk3588-npu", "--engines", "big,npu", "--little-threads", "4"}, `4 threads for engine "npu", but it has 3 cores`},
+		{"threads without engines", []string{"--threads", "4,4"}, "--threads: needs --engines"},
+		{"sensitivity without accelerator", []string{"--soc", "cix-p1", "--engines", "big,mid,little", "--sensitivity"}, "needs an accelerator"},
+		{"sensitivity without engines", []string{"--soc", "rk3588-npu", "--sensitivity"}, "needs --engines"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, errs, code := runCLI(t, append([]string{"predict"}, tc.args...)...)
+			if code == 0 {
+				t.Fatalf("exit 0; want an error containing %q", tc.want)
+			}
+			if !strings.Contains(errs, tc.want) || strings.Count(strings.TrimSpace(errs), "\n") > 0 {
+				t.Errorf("stderr %q: want one line containing %q", errs, tc.want)
+			}
+		})
+	}
+}
+
+// TestPredictNPUSensitivity: --sensitivity prints the sweep over the NPU's
+// throughput and submit latency and where the split turns from LOSS to WIN.
+func TestPredictNPUSensitivity(t *testing.T) {
+	out, errs, code := runCLI(t, "predict", "--soc", "rk3588-npu", "--engines", "big,npu", "--frac", "auto", "--draws", "4", "--sensitivity", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var rep struct {
+		Sensitivity struct {
+			TOPS     []float64 `json:"tops"`
+			SubmitUS []float64 `json:"submit_us"`
+		} `json:"sensitivity"`
+		Fixed []struct {
+			SubmitUS float64 `json:"submit_us"`
+			Lo       float64 `json:"lo_tops"`
+			Hi       float64 `json:"hi_tops"`
+		} `json:"win_boundary_fixed"`
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("%v:\n%s", err, out)
+	}
+	if len(rep.Sensitivity.TOPS) != 7 || len(rep.Sensitivity.SubmitUS) != 5 || len(rep.Fixed) != 5 {
+		t.Fatalf("grid %d x %d, %d boundaries", len(rep.Sensitivity.TOPS), len(rep.Sensitivity.SubmitUS), len(rep.Fixed))
+	}
+	if b := rep.Fixed[0]; !(b.Lo > 0.05 && b.Hi < 0.3 && b.Lo < b.Hi) {
+		t.Errorf("LOSS->WIN at 250 µs between %g and %g TOPS; want about 0.1-0.2", b.Lo, b.Hi)
+	}
+}
