@@ -18,9 +18,12 @@ const (
 	Scalar
 )
 
-func (k OpKind) String() string {
-	return [...]string{"matmul", "expert_matmul", "attention", "scalar"}[k]
-}
+var opKindNames = [...]string{"matmul", "expert_matmul", "attention", "scalar"}
+
+func (k OpKind) String() string { return opKindNames[k] }
+
+// OpKindNames lists the op kinds by name, as engines' ops lists name them.
+func OpKindNames() []string { return opKindNames[:] }
 
 // Op is one node of one ubatch's graph, with the facts a cost model needs.
 type Op struct {

@@ -46,7 +46,11 @@ func (s *SoC) Params() []string {
 	collect("handoff.", reflect.ValueOf(&s.Handoff).Elem())
 	for i := range s.Engines {
 		e := &s.Engines[i]
-		collect("engines."+e.Name+".", reflect.ValueOf(e).Elem())
+		walkNumeric(reflect.ValueOf(e).Elem(), func(key string, _ reflect.Value) {
+			if e.IsAccelerator() || !accelOnly[key] {
+				out = append(out, "engines."+e.Name+"."+key)
+			}
+		})
 		for k := range e.KernelOpsPerCycle {
 			out = append(out, "engines."+e.Name+".kernel_ops_per_cycle."+k)
 		}
@@ -54,6 +58,10 @@ func (s *SoC) Params() []string {
 	sort.Strings(out)
 	return out
 }
+
+// accelOnly are the numeric engine fields only accelerators have; a CPU
+// engine has no such parameters.
+var accelOnly = map[string]bool{"submit_us": true, "setup_us_per_op": true}
 
 type paramRef struct {
 	get func() float64
@@ -96,7 +104,7 @@ func (s *SoC) param(path string) (paramRef, error) {
 	}
 	var found reflect.Value
 	walkNumeric(rv, func(key string, f reflect.Value) {
-		if key == parts[1] {
+		if key == parts[1] && !(rv.Type() == reflect.TypeOf(Engine{}) && accelOnly[key] && rv.FieldByName("Kind").String() == KindCPU) {
 			found = f
 		}
 	})

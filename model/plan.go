@@ -3,6 +3,7 @@ package model
 import (
 	"fmt"
 	"math"
+	"strings"
 )
 
 // Mode says how the routed-expert ops are divided between engines.
@@ -74,6 +75,10 @@ func (p Plan) Validate(s *SoC) error {
 		if p.Threads[i] < 1 || p.Threads[i] > e.Cores {
 			return fmt.Errorf("plan: engine %q: %d threads, but it has %d cores", name, p.Threads[i], e.Cores)
 		}
+		if i == 0 && e.IsAccelerator() {
+			return fmt.Errorf("plan: engine %q (%s) cannot be the main engine: that runs every op that is not split, and it runs only %s",
+				name, e.Kind, strings.Join(e.Ops, ", "))
+		}
 	}
 	if p.Mode == Native {
 		return nil
@@ -90,6 +95,16 @@ func (p Plan) Validate(s *SoC) error {
 	}
 	if math.Abs(sum-1) > 1e-9 {
 		return fmt.Errorf("plan: fractions sum to %g, not 1", sum)
+	}
+	for i, f := range p.Fracs {
+		e, _, _ := s.Engine(p.Engines[i])
+		if f == 0 || e.CanSplit(p.Mode) {
+			continue
+		}
+		if !e.CanRun(ExpertMatmul) {
+			return fmt.Errorf("plan: engine %q cannot run expert_matmul (it runs only %s) but has fraction %g of it", p.Engines[i], strings.Join(e.Ops, ", "), f)
+		}
+		return fmt.Errorf("plan: engine %q cannot take a share of expert_matmul in %s split mode (it splits by %s only)", p.Engines[i], p.Mode, strings.Join(e.SplitModes, ", "))
 	}
 	return nil
 }

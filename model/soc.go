@@ -36,11 +36,32 @@ type DRAM struct {
 	Sharing string `yaml:"sharing"`
 }
 
-// Engine is one thread pool's worth of hardware: a CPU cluster (or, later,
-// an accelerator).
+// Engine kinds.
+const (
+	// KindCPU is a CPU cluster run by a ggml-style thread pool.
+	KindCPU = "cpu"
+	// KindNPU is an accelerator the dispatcher submits jobs to: it runs
+	// only the ops it lists, pays a per-submit latency and a per-op setup
+	// instead of a pool wake, and may need its weights in its own format.
+	KindNPU = "npu"
+)
+
+// EngineKinds are the known engine kinds.
+var EngineKinds = []string{KindCPU, KindNPU}
+
+// Engine is one thread pool's worth of hardware: a CPU cluster, or an
+// accelerator (kind npu).
+//
+// For an accelerator the CPU fields keep their meaning per NPU core:
+// cores is its cores, a plan's threads how many of them a job uses,
+// kernel_ops_per_cycle its effective rate per core (ops/cycle at clock_ghz),
+// moe_efficiency the share of it a MUL_MAT_ID's small per-expert tiles
+// reach, l2_kib_per_core its on-chip buffer per core, expert_token_tile the
+// tokens that share one weight walk. Its scalar rate is never used (it runs
+// no scalar ops) but must be positive.
 type Engine struct {
 	Name     string  `yaml:"name"`
-	Kind     string  `yaml:"kind"` // "cpu"
+	Kind     string  `yaml:"kind"` // "cpu" or "npu"
 	CoreType string  `yaml:"core_type,omitempty"`
 	Cores    int     `yaml:"cores"`
 	ClockGHz float64 `yaml:"clock_ghz"`
@@ -73,6 +94,68 @@ type Engine struct {
 	// MemComputeOverlap is the fraction of a burst's compute that overlaps
 	// its memory-heavy phase (0: load then compute; 1: fully pipelined).
 	MemComputeOverlap float64 `yaml:"mem_compute_overlap"`
+
+	// The fields below are for accelerators (kind npu) only; CPU engines
+	// must leave them out.
+
+	// SubmitUS is what one job submission costs the dispatcher before the
+	// accelerator starts, completion interrupt and wake-up of the waiting
+	// thread included (kind npu: required, positive).
+	SubmitUS float64 `yaml:"submit_us,omitempty"`
+	// SetupUSPerOp is the accelerator's own setup per split op: register
+	// programming, task descriptors, weight handles (kind npu; 0 if absent).
+	SetupUSPerOp float64 `yaml:"setup_us_per_op,omitempty"`
+	// Ops lists the op kinds the accelerator can run (see OpKind.String:
+	// matmul, expert_matmul, attention, scalar); a plan may give it a
+	// share only of those (kind npu: required).
+	Ops []string `yaml:"ops,omitempty"`
+	// SplitModes lists how the accelerator can take a share of the split
+	// ops: token (a slice of the tokens) and/or expert (a set of experts);
+	// absent means both.
+	SplitModes []string `yaml:"split_modes,omitempty"`
+	// SharesDRAM says whether the accelerator streams from the SoC's DRAM
+	// (and so contends with the CPU clusters) or from memory of its own at
+	// bandwidth_max_gb_s (kind npu: required).
+	SharesDRAM *bool `yaml:"shares_dram,omitempty"`
+	// ConvertBytesPerWeightByte is, by kernel class, the extra DRAM bytes
+	// the accelerator moves per byte of ggml weights it touches because it
+	// needs them in its own format (e.g. Q4_K at 4.5 bits per weight read
+	// as an int8 copy: 8/4.5 - 1 = 0.78); a class not listed needs none.
+	ConvertBytesPerWeightByte map[string]float64 `yaml:"convert_bytes_per_weight_byte,omitempty"`
+}
+
+// IsAccelerator says whether the engine is an accelerator rather than a
+// CPU cluster.
+func (e *Engine) IsAccelerator() bool { return e.Kind != KindCPU }
+
+// CanRun says whether the engine can run ops of kind k: a CPU cluster runs
+// everything, an accelerator what it lists.
+func (e *Engine) CanRun(k OpKind) bool {
+	if !e.IsAccelerator() {
+		return true
+	}
+	return contains(e.Ops, k.String())
+}
+
+// CanSplit says whether the engine can take a share of the split ops in
+// mode m.
+func (e *Engine) CanSplit(m Mode) bool {
+	if !e.CanRun(ExpertMatmul) {
+		return false
+	}
+	return len(e.SplitModes) == 0 || contains(e.SplitModes, string(m))
+}
+
+// UsesSharedDRAM says whether the engine's traffic goes through the SoC's
+// DRAM system (every CPU cluster's does).
+func (e *Engine) UsesSharedDRAM() bool {
+	return !e.IsAccelerator() || e.SharesDRAM == nil || *e.SharesDRAM
+}
+
+// ConvertFactor is the multiplier on the weight bytes the engine reads for
+// kernel class class: 1 plus its conversion traffic.
+func (e *Engine) ConvertFactor(class string) float64 {
+	return 1 + e.ConvertBytesPerWeightByte[class]
 }
 
 // Handoff is what crossing between thread pools costs, per the dispatcher
@@ -152,6 +235,19 @@ func (s *SoC) Clone() *SoC {
 	c.Engines = make([]Engine, len(s.Engines))
 	for i, e := range s.Engines {
 		e.KernelOpsPerCycle = cloneMap(e.KernelOpsPerCycle)
+		e.ConvertBytesPerWeightByte = cloneMap(e.ConvertBytesPerWeightByte)
+		e.Ops = append([]string(nil), e.Ops...)
+		e.SplitModes = append([]string(nil), e.SplitModes...)
+		if e.Ops == nil && s.Engines[i].Ops != nil {
+			e.Ops = []string{}
+		}
+		if e.SplitModes == nil && s.Engines[i].SplitModes != nil {
+			e.SplitModes = []string{}
+		}
+		if e.SharesDRAM != nil {
+			b := *e.SharesDRAM
+			e.SharesDRAM = &b
+		}
 		c.Engines[i] = e
 	}
 	c.Uncertainty = cloneMap(s.Uncertainty)

@@ -114,8 +114,8 @@ func (s *SoC) Validate() error {
 			c.fail(p+"name", "engine %q listed twice", e.Name)
 		}
 		names[e.Name] = true
-		if e.Kind != "cpu" {
-			c.fail(p+"kind", "%q is not a known engine kind (cpu)", e.Kind)
+		if !contains(EngineKinds, e.Kind) {
+			c.fail(p+"kind", "%q is not a known engine kind (%s)", e.Kind, strings.Join(EngineKinds, ", "))
 		}
 		c.integer(p+"cores", e.Cores, 1, 1024)
 		c.pos(p+"clock_ghz", e.ClockGHz, 10)
@@ -136,7 +136,7 @@ func (s *SoC) Validate() error {
 		c.pos(p+"scalar_ops_per_cycle", e.ScalarOpsPerCycle, 4096)
 		c.num(p+"thread_scaling_loss", e.ThreadScalingLoss, 0, 1)
 		c.pos(p+"bandwidth_max_gb_s", e.BandwidthMaxGBs, 10000)
-		if c.err == nil && e.BandwidthMaxGBs > d.PeakGBs {
+		if c.err == nil && e.BandwidthMaxGBs > d.PeakGBs && e.UsesSharedDRAM() {
 			c.fail(p+"bandwidth_max_gb_s", "%g exceeds dram.peak_gb_s %g", e.BandwidthMaxGBs, d.PeakGBs)
 		}
 		c.num(p+"l2_kib_per_core", e.L2KiBPerCore, 0, 1<<20)
@@ -145,6 +145,7 @@ func (s *SoC) Validate() error {
 		c.integer(p+"token_tile", e.TokenTile, 1, 4096)
 		c.integer(p+"expert_token_tile", e.ExpertTokenTile, 1, 4096)
 		c.num(p+"mem_compute_overlap", e.MemComputeOverlap, 0, 1)
+		c.accelerator(p, e)
 	}
 	h := s.Handoff
 	for _, f := range []struct {
@@ -172,6 +173,61 @@ func (s *SoC) Validate() error {
 		return c.err
 	}
 	return nil
+}
+
+// accelerator checks the accelerator-only fields of engine e (path prefix
+// p): required and in range for kind npu, absent for a CPU cluster.
+func (c *checker) accelerator(p string, e *Engine) {
+	if e.Kind == KindCPU {
+		for _, f := range []struct {
+			key string
+			set bool
+		}{
+			{"submit_us", e.SubmitUS != 0}, {"setup_us_per_op", e.SetupUSPerOp != 0},
+			{"ops", e.Ops != nil}, {"split_modes", e.SplitModes != nil}, {"shares_dram", e.SharesDRAM != nil},
+			{"convert_bytes_per_weight_byte", e.ConvertBytesPerWeightByte != nil},
+		} {
+			if f.set {
+				c.fail(p+f.key, "only for accelerator engines (kind npu); a CPU cluster runs every op and wakes its pool instead")
+			}
+		}
+		return
+	}
+	if !(e.SubmitUS > 0) {
+		c.fail(p+"submit_us", "required for kind %s: the per-submit latency, positive, in µs", e.Kind)
+	}
+	c.num(p+"submit_us", e.SubmitUS, 0, 1e6)
+	c.num(p+"setup_us_per_op", e.SetupUSPerOp, 0, 1e6)
+	if len(e.Ops) == 0 {
+		c.fail(p+"ops", "required for kind %s: the op kinds it runs (%s)", e.Kind, strings.Join(OpKindNames(), ", "))
+	}
+	seen := map[string]bool{}
+	for i, o := range e.Ops {
+		if !contains(OpKindNames(), o) {
+			c.fail(fmt.Sprintf("%sops[%d]", p, i), "%q is not an op kind (want one of %s)", o, strings.Join(OpKindNames(), ", "))
+		}
+		if seen[o] {
+			c.fail(fmt.Sprintf("%sops[%d]", p, i), "%q listed twice", o)
+		}
+		seen[o] = true
+	}
+	if e.SplitModes != nil && len(e.SplitModes) == 0 {
+		c.fail(p+"split_modes", "empty; leave it out for both token and expert")
+	}
+	for i, m := range e.SplitModes {
+		if m != string(TokenSplit) && m != string(ExpertSplit) {
+			c.fail(fmt.Sprintf("%ssplit_modes[%d]", p, i), "%q is not token or expert", m)
+		}
+	}
+	if e.SharesDRAM == nil {
+		c.fail(p+"shares_dram", "required for kind %s: true when it streams from the SoC's DRAM", e.Kind)
+	}
+	for k, v := range e.ConvertBytesPerWeightByte {
+		if !contains(KernelClasses, k) {
+			c.fail(p+"convert_bytes_per_weight_byte."+k, "unknown kernel class (want one of %s)", strings.Join(KernelClasses, ", "))
+		}
+		c.num(p+"convert_bytes_per_weight_byte."+k, v, 0, 16)
+	}
 }
 
 // Validate checks every value of the workload for range and consistency.

@@ -195,9 +195,12 @@ func ExampleSoCNames() {
 	}
 	// Output:
 	// balanced
+	// cix-p1
 	// ddr5
+	// dimensity-9300
 	// rk3588
 	// rk3588-lp5
+	// rk3588-npu
 }
 
 func ExampleWorkloadNames() {

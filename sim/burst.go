@@ -11,6 +11,7 @@ type part struct {
 	capBs    float64 // most bytes/s the engine pulls alone
 	slowdown float64 // multiplier on computeS (forfeited fast path); 1 = none
 	ops      float64 // arithmetic operations
+	private  bool    // streams from memory of its own, not the SoC's DRAM
 }
 
 // timing is a partition's speed while a given set of partitions co-runs.

@@ -164,7 +164,9 @@ func (r *runner) account(i int, p part, busyS float64) {
 	e.BusyS += busyS
 	e.Bytes += p.bytes
 	e.Ops += p.ops
-	r.res.BytesDemanded += p.bytes
+	if !p.private {
+		r.res.BytesDemanded += p.bytes
+	}
 }
 
 // dramSample records bytes moved over [t0, t1] and the burst peak.
@@ -196,7 +198,11 @@ func (r *runner) splitOp(op *model.Op) {
 		r.working[i] = f > 0
 		if f > 0 {
 			active++
-			sharedBy += r.plan.Threads[i]
+			if !r.eng[i].IsAccelerator() {
+				// Accelerators keep their weights in their own buffers,
+				// not in the CPU clusters' shared cache.
+				sharedBy += r.plan.Threads[i]
+			}
 		}
 	}
 	split := active > 1
@@ -220,12 +226,19 @@ func (r *runner) splitOp(op *model.Op) {
 		pre += h.GatherUS
 	}
 	for i := 0; i < n; i++ {
-		if split {
+		if split && !r.eng[i].IsAccelerator() {
+			// The forfeited fast path is the CPU kernels' repacked weights.
 			r.parts[i].slowdown = 1 / (1 - h.ForfeitPct/100)
 		}
 		start := t0 + pre*1e-6
 		if i > 0 && r.working[i] {
-			wake := h.SpawnUS + h.WakeUS((start-r.lastEnd[i])*1e6, r.plan.Poll)
+			var wake float64
+			if e := r.eng[i]; e.IsAccelerator() {
+				// An accelerator is submitted a job: no pool to wake.
+				wake = e.SubmitUS + e.SetupUSPerOp
+			} else {
+				wake = h.SpawnUS + h.WakeUS((start-r.lastEnd[i])*1e6, r.plan.Poll)
+			}
 			start += wake * 1e-6
 			r.res.Engines[i].HandoffS += wake * 1e-6
 			r.span(i, op.Name, Handoff, t0+pre*1e-6, start)
@@ -306,7 +319,7 @@ func (r *runner) fluid(op *model.Op) {
 			t = next
 			continue
 		}
-		r.solve(sub, tms)
+		nshared := r.solveShared(idx, sub, tms)
 		dt := next - t
 		for k, i := range idx {
 			dt = math.Min(dt, r.remain[i]*tms[k].totalS)
@@ -319,15 +332,54 @@ func (r *runner) fluid(op *model.Op) {
 				r.finish[i] = t + r.remain[i]*tms[k].totalS
 			}
 			r.remain[i] -= frac
-			bytes += frac * r.parts[i].bytes
+			if k < nshared {
+				bytes += frac * r.parts[i].bytes
+			}
 			r.stall[i] += frac * tms[k].stallS
 			comp := dt * (1 - tms[k].stallS/tms[k].totalS)
 			r.span(i, op.Name, Compute, t, t+comp)
 			r.span(i, op.Name, DRAMWait, t+comp, t+dt)
 		}
-		r.dramSample(t, t+dt, bytes, peakUtil(sub, tms[:len(sub)], r.totalBs, r.soc.DRAM.Sharing))
+		r.dramSample(t, t+dt, bytes, peakUtil(sub[:nshared], tms[:nshared], r.totalBs, r.soc.DRAM.Sharing))
 		t += dt
 	}
+}
+
+// solveShared solves the co-running partitions sub (of engines idx) into
+// tms. Partitions of engines with memory of their own (shares_dram:
+// false) do not contend: they are moved to the end of idx and sub and
+// solved alone against their own bandwidth. It returns how many
+// partitions, first in idx, share the SoC's DRAM. With every engine on the
+// shared DRAM (all CPU clusters), it is r.solve(sub, tms).
+func (r *runner) solveShared(idx []int, sub []part, tms []timing) int {
+	n := len(sub)
+	for k := 0; k < n; k++ {
+		if sub[k].private {
+			// Stable partition: shared first, private last.
+			j := k
+			for m := k; m < n; m++ {
+				if !sub[m].private {
+					sub[j], sub[m] = sub[m], sub[j]
+					idx[j], idx[m] = idx[m], idx[j]
+					j++
+				}
+			}
+			if j == 0 {
+				// Nothing shares DRAM: solve each alone.
+				for m := 0; m < n; m++ {
+					solve(sub[m:m+1], sub[m].capBs, r.soc.DRAM.Sharing, tms[m:m+1])
+				}
+				return 0
+			}
+			r.solve(sub[:j], tms)
+			for m := j; m < n; m++ {
+				solve(sub[m:m+1], sub[m].capBs, r.soc.DRAM.Sharing, tms[m:m+1])
+			}
+			return j
+		}
+	}
+	r.solve(sub, tms)
+	return n
 }
 
 // partFor builds engine i's partition of op: a share frac of the tokens,
@@ -335,7 +387,11 @@ func (r *runner) fluid(op *model.Op) {
 func (r *runner) partFor(op *model.Op, i int, frac, lo, hi float64, sharedBy int) part {
 	e := r.eng[i]
 	th := r.plan.Threads[i]
-	p := part{engine: i, overlap: e.MemComputeOverlap, capBs: e.BandwidthMaxGBs * 1e9, slowdown: 1}
+	p := part{engine: i, overlap: e.MemComputeOverlap, capBs: e.BandwidthMaxGBs * 1e9, slowdown: 1,
+		private: !e.UsesSharedDRAM()}
+	if e.IsAccelerator() {
+		sharedBy = th
+	}
 	cache := e.CacheBytesPerThread(sharedBy)
 	var gops float64
 	switch op.Kind {
@@ -362,7 +418,13 @@ func (r *runner) partFor(op *model.Op, i int, frac, lo, hi float64, sharedBy int
 		}
 		perPair := float64(op.In) * float64(op.Out)
 		p.ops = 2 * st.Assignments * perPair
-		p.bytes = walks*op.ExpertBytes + 4*st.Assignments*float64(op.In+op.Out)
+		if e.IsAccelerator() {
+			// Weights in the accelerator's own format (an int8 copy of
+			// Q4_K, say) move more bytes than ggml's.
+			p.bytes = walks*op.ExpertBytes*e.ConvertFactor(op.Class) + 4*st.Assignments*float64(op.In+op.Out)
+		} else {
+			p.bytes = walks*op.ExpertBytes + 4*st.Assignments*float64(op.In+op.Out)
+		}
 		if r.plan.Mode == model.ExpertSplit && hi-lo < float64(r.wl.Model.MoE.Experts) {
 			p.bytes += 4 * st.Assignments * float64(op.In+op.Out) // gather and scatter copies
 		}

@@ -1,0 +1,378 @@
+package sim
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"sync"
+
+	"github.com/blsim/blsim/model"
+)
+
+// MaxBestNEngines is the most engines BestN splits over: it searches every
+// face of the simplex (each subset of the helper engines), 2^(N-1) of them.
+const MaxBestNEngines = 8
+
+// BestN finds the fractions of the split ops over all of plan p's engines
+// (p.Fracs is ignored) that maximise throughput, and returns them with
+// their result.
+//
+// The fractions live on the simplex (each >= 0, summing to 1). An engine
+// given exactly 0 is never woken, so the throughput jumps at the simplex's
+// faces; BestN therefore searches each face apart: for every subset of the
+// helper engines (those after the main engine) that take a share, the
+// fractions of the main engine and that subset are parameterised by a
+// softmax (the main engine's logit fixed at 0) and maximised with a
+// Nelder-Mead simplex search (nelderMead) from a few starts: the two-engine optimum
+// of each helper (Best), equal shares, and a main-heavy split. The empty
+// subset is the dispatcher alone. The best of all faces wins. Everything
+// is deterministic: same inputs, same answer.
+func BestN(s *model.SoC, w *model.Workload, p model.Plan) ([]float64, *Result, error) {
+	n := len(p.Engines)
+	if p.Mode == model.Native {
+		return nil, nil, errors.New("bestn: a native plan has no fractions to find")
+	}
+	if n < 2 {
+		return nil, nil, fmt.Errorf("bestn: %d engine; a split needs two or more", n)
+	}
+	if n > MaxBestNEngines {
+		return nil, nil, fmt.Errorf("bestn: %d engines; at most %d", n, MaxBestNEngines)
+	}
+	// Check the plan with every engine given a share: an engine that
+	// cannot take one is an error, not silently left out.
+	q := p
+	q.Fracs = make([]float64, n)
+	for i := range q.Fracs {
+		q.Fracs[i] = 1 / float64(n)
+	}
+	q.Fracs[0] = 1 - float64(n-1)/float64(n)
+	if err := q.Validate(s); err != nil {
+		return nil, nil, fmt.Errorf("soc %s: %w", s.Name, err)
+	}
+	ops := make([][]model.Op, w.Run.Ubatches())
+	for u := range ops {
+		ops[u] = w.Ops(u)
+	}
+	eval := func(fr []float64) (*Result, error) {
+		q := p
+		q.Fracs = fr
+		return run(s, w, q, Options{}, ops)
+	}
+
+	// Two-engine optima of each helper with the main engine: starts for
+	// the faces that include it.
+	pair := make([]float64, n)
+	{
+		errs := make([]error, n)
+		var wg sync.WaitGroup
+		for i := 1; i < n; i++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				pair[i], errs[i] = bestPair(eval, n, i)
+			}()
+		}
+		wg.Wait()
+		if err := errors.Join(errs...); err != nil {
+			return nil, nil, err
+		}
+	}
+
+	type cand struct {
+		fr  []float64
+		tps float64
+		err error
+	}
+	faces := 1 << (n - 1)
+	cands := make([]cand, faces)
+	var wg sync.WaitGroup
+	for mask := 0; mask < faces; mask++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			fr, tps, err := bestFace(eval, n, mask, pair)
+			cands[mask] = cand{fr, tps, err}
+		}()
+	}
+	wg.Wait()
+	best := -1
+	for k, c := range cands {
+		if c.err != nil {
+			return nil, nil, c.err
+		}
+		if best < 0 || c.tps > cands[best].tps {
+			best = k
+		}
+	}
+	r, err := eval(cands[best].fr)
+	if err != nil {
+		return nil, nil, err
+	}
+	return cands[best].fr, r, nil
+}
+
+// bestPair is the best share of helper i alone with the main engine: a
+// grid over [0, 1) refined by golden section, as Best but over the whole
+// range (an accelerator may well take more than half).
+func bestPair(eval func([]float64) (*Result, error), n, i int) (float64, error) {
+	tps := func(f float64) (float64, error) {
+		fr := make([]float64, n)
+		fr[0], fr[i] = 1-f, f
+		r, err := eval(fr)
+		if err != nil {
+			return 0, err
+		}
+		return r.TPS, nil
+	}
+	const steps = 20
+	bestK, bestT := 1, math.Inf(-1)
+	for k := 1; k < steps; k++ {
+		t, err := tps(float64(k) / steps)
+		if err != nil {
+			return 0, err
+		}
+		if t > bestT {
+			bestK, bestT = k, t
+		}
+	}
+	a, b := float64(bestK-1)/steps, float64(bestK+1)/steps
+	a = math.Max(a, 1e-3)
+	phi := (math.Sqrt(5) - 1) / 2
+	c, d := b-phi*(b-a), a+phi*(b-a)
+	tc, err := tps(c)
+	if err != nil {
+		return 0, err
+	}
+	td, err := tps(d)
+	if err != nil {
+		return 0, err
+	}
+	for b-a > 1e-4 {
+		if tc >= td {
+			b, d, td = d, c, tc
+			c = b - phi*(b-a)
+			if tc, err = tps(c); err != nil {
+				return 0, err
+			}
+		} else {
+			a, c, tc = c, d, td
+			d = a + phi*(b-a)
+			if td, err = tps(d); err != nil {
+				return 0, err
+			}
+		}
+	}
+	f, t := c, tc
+	if td > t {
+		f, t = d, td
+	}
+	if bestT > t {
+		f = float64(bestK) / steps
+	}
+	return f, nil
+}
+
+// bestFace maximises throughput on one face of the simplex: the main
+// engine plus the helpers whose bit (i-1) is set in mask take shares, the
+// rest none. It returns the fractions (over all n engines) and the t/s.
+func bestFace(eval func([]float64) (*Result, error), n, mask int, pair []float64) ([]float64, float64, error) {
+	var on []int // helper engines with a share
+	for i := 1; i < n; i++ {
+		if mask&(1<<(i-1)) != 0 {
+			on = append(on, i)
+		}
+	}
+	fracs := func(z []float64) []float64 {
+		fr := make([]float64, n)
+		// Softmax with the main engine's logit at 0, shifted by the
+		// largest logit so that no exponential overflows.
+		m := 0.0
+		for _, v := range z {
+			m = math.Max(m, v)
+		}
+		sum := math.Exp(-m)
+		fr[0] = sum
+		for k, i := range on {
+			fr[i] = math.Exp(z[k] - m)
+			sum += fr[i]
+		}
+		rest := 1.0
+		for _, i := range on {
+			fr[i] /= sum
+			rest -= fr[i]
+		}
+		fr[0] = rest // exact sum of 1
+		return fr
+	}
+	if len(on) == 0 {
+		fr := fracs(nil)
+		r, err := eval(fr)
+		if err != nil {
+			return nil, 0, err
+		}
+		return fr, r.TPS, nil
+	}
+	logits := func(fr []float64) []float64 {
+		z := make([]float64, len(on))
+		for k, i := range on {
+			z[k] = math.Log(math.Max(fr[i], 1e-6) / math.Max(fr[0], 1e-6))
+		}
+		return z
+	}
+	// Starts, as fractions over the face.
+	var starts [][]float64
+	{
+		fr := make([]float64, n)
+		sum := 0.0
+		for _, i := range on {
+			fr[i] = math.Max(pair[i], 0.02)
+			sum += fr[i]
+		}
+		if sum > 0.9 {
+			for _, i := range on {
+				fr[i] *= 0.9 / sum
+			}
+			sum = 0.9
+		}
+		fr[0] = 1 - sum
+		starts = append(starts, fr)
+	}
+	{
+		fr := make([]float64, n)
+		for _, i := range append([]int{0}, on...) {
+			fr[i] = 1 / float64(len(on)+1)
+		}
+		starts = append(starts, fr)
+	}
+	{
+		fr := make([]float64, n)
+		fr[0] = 0.8
+		for _, i := range on {
+			fr[i] = 0.2 / float64(len(on))
+		}
+		starts = append(starts, fr)
+	}
+	var evalErr error
+	obj := func(z []float64) float64 {
+		r, err := eval(fracs(z))
+		if err != nil {
+			if evalErr == nil {
+				evalErr = err
+			}
+			return math.Inf(1)
+		}
+		return -r.TPS
+	}
+	bestZ, bestF := []float64(nil), math.Inf(1)
+	for _, st := range starts {
+		z, f := nelderMead(obj, logits(st), 0.4, 1e-7, 150*len(on))
+		if evalErr != nil {
+			return nil, 0, evalErr
+		}
+		if f < bestF {
+			bestZ, bestF = z, f
+		}
+	}
+	return fracs(bestZ), -bestF, nil
+}
+
+// nelderMead minimises f from x0 with the Nelder-Mead simplex method: the
+// initial simplex is x0 and x0 + step along each axis; reflection,
+// expansion, contraction and shrink coefficients adapt to the dimension
+// (Gao and Han 2012, as gonum/optimize's NelderMead). It stops when the
+// spread of the simplex's values falls below tol (absolute) or after
+// maxEval evaluations, and returns the best vertex and its value.
+//
+// gonum/optimize itself is not used: its package imports gonum/stat/distmv,
+// which needs golang.org/x/tools, a module this repository does not
+// require.
+func nelderMead(f func([]float64) float64, x0 []float64, step, tol float64, maxEval int) ([]float64, float64) {
+	d := len(x0)
+	nd := float64(d)
+	alpha, beta := 1.0, 1+2/nd
+	gamma, delta := 0.75-1/(2*nd), 1-1/nd
+	if d == 1 {
+		beta, gamma, delta = 2, 0.5, 0.5
+	}
+	xs := make([][]float64, d+1)
+	fs := make([]float64, d+1)
+	evals := 0
+	eval := func(x []float64) float64 { evals++; return f(x) }
+	for i := range xs {
+		xs[i] = append([]float64(nil), x0...)
+		if i > 0 {
+			xs[i][i-1] += step
+		}
+		fs[i] = eval(xs[i])
+	}
+	point := func(c []float64, t float64, from []float64) []float64 {
+		// c + t*(c - from)
+		x := make([]float64, d)
+		for k := range x {
+			x[k] = c[k] + t*(c[k]-from[k])
+		}
+		return x
+	}
+	for evals < maxEval {
+		// Order the vertices, best first (insertion sort: stable, so
+		// ties keep their order and the search stays deterministic).
+		for i := 1; i <= d; i++ {
+			for j := i; j > 0 && fs[j] < fs[j-1]; j-- {
+				fs[j], fs[j-1] = fs[j-1], fs[j]
+				xs[j], xs[j-1] = xs[j-1], xs[j]
+			}
+		}
+		if fs[d]-fs[0] <= tol {
+			break
+		}
+		c := make([]float64, d)
+		for i := 0; i < d; i++ {
+			for k := range c {
+				c[k] += xs[i][k] / nd
+			}
+		}
+		xr := point(c, alpha, xs[d])
+		fr := eval(xr)
+		switch {
+		case fr < fs[0]:
+			xe := point(c, alpha*beta, xs[d])
+			if fe := eval(xe); fe < fr {
+				xs[d], fs[d] = xe, fe
+			} else {
+				xs[d], fs[d] = xr, fr
+			}
+			continue
+		case fr < fs[d-1]:
+			xs[d], fs[d] = xr, fr
+			continue
+		case fr < fs[d]:
+			// Outside contraction.
+			xc := point(c, alpha*gamma, xs[d])
+			if fc := eval(xc); fc <= fr {
+				xs[d], fs[d] = xc, fc
+				continue
+			}
+		default:
+			// Inside contraction.
+			xc := point(c, -gamma, xs[d])
+			if fc := eval(xc); fc < fs[d] {
+				xs[d], fs[d] = xc, fc
+				continue
+			}
+		}
+		// Shrink towards the best vertex.
+		for i := 1; i <= d; i++ {
+			for k := range xs[i] {
+				xs[i][k] = xs[0][k] + delta*(xs[i][k]-xs[0][k])
+			}
+			fs[i] = eval(xs[i])
+		}
+	}
+	best := 0
+	for i := range fs {
+		if fs[i] < fs[best] {
+			best = i
+		}
+	}
+	return xs[best], fs[best]
+}
