@@ -3,14 +3,13 @@ package plots
 import (
 	"errors"
 	"fmt"
+	"github.com/blsim/blsim/calibrate/fit"
 	"image/color"
 	"math"
 	"strings"
 
 	"github.com/blsim/blsim/calibrate/measure"
 	"github.com/blsim/blsim/model"
-	"github.com/blsim/blsim/presets"
-	"github.com/blsim/blsim/sim"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
@@ -47,71 +46,17 @@ type Predictor func(m measure.Measurement) (float64, error)
 // measurement's plan on s, for its workload: the one in m.WorkloadYAML,
 // else w when m.Workload is empty or names w, else the preset m.Workload.
 func SimPredictor(s *model.SoC, w *model.Workload) Predictor {
-	cache := map[string]*model.Workload{}
-	return func(m measure.Measurement) (float64, error) {
-		wl := w
-		switch {
-		case m.WorkloadYAML != "":
-			key := "yaml:" + m.WorkloadYAML
-			if wl = cache[key]; wl == nil {
-				var err error
-				if wl, err = model.ParseWorkload([]byte(m.WorkloadYAML), "measurement "+m.ID); err != nil {
-					return 0, err
-				}
-				cache[key] = wl
-			}
-		case m.Workload != "" && (w == nil || m.Workload != w.Name):
-			if wl = cache[m.Workload]; wl == nil {
-				var err error
-				if wl, err = presets.Workload(m.Workload); err != nil {
-					return 0, fmt.Errorf("measurement %s: %w", m.ID, err)
-				}
-				cache[m.Workload] = wl
-			}
-		}
-		if wl == nil {
-			return 0, fmt.Errorf("measurement %s names no workload", m.ID)
-		}
-		p, err := PlanOf(m)
-		if err != nil {
-			return 0, err
-		}
-		r, err := sim.Run(s, wl, p)
-		if err != nil {
-			return 0, fmt.Errorf("measurement %s: %w", m.ID, err)
-		}
-		return r.TPS, nil
+	p := fit.NewPredictor()
+	if w != nil {
+		p.Add(w)
 	}
-}
-
-// PlanOf converts a measurement's recorded plan to a model.Plan.
-func PlanOf(m measure.Measurement) (model.Plan, error) {
-	mp := m.Plan
-	if mp == nil {
-		return model.Plan{}, fmt.Errorf("measurement %s has no plan", m.ID)
-	}
-	p := model.Plan{Mode: model.Mode(mp.Mode), Engines: append([]string(nil), mp.Engines...),
-		Fracs: append([]float64(nil), mp.Fracs...), Threads: append([]int(nil), mp.Threads...), Poll: mp.Poll}
-	if p.Mode == model.Native && len(p.Fracs) == 0 {
-		p.Fracs = []float64{1}
-	}
-	if len(p.Fracs) != len(p.Engines) {
-		return model.Plan{}, fmt.Errorf("measurement %s: plan has %d fractions for %d engines", m.ID, len(p.Fracs), len(p.Engines))
-	}
-	return p, nil
+	return func(m measure.Measurement) (float64, error) { return p.Predict(s, &m) }
 }
 
 // IsThroughput reports whether m is a usable prompt-throughput
 // measurement: a dispatcher, llama-bench or reported run with a plan and
 // status ok.
-func IsThroughput(m measure.Measurement) bool {
-	switch m.Kind {
-	case measure.Dispatcher, measure.LlamaBench, measure.Reported:
-	default:
-		return false
-	}
-	return m.Plan != nil && m.OK()
-}
+func IsThroughput(m measure.Measurement) bool { return fit.Throughput(&m) && m.OK() }
 
 // ParityPoints predicts every throughput measurement of ms (see
 // IsThroughput; others are skipped) with pred. Its error is the first

@@ -15,7 +15,7 @@ import (
 func Throughput(m *measure.Measurement) bool {
 	switch m.Kind {
 	case measure.Dispatcher, measure.LlamaBench, measure.Reported:
-		return m.Plan != nil && m.Unit == "t/s"
+		return m.Plan != nil && (m.Unit == "t/s" || m.Unit == "")
 	}
 	return false
 }
@@ -30,8 +30,17 @@ type Predictor struct {
 // NewPredictor returns an empty Predictor.
 func NewPredictor() *Predictor { return &Predictor{workloads: map[string]*model.Workload{}} }
 
+// Add makes w the workload of every measurement that names it or names
+// none (and has no inline YAML), ahead of a preset of the same name.
+func (p *Predictor) Add(w *model.Workload) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.workloads[w.Name+"\x00"] = w
+	p.workloads["\x00"] = w
+}
+
 // Workload returns the workload a measurement ran: its inline YAML, or the
-// preset or file it names.
+// workload added under the name it gives, or the preset or file of that name.
 func (p *Predictor) Workload(m *measure.Measurement) (*model.Workload, error) {
 	key := m.Workload + "\x00" + m.WorkloadYAML
 	p.mu.Lock()
