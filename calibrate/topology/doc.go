@@ -4,8 +4,8 @@
 //
 // Discover reads a filesystem root ("/" on a live machine, or a captured tree
 // under testdata/) and never calls into the kernel, so it builds and runs on
-// every platform. Only AllowedCPUs, which asks the kernel for the process's
-// affinity mask, needs Linux.
+// every platform. The process's affinity mask, which Override checks
+// clusters against, comes from the caller (probe.AllowedCPUs on Linux).
 //
 // # Grouping rule
 //

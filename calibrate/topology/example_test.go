@@ -35,7 +35,7 @@ func ExampleOverride() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	allowed := []int{0, 1, 2, 3, 4, 5, 6, 7} // topology.AllowedCPUs() on Linux
+	allowed := []int{0, 1, 2, 3, 4, 5, 6, 7} // probe.AllowedCPUs() on Linux
 	topo, err = topology.Override(topo, []string{"big=4-5", "little=0"}, allowed)
 	if err != nil {
 		log.Fatal(err)

@@ -52,7 +52,7 @@ func flagError(flag, msg string) error {
 // frequency, caches) to describe them. No flags return t unchanged. The
 // flags need not cover every CPU: leaving CPUs out keeps blsim off them.
 //
-// allowed is the process's affinity mask (AllowedCPUs on Linux); every
+// allowed is the process's affinity mask (probe.AllowedCPUs on Linux); every
 // CPU named must be in it, since work pinned elsewhere would fail or
 // silently migrate. A nil allowed skips that check (tests, other OSes).
 //

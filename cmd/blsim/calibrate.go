@@ -88,7 +88,7 @@ func (o *calibrateOptions) clusters() ([]topology.Cluster, error) {
 		return nil, fmt.Errorf("topology: %w", err)
 	}
 	if len(o.Clusters) > 0 {
-		allowed, err := topology.AllowedCPUs()
+		allowed, err := probe.AllowedCPUs()
 		if err != nil {
 			return nil, fmt.Errorf("--cluster: %w", err)
 		}
