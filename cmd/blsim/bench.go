@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"fmt"
 	"io"
 	"math"
@@ -343,18 +342,10 @@ func cpuMask(cpus map[string][]int) string {
 	return "0x" + mask.Text(16)
 }
 
-// cpuInfo is the CPU model name from /proc/cpuinfo, or the architecture.
+// cpuInfo is the CPU model name from /proc/cpuinfo, or "CPU".
 func cpuInfo() string {
-	f, err := os.Open("/proc/cpuinfo")
-	if err == nil {
-		defer f.Close()
-		sc := bufio.NewScanner(f)
-		for sc.Scan() {
-			k, v, ok := strings.Cut(sc.Text(), ":")
-			if ok && strings.TrimSpace(k) == "model name" {
-				return strings.TrimSpace(v)
-			}
-		}
+	if m := cpuModel(); m != "" {
+		return m
 	}
 	return "CPU"
 }

@@ -112,19 +112,27 @@ func hostInfo(root string) *measure.Host {
 	if b, err := os.ReadFile("/proc/sys/kernel/osrelease"); err == nil {
 		h.Kernel = strings.TrimSpace(string(b))
 	}
-	if b, err := os.ReadFile("/proc/cpuinfo"); err == nil {
-		for _, line := range strings.Split(string(b), "\n") {
-			k, v, ok := strings.Cut(line, ":")
-			if ok && (strings.TrimSpace(k) == "model name" || strings.TrimSpace(k) == "Hardware") {
-				h.CPU = strings.TrimSpace(v)
-				break
-			}
-		}
-	}
+	h.CPU = cpuModel()
 	if g, err := topology.Governors(root); err == nil && len(g) > 0 {
 		h.Governors = g
 	}
 	return h
+}
+
+// cpuModel is the CPU's name from /proc/cpuinfo ("model name" on x86,
+// "Hardware" on many arm64 boards), or "".
+func cpuModel() string {
+	b, err := os.ReadFile("/proc/cpuinfo")
+	if err != nil {
+		return ""
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		k, v, ok := strings.Cut(line, ":")
+		if ok && (strings.TrimSpace(k) == "model name" || strings.TrimSpace(k) == "Hardware") {
+			return strings.TrimSpace(v)
+		}
+	}
+	return ""
 }
 
 func calibrateRun(ctx context.Context, o *calibrateOptions, stdout, stderr io.Writer) error {
