@@ -60,7 +60,7 @@ func (w *Workload) Ops(u int) []Op {
 	d := m.Hidden
 	nf := float64(n)
 	bpw := m.BitsPerWeight
-	var ops []Op
+	ops := make([]Op, 0, 13*m.Layers+1) // at most 12 ops a layer, and the output head
 	add := func(o Op) { ops = append(ops, o) }
 	matmul := func(layer int, name string, in, out int, bits float64) {
 		add(Op{Name: name, Layer: layer, Kind: Matmul, Class: KernelClass(bits), Tokens: n, In: in, Out: out,
