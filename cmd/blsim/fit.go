@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -98,9 +97,7 @@ func fitRun(o *fitOptions, stdout, stderr io.Writer) error {
 		return err
 	}
 	if o.JSON {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(r)
+		return writeJSON(stdout, r)
 	}
 	return writeFitText(stdout, r, o.Out)
 }

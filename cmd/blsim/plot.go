@@ -11,6 +11,7 @@ import (
 	"github.com/blsim/blsim/model"
 	"github.com/blsim/blsim/plots"
 	"github.com/blsim/blsim/presets"
+	"github.com/blsim/blsim/sim"
 	"github.com/spf13/cobra"
 	"gonum.org/v1/plot/vg"
 )
@@ -30,6 +31,9 @@ type plotOptions struct {
 	XParam       string
 	YParam       string
 	Log          bool
+	// heatmap: the split's engines, main first, and their threads.
+	Engines string
+	Threads string
 }
 
 // plotKinds are the kinds `blsim plot` draws.
@@ -54,6 +58,11 @@ heatmap:  the best split's gain over native on a grid of what-if SoCs:
           it) by --y-param (default compute-ratio: little/big per-core matmul
           rate), each 0.5x..3x the studied value, with the parity contour.
           Either may be a SoC parameter path (engines.big.clock_ghz).
+          --engines big,npu (more than two engines, or an accelerator):
+          each cell is the best gain sim.BestN finds over those engines, on
+          an 8x6 grid; with an accelerator x defaults to accel-tops (its
+          effective MUL_MAT_ID TOPS, 1/32x..4x) and y to its submit latency
+          (engines.npu.submit_us, 1/4x..256x), both on log axes.
 roofline: each engine's compute and bandwidth roofs, with the ops of one
           ubatch placed by arithmetic intensity and simulated rate.`,
 		Example: `  blsim plot split -o split.png
@@ -61,6 +70,7 @@ roofline: each engine's compute and bandwidth roofs, with the ops of one
   blsim plot parity -o parity.png
   blsim plot parity --soc my.yaml --measurements runs.jsonl --log -o parity.pdf
   blsim plot heatmap --soc ddr5 -o heatmap.png
+  blsim plot heatmap --soc rk3588-npu --engines big,npu -o heatmap-npu.png
   blsim plot roofline -o roofline.svg`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
@@ -84,6 +94,8 @@ roofline: each engine's compute and bandwidth roofs, with the ops of one
 	f.StringVar(&o.XParam, "x-param", "", "heatmap: x axis: dram, compute-ratio or a SoC parameter path (default dram)")
 	f.StringVar(&o.YParam, "y-param", "", "heatmap: y axis: dram, compute-ratio or a SoC parameter path (default compute-ratio)")
 	f.BoolVar(&o.Log, "log", false, "parity: log axes")
+	f.StringVar(&o.Engines, "engines", "", "heatmap: engines of the split, main first, comma-separated (default: the SoC's first two)")
+	f.StringVar(&o.Threads, "threads", "", "heatmap: with --engines, threads per engine, comma-separated (default: 4, then min(4, cores))")
 	return cmd
 }
 
@@ -99,6 +111,12 @@ func plotRun(o *plotOptions, stdout io.Writer) error {
 	}
 	if o.Poll < 0 || o.Poll > 100 {
 		return fmt.Errorf("--poll: %d is outside 0..100", o.Poll)
+	}
+	if o.Kind != "heatmap" && (o.Engines != "" || o.Threads != "") {
+		return fmt.Errorf("--engines, --threads: only plot heatmap takes them (plot %s splits the SoC's first two engines)", o.Kind)
+	}
+	if o.Engines == "" && o.Threads != "" {
+		return fmt.Errorf("--threads: needs --engines")
 	}
 	s, err := presets.LoadSoC(o.SoC)
 	if err != nil {
@@ -158,7 +176,13 @@ func plotRun(o *plotOptions, stdout io.Writer) error {
 		}
 		w, h = 7*vg.Inch, 6*vg.Inch
 	case "heatmap":
-		d, err := plots.SweepHeatmap(s, wl, plots.HeatmapOptions{XParam: o.XParam, YParam: o.YParam, Poll: o.Poll})
+		ho := plots.HeatmapOptions{XParam: o.XParam, YParam: o.YParam, Poll: o.Poll}
+		if o.Engines != "" {
+			if ho.Engines, ho.Threads, err = resolveHeatmapEngines(o.SoC, o.Workload, o.Engines, o.Threads, o.Poll); err != nil {
+				return err
+			}
+		}
+		d, err := plots.SweepHeatmap(s, wl, ho)
 		if err != nil {
 			return err
 		}
@@ -181,6 +205,18 @@ func plotRun(o *plotOptions, stdout io.Writer) error {
 	}
 	fmt.Fprintf(stdout, "wrote %s\n", o.Output)
 	return nil
+}
+
+// resolveHeatmapEngines checks --engines and --threads as blsim predict
+// does and returns the engines and their threads.
+func resolveHeatmapEngines(soc, workload, engines, threads string, poll int) ([]string, []int, error) {
+	po := &predictOptions{SoC: soc, Workload: workload, Split: "token", Frac: "auto", Poll: poll,
+		BigThreads: 4, Draws: sim.DefaultDraws, Engines: engines, Threads: threads}
+	in, err := po.resolve()
+	if err != nil {
+		return nil, nil, err
+	}
+	return in.engines, in.threads, nil
 }
 
 // seedSoC is the preset whose measurements default to the seed's figures.

@@ -303,28 +303,26 @@ func predictRun(o *predictOptions, w io.Writer) error {
 	if err != nil {
 		return err
 	}
+	var rep interface{ writeText(io.Writer) error }
 	if in.nway {
-		rep, err := predictN(in, o)
-		if err != nil {
-			return err
-		}
-		if o.JSON {
-			enc := json.NewEncoder(w)
-			enc.SetIndent("", "  ")
-			return enc.Encode(rep)
-		}
-		return rep.writeText(w)
+		rep, err = predictN(in, o)
+	} else {
+		rep, err = predict(in, o)
 	}
-	rep, err := predict(in, o)
 	if err != nil {
 		return err
 	}
 	if o.JSON {
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(rep)
+		return writeJSON(w, rep)
 	}
 	return rep.writeText(w)
+}
+
+// writeJSON prints v as indented JSON.
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
 }
 
 // planOut is one plan's prediction as printed.

@@ -28,6 +28,10 @@ type reportOptions struct {
 	Poll         int
 	Frac         float64
 	Output       string
+	// Engines and Threads, when set, name the split's engines (main
+	// first) and their threads, as in blsim predict.
+	Engines string
+	Threads string
 }
 
 // reportFiles are the files a report folder may hold; an existing folder
@@ -48,10 +52,19 @@ what-if heatmap, roofline, parity) are PNG files next to it, linked relatively.
 
 The folder is written under a temporary name next to DIR and renamed into
 place, so a failed run leaves no partial report. An existing DIR is replaced
-only when it holds nothing but a previous report's files.`,
+only when it holds nothing but a previous report's files.
+
+--engines names the split's engines, main first, as in blsim predict. With
+more than two engines, or an accelerator among them (e.g. --soc rk3588-npu
+--engines big,npu), the report is of that N-engine split: the prediction
+table lists each engine's share at the best split (sim.BestN) with gain,
+interval and verdict, and the heatmap is the N-engine one (for an
+accelerator: its effective TOPS by its submit latency). The split curve,
+timeline and roofline cover the first two engines only and are left out.`,
 		Example: `  blsim report -o report
   blsim report --soc ddr5 -o ddr5-report
-  blsim report --soc my-board.yaml --measurements runs.jsonl -o board-report`,
+  blsim report --soc my-board.yaml --measurements runs.jsonl -o board-report
+  blsim report --soc rk3588-npu --engines big,npu -o npu-report`,
 		Args:          cobra.NoArgs,
 		SilenceUsage:  true,
 		SilenceErrors: true,
@@ -66,6 +79,8 @@ only when it holds nothing but a previous report's files.`,
 	f.IntVar(&o.Poll, "poll", 50, "spin level of the pools, 0..100 (ggml --poll)")
 	f.Float64Var(&o.Frac, "frac", 0.12, "the little engine's share for the requested split, 0..1")
 	f.StringVarP(&o.Output, "output", "o", "", "output folder (required)")
+	f.StringVar(&o.Engines, "engines", "", "engines of the split, main first, comma-separated (default: the SoC's first two)")
+	f.StringVar(&o.Threads, "threads", "", "with --engines: threads per engine, comma-separated (default: 4, then min(4, cores))")
 	return cmd
 }
 
@@ -82,9 +97,21 @@ func reportRun(o *reportOptions, stdout io.Writer) (err error) {
 	}
 	po := &predictOptions{SoC: o.SoC, Workload: o.Workload, Split: "both", Frac: fmt.Sprint(o.Frac), Poll: o.Poll,
 		BigThreads: 4, LittleThreads: 4, Draws: sim.DefaultDraws}
+	if o.Engines != "" {
+		po.Engines, po.Threads, po.LittleThreads = o.Engines, o.Threads, 0
+	} else if o.Threads != "" {
+		return errors.New("--threads: needs --engines")
+	}
 	in, err := po.resolve()
 	if err != nil {
 		return err
+	}
+	if in.nway {
+		// The shares are found, not requested.
+		po.Frac, in.fracs = "auto", nil
+	} else if in.engines != nil && (in.engines[0] != in.soc.Engines[0].Name || in.engines[1] != in.soc.Engines[1].Name) {
+		return fmt.Errorf("--engines: %s are two CPU clusters other than %s's first two (%s, %s); the report's two-engine figures cover only those (blsim predict --engines %s predicts the split)",
+			o.Engines, in.soc.Name, in.soc.Engines[0].Name, in.soc.Engines[1].Name, o.Engines)
 	}
 	s, wl := in.soc, in.wl
 	// Measurements first: a mismatch is an input error, found before any
@@ -109,6 +136,12 @@ func reportRun(o *reportOptions, stdout io.Writer) (err error) {
 		return fmt.Errorf("report: %w", err)
 	}
 	r := &reportData{opts: o, soc: s, wl: wl, in: in}
+	if in.nway {
+		if err := r.runN(po, tmp, ms, msrc); err != nil {
+			return err
+		}
+		return finishReport(r, tmp, out, stdout)
+	}
 	if r.pred, err = predict(in, po); err != nil {
 		return err
 	}
@@ -184,8 +217,17 @@ func reportRun(o *reportOptions, stdout io.Writer) (err error) {
 	if err := save("roofline.png", fig, 8*vg.Inch, 6*vg.Inch); err != nil {
 		return err
 	}
+	return finishReport(r, tmp, out, stdout)
+}
+
+// finishReport writes report.md into tmp and moves tmp into place as out.
+func finishReport(r *reportData, tmp, out string, stdout io.Writer) error {
 	var md strings.Builder
-	r.write(&md)
+	if r.predN != nil {
+		r.writeN(&md)
+	} else {
+		r.write(&md)
+	}
 	if err := os.WriteFile(filepath.Join(tmp, "report.md"), []byte(md.String()), 0o644); err != nil {
 		return fmt.Errorf("report: %w", err)
 	}
@@ -265,7 +307,8 @@ type reportData struct {
 	wl      *model.Workload
 	in      *predictInputs
 	pred    *report
-	poll0   *report // the token split at poll 0; nil when the report is at poll 0
+	predN   *reportN // the N-engine split's prediction (--engines); pred is then nil
+	poll0   *report  // the token split at poll 0; nil when the report is at poll 0
 	heat    plots.HeatmapData
 	points  []plots.ParityPoint
 	msrc    string
@@ -507,4 +550,175 @@ func (r *reportData) writeProfile(w io.Writer) {
 		fmt.Fprintf(w, "Provenance: not recorded in the profile.\n\n")
 	}
 	fmt.Fprintf(w, "σ is the profile's uncertainty (one standard deviation); the 90%% intervals above sample it (%d draws).\n", sim.DefaultDraws)
+}
+
+// runN predicts the N-engine split (--engines with more than two engines
+// or an accelerator) and draws its heatmap and, with measurements, the
+// parity plot into tmp.
+func (r *reportData) runN(po *predictOptions, tmp string, ms []measure.Measurement, msrc string) error {
+	s, wl, in := r.soc, r.wl, r.in
+	var err error
+	if r.predN, err = predictN(in, po); err != nil {
+		return err
+	}
+	mode := model.Mode(r.predN.Best.Mode)
+	if r.heat, err = plots.SweepHeatmap(s, wl, plots.HeatmapOptions{Poll: r.opts.Poll, Mode: mode, Engines: in.engines, Threads: in.threads}); err != nil {
+		return err
+	}
+	fig, err := plots.Heatmap(r.heat)
+	if err != nil {
+		return err
+	}
+	if err := plots.Save(fig, filepath.Join(tmp, "heatmap.png"), 8*vg.Inch, 6*vg.Inch); err != nil {
+		return fmt.Errorf("report: %w", err)
+	}
+	r.figures = append(r.figures, "heatmap.png")
+	if ms != nil {
+		if r.points, err = plots.ParityPoints(ms, plots.SimPredictor(s, wl)); err != nil {
+			return fmt.Errorf("parity: %s: %w", msrc, err)
+		}
+		r.msrc = msrc
+		r.sources = measurementSources(ms)
+		if fig, err = plots.Parity(plots.ParityData{SoC: s.Name, Workload: wl.Name, Points: r.points}); err != nil {
+			return err
+		}
+		if err := plots.Save(fig, filepath.Join(tmp, "parity.png"), 7*vg.Inch, 6*vg.Inch); err != nil {
+			return fmt.Errorf("report: %w", err)
+		}
+		r.figures = append(r.figures, "parity.png")
+	}
+	return nil
+}
+
+// writeN writes report.md for an N-engine split.
+func (r *reportData) writeN(w io.Writer) {
+	p := r.predN
+	fmt.Fprintf(w, "# %s on %s: %s MoE-prefill split — %s\n\n", p.Workload, p.SoC, strings.Join(p.Engines, "+"), p.Best.Verdict)
+	var eng []string
+	for i, n := range p.Engines {
+		eng = append(eng, fmt.Sprintf("%s (%s) %d", n, p.Kinds[i], p.Threads[i]))
+	}
+	fmt.Fprintf(w, "Generated by `blsim report --soc %s --engines %s` from the simulator's predictions: pp%d (ubatch %d), engines %s threads, poll %d; the shares of the routed-expert ops are the best that sim.BestN finds over these engines.\n\n",
+		r.opts.SoC, strings.Join(p.Engines, ","), p.Prompt, p.Ubatch, strings.Join(eng, " + "), p.Poll)
+	fmt.Fprintf(w, "## Verdict and why\n\n%s\n\n", r.verdictN())
+	r.writePredictionN(w)
+	if r.points != nil {
+		r.writeParity(w)
+	}
+	fmt.Fprintf(w, "## Figures\n\n")
+	for _, name := range r.figures {
+		caption := figureCaptions[name]
+		if name == "heatmap.png" {
+			d := r.heat
+			caption = fmt.Sprintf("What-if: the best %s split's gain over native (sim.BestN over %s); x: %s; y: %s; with the parity contours; the ring is this SoC.",
+				d.Mode, strings.Join(d.Engines, "+"), d.XLabel, d.YLabel)
+		}
+		fmt.Fprintf(w, "![%s](%s)\n\n%s\n\n", strings.TrimSuffix(name, ".png"), name, caption)
+	}
+	fmt.Fprintf(w, "The split curve, timeline and roofline figures cover splits between %s's first two engines only; `blsim report --soc %s` without --engines draws them.\n\n",
+		r.soc.Name, r.opts.SoC)
+	r.writeProfile(w)
+}
+
+// verdictN is the "verdict and why" paragraph of an N-engine report.
+func (r *reportData) verdictN() string {
+	p := r.predN
+	b := p.Best
+	helpers := strings.Join(p.Engines[1:], " and ")
+	var s strings.Builder
+	fmt.Fprintf(&s, "**%s.** The model predicts native (%s only) at %.2f t/s and the best %s split over %s — %s — at %.2f t/s (%+.2f%%, 90%% interval [%+.1f, %+.1f]%%). ",
+		b.Verdict, p.Engines[0], p.Native.TPS, b.Mode, strings.Join(p.Engines, "+"), fracList(p.Engines, b.Fracs), b.TPS, b.GainPct, b.GainLoPct, b.GainHiPct)
+	switch b.Verdict {
+	case "WIN":
+		fmt.Fprintf(&s, "Giving %s a share adds throughput beyond the prediction's uncertainty. ", helpers)
+	case "PARITY":
+		fmt.Fprintf(&s, "Giving %s a share adds no net throughput that the prediction's own uncertainty can tell from zero. ", helpers)
+	default:
+		fmt.Fprintf(&s, "Splitting costs more than %s adds. ", helpers)
+	}
+	for _, o := range p.Splits {
+		if o.Mode == b.Mode && o.Kind == "dispatcher_only" {
+			fmt.Fprintf(&s, "Of the best split's %+.2f%%, the dispatcher alone (every share on %s, no %s work) accounts for %+.2f%%. ", b.GainPct, p.Engines[0], helpers, o.GainPct)
+		}
+	}
+	var busy []string
+	for i, t := range b.EngineS {
+		busy = append(busy, fmt.Sprintf("%s %.2f s", p.Engines[i], t))
+	}
+	fmt.Fprintf(&s, "At the best split the engines are busy in the split ops for %s; native is %s DRAM-stalled with bursts peaking at %s of sustained DRAM bandwidth (the best split: %s stalled, peaks %s).",
+		strings.Join(busy, ", "), pct(p.Native.Bound.DRAM), pct(p.Native.DRAMUtilPeak), pct(b.Bound.DRAM), pct(b.DRAMUtilPeak))
+	if r.points != nil {
+		fmt.Fprintf(&s, " Against %d measured configurations (%s) the prediction's MAPE is %.2f%%.", len(r.points), r.sourceText(), plots.MAPE(r.points))
+	}
+	if t := r.whatWouldPayN(); t != "" {
+		s.WriteString(" " + t)
+	}
+	return s.String()
+}
+
+// whatWouldPayN reads the N-engine heatmap: for an accelerator, the
+// throughput from which the best split gains more than 1% at this SoC's
+// submit latency, and the submit latency up to which it does at this
+// SoC's throughput.
+func (r *reportData) whatWouldPayN() string {
+	d := r.heat
+	if d.XParam != plots.ParamAccelTOPS || len(d.X) == 0 || len(d.Y) == 0 {
+		return ""
+	}
+	near := func(vs []float64, at float64) int {
+		k := 0
+		for i := range vs {
+			if math.Abs(math.Log(vs[i]/at)) < math.Abs(math.Log(vs[k]/at)) {
+				k = i
+			}
+		}
+		return k
+	}
+	j, i := near(d.Y, d.AtY), near(d.X, d.AtX)
+	accel := strings.TrimSuffix(strings.TrimPrefix(d.YParam, "engines."), ".submit_us")
+	var s strings.Builder
+	from := -1
+	for k := len(d.X) - 1; k >= 0 && d.Gain[j][k] > 1; k-- {
+		from = k
+	}
+	if from >= 0 {
+		fmt.Fprintf(&s, "In the what-if heatmap's row nearest this SoC's %s submit latency (row %.0f µs, this SoC %.0f µs), the best split gains more than 1%% from about %.3g TOPS of effective %s throughput (this SoC: %.3g TOPS; %+.1f%% at %.3g TOPS).",
+			accel, d.Y[j], d.AtY, d.X[from], accel, d.AtX, d.Gain[j][len(d.X)-1], d.X[len(d.X)-1])
+	} else {
+		fmt.Fprintf(&s, "In the what-if heatmap's row nearest this SoC's %s submit latency (row %.0f µs), no %s throughput up to %.3g TOPS makes the best split gain more than 1%%.", accel, d.Y[j], accel, d.X[len(d.X)-1])
+	}
+	upTo := -1
+	for k := 0; k < len(d.Y) && d.Gain[k][i] > 1; k++ {
+		upTo = k
+	}
+	switch {
+	case upTo == len(d.Y)-1:
+		fmt.Fprintf(&s, " In its column nearest this SoC's throughput (%.3g TOPS) it does so at every swept submit latency, up to %.0f µs.", d.X[i], d.Y[upTo])
+	case upTo >= 0:
+		fmt.Fprintf(&s, " In its column nearest this SoC's throughput (%.3g TOPS) it does so up to a submit latency of about %.0f µs (%+.1f%% at %.0f µs).", d.X[i], d.Y[upTo], d.Gain[upTo+1][i], d.Y[upTo+1])
+	}
+	return s.String()
+}
+
+func (r *reportData) writePredictionN(w io.Writer) {
+	p := r.predN
+	fmt.Fprintf(w, "## Prediction\n\nEach engine's share of the split (routed-expert) ops; the first engine runs everything else.\n\n")
+	fmt.Fprintf(w, "| plan | %s | t/s | gain | 90%% interval | verdict |\n|---|%s--:|--:|--:|---|\n", strings.Join(p.Engines, " share | ")+" share", strings.Repeat("--:|", len(p.Engines)))
+	fmt.Fprintf(w, "| native (%s only) |%s %.2f | – | – | – |\n", p.Engines[0], strings.Repeat(" – |", len(p.Engines)), p.Native.TPS)
+	for _, s := range p.Splits {
+		var fs []string
+		for _, f := range s.Fracs {
+			fs = append(fs, fmt.Sprintf("%.3f", f))
+		}
+		fmt.Fprintf(w, "| %s split, %s | %s | %.2f | %+.2f%% | [%+.1f, %+.1f]%% | %s |\n",
+			s.Mode, strings.ReplaceAll(s.Kind, "_", " "), strings.Join(fs, " | "), s.TPS, s.GainPct, s.GainLoPct, s.GainHiPct, s.Verdict)
+	}
+	fmt.Fprintf(w, "\n| why (share of wall time) | compute | DRAM | handoff | handoff s | DRAM util mean | peak |\n|---|--:|--:|--:|--:|--:|--:|\n")
+	fmt.Fprintf(w, "| native | %s | %s | %s | %.3f | %s | %s |\n", pct(p.Native.Bound.Compute), pct(p.Native.Bound.DRAM),
+		pct(p.Native.Bound.Handoff), p.Native.HandoffS, pct(p.Native.DRAMUtilMean), pct(p.Native.DRAMUtilPeak))
+	for _, s := range p.Splits {
+		fmt.Fprintf(w, "| %s %s | %s | %s | %s | %.3f | %s | %s |\n", s.Mode, strings.ReplaceAll(s.Kind, "_", " "), pct(s.Bound.Compute), pct(s.Bound.DRAM),
+			pct(s.Bound.Handoff), s.HandoffS, pct(s.DRAMUtilMean), pct(s.DRAMUtilPeak))
+	}
+	fmt.Fprintln(w)
 }

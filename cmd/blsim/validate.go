@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"text/tabwriter"
@@ -75,9 +74,7 @@ func validateRun(o *validateOptions, stdout, stderr io.Writer) error {
 		return err
 	}
 	if o.JSON {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(v)
+		return writeJSON(stdout, v)
 	}
 	fmt.Fprintf(stdout, "%s: %d held-out throughputs, MAPE %.2f%%, max error %.2f%%\n", v.Mode, v.N, v.MAPE, v.MaxErrPct)
 	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)

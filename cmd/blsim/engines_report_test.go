@@ -1,0 +1,96 @@
+package main
+
+import (
+	"bytes"
+	"image/png"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestPlotHeatmapEngines(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "npu.png")
+	out, err := runPlot("heatmap", "--soc", "rk3588-npu", "--engines", "big,npu", "-o", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out != "wrote "+path+"\n" {
+		t.Errorf("stdout %q", out)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := png.Decode(bytes.NewReader(b)); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"heatmap", "--soc", "rk3588-npu", "--engines", "big,gpu"}, `no engine "gpu"`},
+		{[]string{"heatmap", "--soc", "rk3588-npu", "--engines", "npu,big"}, "accelerator"},
+		{[]string{"heatmap", "--soc", "rk3588-npu", "--engines", "big,npu,npu"}, "twice"},
+		{[]string{"heatmap", "--soc", "rk3588-npu", "--engines", "big,npu", "--threads", "4,5"}, "--threads"},
+		{[]string{"heatmap", "--soc", "rk3588-npu", "--threads", "4,3"}, "--threads: needs --engines"},
+		{[]string{"split", "--soc", "rk3588-npu", "--engines", "big,npu"}, "only plot heatmap"},
+	} {
+		_, err := runPlot(append(tc.args, "-o", filepath.Join(dir, "bad.png"))...)
+		if err == nil || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("plot %v: error %v, want one line containing %q", tc.args, err, tc.want)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "bad.png")); err == nil {
+		t.Error("a failed plot wrote its file")
+	}
+}
+
+func TestReportEngines(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "npu")
+	if _, err := runReport("--soc", "rk3588-npu", "--engines", "big,npu", "-o", dir); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "report.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	md := string(b)
+	for _, want := range []string{"big+npu", "WIN", "| plan | big share | npu share |", "token split, best", "dispatcher only",
+		"90% interval", "npu 0.7", "TOPS", "submit latency", "](heatmap.png)", "engines.npu.submit_us"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("report.md does not mention %q", want)
+		}
+	}
+	links := mdLink.FindAllStringSubmatch(md, -1)
+	if len(links) != 1 || links[0][1] != "heatmap.png" {
+		t.Errorf("image links %v, want the heatmap", links)
+	}
+	f, err := os.Open(filepath.Join(dir, "heatmap.png"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := png.Decode(f); err != nil {
+		t.Fatal(err)
+	}
+	base := t.TempDir()
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--soc", "rk3588-npu", "--engines", "big,gpu"}, `no engine "gpu"`},
+		{[]string{"--soc", "rk3588-npu", "--engines", "big"}, "needs two or more"},
+		{[]string{"--soc", "rk3588-npu", "--threads", "4,3"}, "--threads: needs --engines"},
+		{[]string{"--soc", "cix-p1", "--engines", "big,little"}, "first two"},
+	} {
+		_, err := runReport(append(tc.args, "-o", filepath.Join(base, "r"))...)
+		if err == nil || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("report %v: error %v, want one line containing %q", tc.args, err, tc.want)
+		}
+	}
+	if ents, _ := os.ReadDir(base); len(ents) != 0 {
+		t.Errorf("%d entries left behind by failed reports", len(ents))
+	}
+}
