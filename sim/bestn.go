@@ -3,6 +3,7 @@ package sim
 import (
 	"errors"
 	"fmt"
+	"gonum.org/v1/gonum/optimize"
 	"math"
 	"sync"
 
@@ -276,103 +277,19 @@ func bestFace(eval func([]float64) (*Result, error), n, mask int, pair []float64
 	return fracs(bestZ), -bestF, nil
 }
 
-// nelderMead minimises f from x0 with the Nelder-Mead simplex method: the
-// initial simplex is x0 and x0 + step along each axis; reflection,
-// expansion, contraction and shrink coefficients adapt to the dimension
-// (Gao and Han 2012, as gonum/optimize's NelderMead). It stops when the
-// spread of the simplex's values falls below tol (absolute) or after
-// maxEval evaluations, and returns the best vertex and its value.
-//
-// gonum/optimize itself is not used: its package imports gonum/stat/distmv,
-// which needs golang.org/x/tools, a module this repository does not
-// require.
+// nelderMead minimises f from x0 with gonum's Nelder-Mead simplex method
+// (dimension-adaptive coefficients), starting from a simplex of size step.
+// It stops when the best value has improved by less than tol over 3·dim
+// iterations or after maxEval evaluations, and returns the best point and
+// its value. The search is serial and deterministic.
 func nelderMead(f func([]float64) float64, x0 []float64, step, tol float64, maxEval int) ([]float64, float64) {
-	d := len(x0)
-	nd := float64(d)
-	alpha, beta := 1.0, 1+2/nd
-	gamma, delta := 0.75-1/(2*nd), 1-1/nd
-	if d == 1 {
-		beta, gamma, delta = 2, 0.5, 0.5
+	settings := &optimize.Settings{
+		FuncEvaluations: maxEval,
+		Converger:       &optimize.FunctionConverge{Absolute: tol, Iterations: 3 * len(x0)},
 	}
-	xs := make([][]float64, d+1)
-	fs := make([]float64, d+1)
-	evals := 0
-	eval := func(x []float64) float64 { evals++; return f(x) }
-	for i := range xs {
-		xs[i] = append([]float64(nil), x0...)
-		if i > 0 {
-			xs[i][i-1] += step
-		}
-		fs[i] = eval(xs[i])
+	res, err := optimize.Minimize(optimize.Problem{Func: f}, x0, settings, &optimize.NelderMead{SimplexSize: step})
+	if res == nil || (err != nil && res.X == nil) {
+		return x0, f(x0)
 	}
-	point := func(c []float64, t float64, from []float64) []float64 {
-		// c + t*(c - from)
-		x := make([]float64, d)
-		for k := range x {
-			x[k] = c[k] + t*(c[k]-from[k])
-		}
-		return x
-	}
-	for evals < maxEval {
-		// Order the vertices, best first (insertion sort: stable, so
-		// ties keep their order and the search stays deterministic).
-		for i := 1; i <= d; i++ {
-			for j := i; j > 0 && fs[j] < fs[j-1]; j-- {
-				fs[j], fs[j-1] = fs[j-1], fs[j]
-				xs[j], xs[j-1] = xs[j-1], xs[j]
-			}
-		}
-		if fs[d]-fs[0] <= tol {
-			break
-		}
-		c := make([]float64, d)
-		for i := 0; i < d; i++ {
-			for k := range c {
-				c[k] += xs[i][k] / nd
-			}
-		}
-		xr := point(c, alpha, xs[d])
-		fr := eval(xr)
-		switch {
-		case fr < fs[0]:
-			xe := point(c, alpha*beta, xs[d])
-			if fe := eval(xe); fe < fr {
-				xs[d], fs[d] = xe, fe
-			} else {
-				xs[d], fs[d] = xr, fr
-			}
-			continue
-		case fr < fs[d-1]:
-			xs[d], fs[d] = xr, fr
-			continue
-		case fr < fs[d]:
-			// Outside contraction.
-			xc := point(c, alpha*gamma, xs[d])
-			if fc := eval(xc); fc <= fr {
-				xs[d], fs[d] = xc, fc
-				continue
-			}
-		default:
-			// Inside contraction.
-			xc := point(c, -gamma, xs[d])
-			if fc := eval(xc); fc < fs[d] {
-				xs[d], fs[d] = xc, fc
-				continue
-			}
-		}
-		// Shrink towards the best vertex.
-		for i := 1; i <= d; i++ {
-			for k := range xs[i] {
-				xs[i][k] = xs[0][k] + delta*(xs[i][k]-xs[0][k])
-			}
-			fs[i] = eval(xs[i])
-		}
-	}
-	best := 0
-	for i := range fs {
-		if fs[i] < fs[best] {
-			best = i
-		}
-	}
-	return xs[best], fs[best]
+	return res.X, res.F
 }
