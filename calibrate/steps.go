@@ -36,7 +36,7 @@ type Settings struct {
 	// Workload is the dispatcher's workload; nil means the synthetic MoE
 	// sized to twice the last-level cache.
 	Workload *model.Workload
-	// Repeats of each dispatcher run; 0 means 3 (2 when Quick).
+	// Repeats of each dispatcher run; 0 means 2.
 	Repeats int
 	// Rounds runs the whole dispatcher grid this many times, one plan
 	// after another, so that a slow spell of a shared machine hits one run
@@ -202,14 +202,11 @@ func DispatcherSteps(s *Settings, workloadYAML string) ([]Step, error) {
 	}
 	repeats := s.Repeats
 	if repeats == 0 {
-		repeats = 3
-		if s.Quick {
-			repeats = 2
-		}
+		repeats = 2
 	}
 	rounds := s.Rounds
 	if rounds == 0 {
-		rounds = 3
+		rounds = 5
 		if s.Quick {
 			rounds = 1
 		}
