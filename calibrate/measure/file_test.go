@@ -103,3 +103,21 @@ func TestLabel(t *testing.T) {
 		t.Errorf("label %q", got)
 	}
 }
+
+// TestFullDisk writes to /dev/full, which fails every write with ENOSPC the
+// way a full disk does: the error names the file and the run.
+func TestFullDisk(t *testing.T) {
+	if _, err := os.Stat("/dev/full"); err != nil {
+		t.Skip("no /dev/full here")
+	}
+	w, err := Create("/dev/full")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	err = w.Write(sample("x"))
+	if err == nil || !strings.Contains(err.Error(), "/dev/full") || !strings.Contains(err.Error(), "x") ||
+		!strings.Contains(err.Error(), "no space left") {
+		t.Errorf("full disk: %v", err)
+	}
+}
