@@ -64,6 +64,12 @@ type Config struct {
 	// OutputLimit is how many bytes of stdout and of stderr a measurement
 	// keeps; 0 means DefaultOutputLimit.
 	OutputLimit int
+	// Rounds runs the whole grid this many times, one point after another,
+	// so that a slow spell of a shared machine hits one run of several
+	// points rather than every run of one (fits merge the rounds of a
+	// point by their median); 0 means 1. With more than one round, IDs end
+	// in "/round=N".
+	Rounds int
 }
 
 // Summary counts what Run did.
@@ -130,6 +136,16 @@ func Run(ctx context.Context, cfg Config, w *measure.Writer, progress func(done,
 	r := &runner{cfg: cfg, environ: os.Environ(), inherited: inherited}
 
 	points := cfg.Grid.Points()
+	if cfg.Rounds > 1 {
+		var all []Point
+		for round := 1; round <= cfg.Rounds; round++ {
+			for _, p := range points {
+				p.ID = fmt.Sprintf("%s/round=%d", p.ID, round)
+				all = append(all, p)
+			}
+		}
+		points = all
+	}
 	sum.Points = len(points)
 	var todo []Point
 	for _, p := range points {

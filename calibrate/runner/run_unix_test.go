@@ -188,6 +188,23 @@ func TestRunGrid(t *testing.T) {
 	if again.err != nil || again.sum != (Summary{Points: 6, Skipped: 6}) || len(again.ms) != 6 {
 		t.Errorf("resume: %+v %v, %d lines", again.sum, again.err, len(again.ms))
 	}
+
+	// Rounds: the grid twice over, point after point, each run its own ID;
+	// resuming skips every round already run.
+	cfg.Done, cfg.Rounds = nil, 2
+	rounds := runGrid(t, context.Background(), cfg, "", nil)
+	if rounds.err != nil || rounds.sum.Runs != 12 || len(rounds.ms) != 12 {
+		t.Fatalf("rounds: %+v %v", rounds.sum, rounds.err)
+	}
+	if rounds.ms[0].ID != pts[0].ID+"/round=1" || rounds.ms[6].ID != pts[0].ID+"/round=2" {
+		t.Errorf("round IDs %q, %q", rounds.ms[0].ID, rounds.ms[6].ID)
+	}
+	if cfg.Done, err = measure.Done(rounds.path); err != nil {
+		t.Fatal(err)
+	}
+	if again := runGrid(t, context.Background(), cfg, rounds.path, nil); again.sum.Skipped != 12 || again.sum.Runs != 0 {
+		t.Errorf("rounds resume: %+v", again.sum)
+	}
 }
 
 func TestRunFaults(t *testing.T) {

@@ -30,6 +30,7 @@ type benchGridOptions struct {
 	Retries      int           // further attempts of a failed run
 	Resume       bool          // skip runs already measured ok in Measurements
 	Measurements string        // JSONL file the runs are appended to
+	Rounds       int           // passes over the grid (set by calibrate's --rounds)
 
 	flags *pflag.FlagSet // tells flags given from defaults, so they win over the grid file
 }
@@ -126,6 +127,10 @@ func (o *benchGridOptions) config() (runner.Config, error) {
 		}
 		cfg.Mapping = m
 	}
+	if o.Rounds < 0 {
+		return cfg, fmt.Errorf("--rounds: %d is negative", o.Rounds)
+	}
+	cfg.Rounds = o.Rounds
 	return cfg, nil
 }
 

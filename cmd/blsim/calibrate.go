@@ -74,7 +74,7 @@ performance and stop everything else first.`,
 	f.StringVar(&o.Name, "name", "", "name of the fitted profile (default: host name)")
 	f.StringVar(&o.Workload, "workload", "", "the model the runs execute: with --bench, what the benchmark command runs (required);\nelse the built-in dispatcher's (default: synthetic-moe sized to twice the last-level cache)")
 	f.IntVar(&o.Repeats, "repeats", 0, "timed repeats per dispatcher run (default 2)")
-	f.IntVar(&o.Rounds, "rounds", 0, "passes over the dispatcher grid, merged by their median (default 5, 1 with --quick)")
+	f.IntVar(&o.Rounds, "rounds", 0, "passes over the grid, one plan after another, merged by their median (default 5, 1 with --quick, 1 with --bench)")
 	f.StringVar(&o.SysRoot, "sysfs-root", "/", "root of the sysfs and procfs trees to read the topology from")
 	_ = f.MarkHidden("sysfs-root")
 	f.DurationVar(&o.MicroBudget, "micro-budget", 0, "time budget of each microbenchmark (default 2s, 300ms with --quick)")
@@ -321,6 +321,7 @@ func calibrateBench(ctx context.Context, o *calibrateOptions, stdout, stderr io.
 	if err != nil {
 		return err
 	}
+	o.Bench.Rounds = o.Rounds
 	path, err := runBenchGrid(ctx, &o.Bench, w.Name, string(wyaml), stdout, stderr)
 	if err != nil {
 		return err

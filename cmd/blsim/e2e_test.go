@@ -69,8 +69,10 @@ func TestBenchThroughCalibrate(t *testing.T) {
 		t.Fatalf("fitted profile: %v", err)
 	}
 	held := filepath.Join(dir, "held.jsonl")
+	// The held-out grid runs twice over (--rounds 2); validate merges the
+	// rounds of each configuration.
 	if _, stderr, code := runCLI(t, append([]string{"calibrate", "--bench", bench, "--workload", "synthetic-moe", "--no-fit",
-		"--measurements", held, "--env", "ORK_BL_LITTLE_FRAC=0.15,0.35,0.55", "--env", "ORK_BL_POLL=0,50",
+		"--rounds", "2", "--measurements", held, "--env", "ORK_BL_LITTLE_FRAC=0.15,0.35,0.55", "--env", "ORK_BL_POLL=0,50",
 		"--env", "ORK_BL_SPLIT=token,expert"}, grid...)...); code != 0 {
 		t.Fatalf("held-out grid: %s", stderr)
 	}
@@ -81,12 +83,12 @@ func TestBenchThroughCalibrate(t *testing.T) {
 	t.Log(stdout)
 	// Resuming the finished grid runs nothing again.
 	_, stderr, code = runCLI(t, append([]string{"calibrate", "--bench", bench, "--workload", "synthetic-moe", "--no-fit", "--resume",
-		"--measurements", held, "--env", "ORK_BL_LITTLE_FRAC=0.15,0.35,0.55", "--env", "ORK_BL_POLL=0,50",
+		"--rounds", "2", "--measurements", held, "--env", "ORK_BL_LITTLE_FRAC=0.15,0.35,0.55", "--env", "ORK_BL_POLL=0,50",
 		"--env", "ORK_BL_SPLIT=token,expert"}, grid...)...)
 	if code != 0 {
 		t.Fatalf("resume: %s", stderr)
 	}
-	if ms, _ := measure.ReadFile(held); len(ms) != 12 {
+	if ms, _ := measure.ReadFile(held); len(ms) != 24 {
 		t.Errorf("resume re-ran: %d lines", len(ms))
 	}
 }
