@@ -60,8 +60,7 @@ func predictN(in *predictInputs, o *predictOptions) (*reportN, error) {
 	}
 	rep := &reportN{SoC: s.Name, Workload: wl.Name, Prompt: wl.Run.PromptTokens, Ubatch: wl.Run.Ubatch,
 		Engines: in.engines, Threads: in.threads, Poll: o.Poll,
-		Native: nativeOut{TPS: nr.TPS, WallS: nr.WallS, Bound: nr.Bound, DRAMUtilMean: nr.DRAMUtilMean,
-			DRAMUtilPeak: nr.DRAMUtilPeak, HandoffS: nr.Bound.Handoff * nr.WallS, ExpertOpS: nr.ExpertOpS}}
+		Native: nativeOf(nr)}
 	for _, n := range in.engines {
 		e, _, _ := s.Engine(n)
 		rep.Kinds = append(rep.Kinds, e.Kind)

@@ -46,6 +46,12 @@ type sweepRow struct {
 	GainPct float64 `json:"gain_pct"`
 }
 
+// nativeOf is the native run as printed.
+func nativeOf(r *sim.Result) nativeOut {
+	return nativeOut{TPS: r.TPS, WallS: r.WallS, Bound: r.Bound, DRAMUtilMean: r.DRAMUtilMean,
+		DRAMUtilPeak: r.DRAMUtilPeak, HandoffS: r.Bound.Handoff * r.WallS, ExpertOpS: r.ExpertOpS}
+}
+
 type report struct {
 	SoC            string             `json:"soc"`
 	Workload       string             `json:"workload"`
@@ -71,8 +77,7 @@ func predict(in *predictInputs, o *predictOptions) (*report, error) {
 	}
 	rep := &report{SoC: s.Name, Workload: wl.Name, Prompt: wl.Run.PromptTokens, Ubatch: wl.Run.Ubatch,
 		Engines: []string{in.big, in.little}, Threads: []int{o.BigThreads, o.LittleThreads}, Poll: o.Poll,
-		Native: nativeOut{TPS: nr.TPS, WallS: nr.WallS, Bound: nr.Bound, DRAMUtilMean: nr.DRAMUtilMean,
-			DRAMUtilPeak: nr.DRAMUtilPeak, HandoffS: nr.Bound.Handoff * nr.WallS, ExpertOpS: nr.ExpertOpS},
+		Native:  nativeOf(nr),
 		Balance: map[string]float64{}}
 	out := func(mode model.Mode, kind string, frac float64, r *sim.Result) (planOut, error) {
 		p := model.NewSplit(mode, in.big, in.little, o.BigThreads, o.LittleThreads, frac, o.Poll)
