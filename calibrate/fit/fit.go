@@ -25,6 +25,36 @@ type Options struct {
 	// PriorRelSigma is the relative prior width of a free parameter with no
 	// uncertainty in the prior profile and no microbenchmark. Zero: 50%.
 	PriorRelSigma float64
+	// Stat says which value of a configuration's runs and samples is fitted
+	// and predicted: Median (the zero value) or Best.
+	Stat Stat
+}
+
+// Stat is how the runs of one configuration become the one throughput
+// that is fitted or predicted.
+type Stat string
+
+const (
+	// Median is the median of the runs' medians: the typical run, right on
+	// a quiet machine (a board with its governors at performance).
+	Median Stat = "median"
+	// Best is the highest throughput of any sample of any run: on a shared
+	// or virtual machine other tenants only ever slow a run down, so the
+	// fastest sample is the one least disturbed, and the most repeatable
+	// (the reasoning of Chen and Revels, "Robust benchmarking in noisy
+	// environments", 2016).
+	Best Stat = "best"
+)
+
+// ParseStat reads "median" or "best" ("" is Median).
+func ParseStat(s string) (Stat, error) {
+	switch Stat(s) {
+	case "", Median:
+		return Median, nil
+	case Best:
+		return Best, nil
+	}
+	return "", fmt.Errorf("%q is not a statistic: median or best", s)
 }
 
 // ParamFit is one fitted parameter.
@@ -86,6 +116,9 @@ var ErrNoThroughput = errors.New("fit: no usable throughput measurements (dispat
 // prior mean. It returns a new profile with the fitted values, their
 // standard deviations in its uncertainty map, and the fit's residuals.
 func Fit(prior *model.SoC, ms []measure.Measurement, o Options) (*Result, error) {
+	if _, err := ParseStat(string(o.Stat)); err != nil {
+		return nil, fmt.Errorf("fit: %w", err)
+	}
 	free := o.Free
 	if free == nil {
 		free = DefaultFree(prior)
@@ -98,7 +131,7 @@ func Fit(prior *model.SoC, ms []measure.Measurement, o Options) (*Result, error)
 	if priorRel == 0 {
 		priorRel = 0.5
 	}
-	obs := throughputs(ms)
+	obs := throughputs(ms, o.Stat)
 	if len(obs) == 0 {
 		return nil, ErrNoThroughput
 	}

@@ -101,7 +101,7 @@ func TestFitImprovesAndWritesUncertainty(t *testing.T) {
 	_ = truth.Set("engines.little.kernel_ops_per_cycle.q4", 6)
 	_ = truth.Set("handoff.futex_wake_us", 150)
 	ms := synth(t, truth, rand.New(rand.NewPCG(1, 2)), 0.01)
-	before, err := Predictions(base, ms)
+	before, err := Predictions(base, ms, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -154,7 +154,7 @@ func TestValidateModes(t *testing.T) {
 	if math.Abs(loo.Worst[0].ErrPct) != loo.MaxErrPct {
 		t.Errorf("worst first: %v vs max %v", loo.Worst[0].ErrPct, loo.MaxErrPct)
 	}
-	ho, _, err := Holdout(base, ms, "poll=0", Options{Free: recoverFree})
+	ho, _, err := Holdout(base, ms, []string{"poll=0"}, Options{Free: recoverFree})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -177,7 +177,7 @@ func TestRunsOfOneConfigurationMerge(t *testing.T) {
 		m.Median = one.Median * v
 		again = append(again, m)
 	}
-	obs := throughputs(append(ms[1:], again...))
+	obs := throughputs(append(ms[1:], again...), Median)
 	if len(obs) != len(ms) {
 		t.Fatalf("%d configurations, want %d", len(obs), len(ms))
 	}

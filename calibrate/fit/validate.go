@@ -22,9 +22,13 @@ type Validation struct {
 }
 
 // Predictions scores soc on every throughput in ms without refitting: the
-// measurements are held out when soc was fitted on others.
-func Predictions(soc *model.SoC, ms []measure.Measurement) (*Validation, error) {
-	obs := throughputs(ms)
+// measurements are held out when soc was fitted on others. Of o, only Stat
+// is used: it says how runs of one configuration are merged.
+func Predictions(soc *model.SoC, ms []measure.Measurement, o Options) (*Validation, error) {
+	if _, err := ParseStat(string(o.Stat)); err != nil {
+		return nil, fmt.Errorf("validate: %w", err)
+	}
+	obs := throughputs(ms, o.Stat)
 	if len(obs) == 0 {
 		return nil, ErrNoThroughput
 	}
@@ -39,7 +43,7 @@ func Predictions(soc *model.SoC, ms []measure.Measurement) (*Validation, error) 
 // LeaveOneOut refits prior without each throughput in turn and predicts the
 // one left out.
 func LeaveOneOut(prior *model.SoC, ms []measure.Measurement, o Options) (*Validation, error) {
-	obs := throughputs(ms)
+	obs := throughputs(ms, o.Stat)
 	if len(obs) < 2 {
 		return nil, ErrNoThroughput
 	}
@@ -63,25 +67,28 @@ func LeaveOneOut(prior *model.SoC, ms []measure.Measurement, o Options) (*Valida
 	return summarize("loo", rows), nil
 }
 
-// Holdout fits prior on the throughputs whose ID or label does not contain
-// pattern and predicts those that do.
-func Holdout(prior *model.SoC, ms []measure.Measurement, pattern string, o Options) (*Validation, *Result, error) {
+// Holdout fits prior on the throughputs that match none of patterns (see
+// HeldOut) and predicts those that match one.
+func Holdout(prior *model.SoC, ms []measure.Measurement, patterns []string, o Options) (*Validation, *Result, error) {
 	var train, test []measure.Measurement
 	for _, m := range ms {
-		if m.OK() && Throughput(&m) && (strings.Contains(m.ID, pattern) || strings.Contains(m.Label(), pattern)) {
+		if m.OK() && Throughput(&m) && HeldOut(&m, patterns) {
 			test = append(test, m)
 		} else {
 			train = append(train, m)
 		}
 	}
-	if len(test) == 0 {
-		return nil, nil, ErrNoThroughput
+	switch {
+	case len(test) == 0:
+		return nil, nil, fmt.Errorf("holdout: no throughput matches %q", patterns)
+	case len(throughputs(train, o.Stat)) == 0:
+		return nil, nil, fmt.Errorf("holdout: every throughput matches %q: none is left to fit", patterns)
 	}
 	r, err := Fit(prior, train, o)
 	if err != nil {
 		return nil, nil, err
 	}
-	v, err := Predictions(r.SoC, test)
+	v, err := Predictions(r.SoC, test, o)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -89,12 +96,38 @@ func Holdout(prior *model.SoC, ms []measure.Measurement, pattern string, o Optio
 	return v, r, nil
 }
 
+// HeldOut reports whether m matches one of patterns: a pattern matches
+// when its words appear as whole words, in order and next to each other, in
+// the measurement's label ("f=0.15" matches "token f=0.15 poll=0" but not
+// "token f=0.155 poll=0"; "expert f=0.35" matches only that split), when it
+// is one of the measurement's knobs as NAME=VALUE
+// ("ORK_BL_LITTLE_FRAC=0.15"), or when the measurement's ID contains it.
+func HeldOut(m *measure.Measurement, patterns []string) bool {
+	label := " " + strings.Join(strings.Fields(m.Label()), " ") + " "
+	for _, p := range patterns {
+		p = strings.Join(strings.Fields(p), " ")
+		if p == "" {
+			continue
+		}
+		if strings.Contains(m.ID, p) || strings.Contains(label, " "+p+" ") {
+			return true
+		}
+		if name, value, ok := strings.Cut(p, "="); ok {
+			if v, have := m.Knobs[name]; have && v == value {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // throughputs returns the usable throughput measurements, one per
 // configuration: runs of the same configuration (a calibration's rounds, a
-// grid run twice) are merged into one whose value is the median of their
-// medians and whose CV is their spread, so a run the machine disturbed
-// weighs as little as one sample.
-func throughputs(ms []measure.Measurement) []measure.Measurement {
+// grid run twice) are merged into one. With Median (or ""), its value is
+// the median of their medians and its CV their spread, so a run the
+// machine disturbed weighs as little as one sample. With Best, its value is
+// the highest throughput of any sample of any run (see bestOf).
+func throughputs(ms []measure.Measurement, stat Stat) []measure.Measurement {
 	var out []measure.Measurement
 	runs := map[string][]measure.Measurement{}
 	for _, m := range ms {
@@ -109,23 +142,56 @@ func throughputs(ms []measure.Measurement) []measure.Measurement {
 	}
 	for i := range out {
 		group := runs[configKey(&out[i])]
-		if len(group) == 1 {
-			continue
+		if len(group) > 1 {
+			merged := out[i]
+			merged.Samples = nil
+			cvSum := 0.0
+			for _, g := range group {
+				merged.Samples = append(merged.Samples, g.Median)
+				cvSum += g.CV
+			}
+			merged.Summarize()
+			// The spread between runs, but never less than a run's own.
+			merged.CV = math.Max(merged.CV, cvSum/float64(len(group)))
+			merged.Knobs = map[string]string{"runs": fmt.Sprint(len(group))}
+			out[i] = merged
 		}
-		merged := out[i]
-		merged.Samples = nil
-		cvSum := 0.0
-		for _, g := range group {
-			merged.Samples = append(merged.Samples, g.Median)
-			cvSum += g.CV
+		if stat == Best {
+			out[i].Median, out[i].CV = bestOf(group)
 		}
-		merged.Summarize()
-		// The spread between runs, but never less than a run's own.
-		merged.CV = math.Max(merged.CV, cvSum/float64(len(group)))
-		merged.Knobs = map[string]string{"runs": fmt.Sprint(len(group))}
-		out[i] = merged
 	}
 	return out
+}
+
+// bestOf is the highest throughput of any sample of any run in group (a
+// run's median when it kept no samples), and its relative uncertainty: the
+// CV of the top quarter of the samples (at least two), which is how
+// repeatable the undisturbed speed is; a run's own CV when there is only
+// one value.
+func bestOf(group []measure.Measurement) (best, cv float64) {
+	var all []float64
+	for _, g := range group {
+		vals := g.Samples
+		if len(vals) == 0 {
+			vals = []float64{g.Median}
+		}
+		for _, v := range vals {
+			if v > 0 && !math.IsInf(v, 0) && !math.IsNaN(v) {
+				all = append(all, v)
+			}
+		}
+	}
+	if len(all) == 0 {
+		return group[0].Median, group[0].CV
+	}
+	sort.Sort(sort.Reverse(sort.Float64Slice(all)))
+	if len(all) == 1 {
+		return all[0], group[0].CV
+	}
+	top := all[:max(2, (len(all)+3)/4)]
+	m := measure.Measurement{Samples: top}
+	m.Summarize()
+	return all[0], m.CV
 }
 
 // configKey identifies what a throughput measured: its kind, workload and

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"strings"
@@ -70,6 +71,12 @@ type Config struct {
 	// point by their median); 0 means 1. With more than one round, IDs end
 	// in "/round=N".
 	Rounds int
+	// Shuffle runs each round's points in an order of their own, drawn
+	// from the round's number (the same on every run of blsim, so --resume
+	// and a rerun see the same order), so that a machine that slows down
+	// or speeds up over a round does not fall on the same points, in the
+	// same direction, round after round.
+	Shuffle bool
 }
 
 // Summary counts what Run did.
@@ -135,17 +142,7 @@ func Run(ctx context.Context, cfg Config, w *measure.Writer, progress func(done,
 	}
 	r := &runner{cfg: cfg, environ: os.Environ(), inherited: inherited}
 
-	points := cfg.Grid.Points()
-	if cfg.Rounds > 1 {
-		var all []Point
-		for round := 1; round <= cfg.Rounds; round++ {
-			for _, p := range points {
-				p.ID = fmt.Sprintf("%s/round=%d", p.ID, round)
-				all = append(all, p)
-			}
-		}
-		points = all
-	}
+	points := Schedule(cfg.Grid.Points(), cfg.Rounds, cfg.Shuffle)
 	sum.Points = len(points)
 	var todo []Point
 	for _, p := range points {
@@ -183,6 +180,28 @@ func Run(ctx context.Context, cfg Config, w *measure.Writer, progress func(done,
 		}
 	}
 	return sum, nil
+}
+
+// Schedule lays out rounds passes over points (0 means 1). With more than
+// one round, each point's ID gets "/round=N". With shuffle, each round's
+// points come in a permutation seeded by the round's number alone.
+func Schedule(points []Point, rounds int, shuffle bool) []Point {
+	rounds = max(rounds, 1)
+	all := make([]Point, 0, rounds*len(points))
+	for round := 1; round <= rounds; round++ {
+		these := append([]Point(nil), points...)
+		if shuffle {
+			rng := rand.New(rand.NewPCG(uint64(round), 0x626c73696d)) // "blsim"
+			rng.Shuffle(len(these), func(i, j int) { these[i], these[j] = these[j], these[i] })
+		}
+		for _, p := range these {
+			if rounds > 1 {
+				p.ID = fmt.Sprintf("%s/round=%d", p.ID, round)
+			}
+			all = append(all, p)
+		}
+	}
+	return all
 }
 
 type runner struct {

@@ -31,6 +31,7 @@ type benchGridOptions struct {
 	Resume       bool          // skip runs already measured ok in Measurements
 	Measurements string        // JSONL file the runs are appended to
 	Rounds       int           // passes over the grid (set by calibrate's --rounds)
+	Shuffle      bool          // each round in an order of its own
 
 	flags *pflag.FlagSet // tells flags given from defaults, so they win over the grid file
 }
@@ -48,6 +49,7 @@ func addBenchGridFlags(fs *pflag.FlagSet, o *benchGridOptions) {
 	fs.IntVar(&o.Retries, "retries", 0, "further attempts of a failed or timed-out run")
 	fs.BoolVar(&o.Resume, "resume", false, "skip runs already measured ok in the measurements file")
 	fs.StringVar(&o.Measurements, "measurements", "runs.jsonl", "JSONL file each run is appended to as soon as it ends")
+	fs.BoolVar(&o.Shuffle, "shuffle", false, "with --rounds: run each round's points in an order of its own (fixed by the round's number),\nso that a machine's slow spells do not fall on the same points every round")
 }
 
 // changed reports whether the flag was given on the command line.
@@ -130,7 +132,7 @@ func (o *benchGridOptions) config() (runner.Config, error) {
 	if o.Rounds < 0 {
 		return cfg, fmt.Errorf("--rounds: %d is negative", o.Rounds)
 	}
-	cfg.Rounds = o.Rounds
+	cfg.Rounds, cfg.Shuffle = o.Rounds, o.Shuffle
 	return cfg, nil
 }
 

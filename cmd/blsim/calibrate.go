@@ -22,6 +22,7 @@ import (
 	"github.com/blsim/blsim/presets"
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 type calibrateOptions struct {
@@ -40,6 +41,10 @@ type calibrateOptions struct {
 	Rounds      int
 	SysRoot     string
 	MicroBudget time.Duration
+	Stat        string
+	Holdout     []string
+
+	flags *pflag.FlagSet
 }
 
 func newCalibrateCmd(stdout, stderr io.Writer) *cobra.Command {
@@ -74,7 +79,10 @@ performance and stop everything else first.`,
 	f.StringVar(&o.Name, "name", "", "name of the fitted profile (default: host name)")
 	f.StringVar(&o.Workload, "workload", "", "the model the runs execute: with --bench, what the benchmark command runs (required);\nelse the built-in dispatcher's (default: synthetic-moe sized to twice the last-level cache)")
 	f.IntVar(&o.Repeats, "repeats", 0, "timed repeats per dispatcher run (default 2)")
-	f.IntVar(&o.Rounds, "rounds", 0, "passes over the grid, one plan after another, merged by their median (default 5, 1 with --quick, 1 with --bench)")
+	f.IntVar(&o.Rounds, "rounds", 0, "passes over the grid, one plan after another, merged by --stat (default 5, 1 with --quick, 1 with --bench)")
+	addStatFlag(f, &o.Stat)
+	f.StringSliceVar(&o.Holdout, "holdout", nil, "with --bench: fit on the runs matching none of these patterns and print the error on those that match\n(as blsim validate --holdout: f=0.15, a knob NAME=VALUE, part of the id)")
+	o.flags = f
 	f.StringVar(&o.SysRoot, "sysfs-root", "/", "root of the sysfs and procfs trees to read the topology from")
 	_ = f.MarkHidden("sysfs-root")
 	f.DurationVar(&o.MicroBudget, "micro-budget", 0, "time budget of each microbenchmark (default 2s, 300ms with --quick)")
@@ -136,8 +144,16 @@ func cpuModel() string {
 }
 
 func calibrateRun(ctx context.Context, o *calibrateOptions, stdout, stderr io.Writer) error {
+	if _, err := fit.ParseStat(o.Stat); err != nil {
+		return fmt.Errorf("--stat: %w", err)
+	}
 	if o.Bench.Bench != "" || o.Bench.Grid != "" {
 		return calibrateBench(ctx, o, stdout, stderr)
+	}
+	for _, name := range benchOnlyFlags {
+		if o.flags != nil && o.flags.Changed(name) {
+			return fmt.Errorf("--%s: only with --bench or --grid (the built-in dispatcher's plans are set by --plans)", name)
+		}
 	}
 	if runtime.GOOS != "linux" {
 		return fmt.Errorf("calibrate: measuring needs Linux (this is %s); predict, fit and validate work here", runtime.GOOS)
@@ -234,7 +250,8 @@ func calibrateRun(ctx context.Context, o *calibrateOptions, stdout, stderr io.Wr
 		}
 	}
 	prior := calibrate.Prior(name, s.Engines, ms, s.Workload)
-	r, err := fit.Fit(prior, ms, fit.Options{})
+	stat, _ := fit.ParseStat(o.Stat)
+	r, err := fit.Fit(prior, ms, fit.Options{Stat: stat})
 	if err != nil {
 		return err
 	}
@@ -307,6 +324,9 @@ func calibrateBench(ctx context.Context, o *calibrateOptions, stdout, stderr io.
 	if !o.NoFit && o.Prior == "" {
 		return fmt.Errorf("--soc: a prior profile to fit is required with --bench (or pass --no-fit)")
 	}
+	if o.NoFit && len(o.Holdout) > 0 {
+		return fmt.Errorf("--holdout: nothing is fitted with --no-fit (validate the file later with blsim validate --holdout)")
+	}
 	w, err := presets.LoadWorkload(o.Workload)
 	if err != nil {
 		return fmt.Errorf("--workload: %w", err)
@@ -334,13 +354,38 @@ func calibrateBench(ctx context.Context, o *calibrateOptions, stdout, stderr io.
 	if err != nil {
 		return err
 	}
-	r, err := fit.Fit(prior, ms, fit.Options{})
-	if err != nil {
-		return err
+	stat, _ := fit.ParseStat(o.Stat)
+	opts := fit.Options{Stat: stat}
+	if len(o.Holdout) == 0 {
+		r, err := fit.Fit(prior, ms, opts)
+		if err != nil {
+			return err
+		}
+		stampProvenance(r, ms, "blsim calibrate --bench from prior "+o.Prior)
+		if err := writeProfile(o.Out, r.SoC); err != nil {
+			return err
+		}
+		return writeFitText(stdout, r, o.Out)
 	}
-	stampProvenance(r, ms, "blsim calibrate --bench from prior "+o.Prior)
+	v, r, err := fit.Holdout(prior, ms, o.Holdout, opts)
+	if err != nil {
+		return fmt.Errorf("--holdout: %s: %w", path, err)
+	}
+	var fitted []measure.Measurement
+	for _, m := range ms {
+		if !fit.HeldOut(&m, o.Holdout) {
+			fitted = append(fitted, m)
+		}
+	}
+	stampProvenance(r, fitted, "blsim calibrate --bench from prior "+o.Prior+", holding out "+strings.Join(o.Holdout, ","))
 	if err := writeProfile(o.Out, r.SoC); err != nil {
 		return err
 	}
-	return writeFitText(stdout, r, o.Out)
+	if err := writeFitText(stdout, r, o.Out); err != nil {
+		return err
+	}
+	return writeValidation(stdout, v, stat, 5)
 }
+
+// benchOnlyFlags are the calibrate flags that only the --bench mode reads.
+var benchOnlyFlags = []string{"env", "arg", "knobs", "timeout", "warmup", "retries", "shuffle", "holdout"}

@@ -75,6 +75,10 @@ func TestCalibrateBadInput(t *testing.T) {
 		{"bad plans", []string{"calibrate", "--plans", "all"}, "--plans"},
 		{"bench without workload", []string{"calibrate", "--bench", "true"}, "--workload"},
 		{"bench without prior", []string{"calibrate", "--bench", "true", "--workload", "qwen3.5-35b-a3b"}, "--soc"},
+		{"holdout with no-fit", []string{"calibrate", "--bench", "true", "--workload", "qwen3.5-35b-a3b", "--no-fit", "--holdout", "f=0.2"}, "--holdout"},
+		{"bad stat", []string{"calibrate", "--bench", "true", "--workload", "qwen3.5-35b-a3b", "--stat", "avg"}, "--stat"},
+		{"env without bench", []string{"calibrate", "--cluster", "big=1", "--cluster", "little=0", "--env", "ORK_BL_POLL=0"}, "--env: only with --bench"},
+		{"shuffle without bench", []string{"calibrate", "--cluster", "big=1", "--cluster", "little=0", "--shuffle"}, "--shuffle: only with --bench"},
 		{"unwritable measurements", []string{"calibrate", "--cluster", "big=1", "--cluster", "little=0", "--measurements", filepath.Join(dir, "no", "r.jsonl")}, "r.jsonl"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+	"unicode"
 
 	"github.com/blsim/blsim/calibrate/fit"
 	"github.com/blsim/blsim/calibrate/measure"
@@ -21,6 +22,7 @@ type fitOptions struct {
 	SoC          string
 	Out          string
 	Free         []string
+	Stat         string
 	JSON         bool
 }
 
@@ -41,6 +43,7 @@ profile with each value's standard deviation and the fit's provenance.`,
 	f.StringVar(&o.SoC, "soc", "", "prior SoC profile: a preset name or a YAML file")
 	f.StringVarP(&o.Out, "output", "o", "", "where to write the fitted profile (YAML)")
 	f.StringSliceVar(&o.Free, "free", nil, "parameter paths to fit (default: kernel rates, bandwidths, overlaps, wake costs)")
+	addStatFlag(f, &o.Stat)
 	f.BoolVar(&o.JSON, "json", false, "print JSON")
 	return cmd
 }
@@ -75,6 +78,10 @@ func fitRun(o *fitOptions, stdout, stderr io.Writer) error {
 	if o.Out == "" {
 		return fmt.Errorf("-o: an output file is required")
 	}
+	stat, err := fit.ParseStat(o.Stat)
+	if err != nil {
+		return fmt.Errorf("--stat: %w", err)
+	}
 	prior, err := presets.LoadSoC(o.SoC)
 	if err != nil {
 		return fmt.Errorf("--soc: %w", err)
@@ -88,7 +95,7 @@ func fitRun(o *fitOptions, stdout, stderr io.Writer) error {
 			return fmt.Errorf("--free: %w", err)
 		}
 	}
-	r, err := fit.Fit(prior, ms, fit.Options{Free: o.Free})
+	r, err := fit.Fit(prior, ms, fit.Options{Free: o.Free, Stat: stat})
 	if err != nil {
 		return err
 	}
@@ -147,6 +154,21 @@ func writeFitText(w io.Writer, r *fit.Result, out string) error {
 		return err
 	}
 	fmt.Fprintf(w, "\n%d throughputs: RMS error %.2f%%, MAPE %.2f%% (%s after %d iterations; %d outliers down-weighted)\nwrote %s\n",
-		len(r.Residuals), r.RMSPct, r.MAPE, strings.ToLower(r.Status), r.Iterations, r.Downweighted, out)
+		len(r.Residuals), r.RMSPct, r.MAPE, words(r.Status), r.Iterations, r.Downweighted, out)
 	return nil
+}
+
+// words spells a CamelCase status in lower-case words: "function converged".
+func words(s string) string {
+	var b strings.Builder
+	for i, c := range s {
+		if unicode.IsUpper(c) {
+			if i > 0 {
+				b.WriteByte(' ')
+			}
+			c = unicode.ToLower(c)
+		}
+		b.WriteRune(c)
+	}
+	return b.String()
 }

@@ -115,6 +115,10 @@ func TestFitValidateBadInput(t *testing.T) {
 		{"unwritable", []string{"fit", "--measurements", runs, "--soc", "rk3588", "-o", filepath.Join(dir, "no", "x.yaml"), "--free", "handoff.futex_wake_us"}, "x.yaml"},
 		{"loo and holdout", []string{"validate", "--measurements", runs, "--soc", "rk3588", "--loo", "--holdout", "x"}, "choose one"},
 		{"validate no soc", []string{"validate", "--measurements", runs}, "--soc"},
+		{"fit bad stat", []string{"fit", "--measurements", runs, "--soc", "rk3588", "-o", filepath.Join(dir, "x.yaml"), "--stat", "mean"}, "--stat"},
+		{"validate bad stat", []string{"validate", "--measurements", runs, "--soc", "rk3588", "--stat", "max"}, `"max"`},
+		{"holdout matches nothing", []string{"validate", "--measurements", runs, "--soc", "rk3588", "--holdout", "f=0.77"}, "no throughput matches"},
+		{"holdout matches all", []string{"validate", "--measurements", runs, "--soc", "rk3588", "--holdout", "token"}, "none is left to fit"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, stderr, code := runCLI(t, tc.args...)
@@ -125,5 +129,13 @@ func TestFitValidateBadInput(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "x.yaml")); err == nil {
 		t.Error("a failed fit left a profile behind")
+	}
+}
+
+func TestWords(t *testing.T) {
+	for in, want := range map[string]string{"FunctionConverged": "function converged", "IterationLimit": "iteration limit", "": "", "ok": "ok"} {
+		if got := words(in); got != want {
+			t.Errorf("words(%q) = %q, want %q", in, got, want)
+		}
 	}
 }
