@@ -153,8 +153,12 @@ func writeFitText(w io.Writer, r *fit.Result, out string) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "\n%d throughputs: RMS error %.2f%%, MAPE %.2f%% (%s after %d iterations; %d outliers down-weighted)\nwrote %s\n",
-		len(r.Residuals), r.RMSPct, r.MAPE, words(r.Status), r.Iterations, r.Downweighted, out)
+	outliers := "outliers"
+	if r.Downweighted == 1 {
+		outliers = "outlier"
+	}
+	fmt.Fprintf(w, "\n%d throughputs: RMS error %.2f%%, MAPE %.2f%% (%s after %d iterations; %d %s down-weighted)\nwrote %s\n",
+		len(r.Residuals), r.RMSPct, r.MAPE, words(r.Status), r.Iterations, r.Downweighted, outliers, out)
 	return nil
 }
 

@@ -1,0 +1,54 @@
+package fit
+
+import (
+	"os"
+	"testing"
+
+	"github.com/blsim/blsim/calibrate/measure"
+	"github.com/blsim/blsim/model"
+)
+
+// TestRecordedGridHeldOut fits the profile of the 2-vCPU development VM to
+// a grid really measured on it: `blsim bench` through `blsim calibrate
+// --bench`, 36 knob points in 8 shuffled rounds of 3 samples
+// (testdata/vm-bench-grid.jsonl, stdout dropped and the workload moved to
+// its own file), with the fractions 0.15, 0.25, 0.35 and 0.45 held out.
+// On that host other tenants slow about half of all samples by up to a
+// third: the best sample predicts the held-out points within 5%, the
+// median of runs does not.
+func TestRecordedGridHeldOut(t *testing.T) {
+	prior, err := model.LoadSoCFile("testdata/vm-prior.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	wyaml, err := os.ReadFile("testdata/vm-bench-workload.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ms, errs := measure.ReadFile("testdata/vm-bench-grid.jsonl")
+	if len(errs) != 0 || len(ms) != 288 {
+		t.Fatalf("%d measurements, errors %v", len(ms), errs)
+	}
+	for i := range ms {
+		ms[i].WorkloadYAML = string(wyaml)
+	}
+	held := []string{"f=0.15", "f=0.25", "f=0.35", "f=0.45"}
+	mape := map[Stat]float64{}
+	for _, stat := range []Stat{Median, Best} {
+		v, r, err := Holdout(prior, ms, held, Options{Stat: stat})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if v.N != 16 || len(r.Residuals) != 20 {
+			t.Fatalf("%s: %d held out and %d fitted configurations, want 16 and 20", stat, v.N, len(r.Residuals))
+		}
+		t.Logf("%s: fit MAPE %.2f%%, held-out MAPE %.2f%%, max %.2f%%", stat, r.MAPE, v.MAPE, v.MaxErrPct)
+		mape[stat] = v.MAPE
+	}
+	if mape[Best] > 5 {
+		t.Errorf("held-out MAPE with the best sample: %.2f%%, want at most 5%%", mape[Best])
+	}
+	if mape[Median] < 2*mape[Best] {
+		t.Errorf("held-out MAPE: median %.2f%%, best %.2f%%: the median should be the worse by far on this host", mape[Median], mape[Best])
+	}
+}
