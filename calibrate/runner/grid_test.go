@@ -195,6 +195,9 @@ args:
 timeout_s: 1.5
 warmup: 1
 retries: 2
+rounds: 3
+shuffle: true
+holdout: [f=0.15, ORK_BL_POLL=0]
 `
 	gf, err := ParseGridFile([]byte(src), "grid.yaml")
 	if err != nil {
@@ -214,8 +217,9 @@ retries: 2
 	if !reflect.DeepEqual(gf.Grid, want) {
 		t.Errorf("grid\n%+v\nwant\n%+v", gf.Grid, want)
 	}
-	if gf.Timeout != 1500*time.Millisecond || gf.Warmup != 1 || gf.Retries != 2 {
-		t.Errorf("settings %v %d %d", gf.Timeout, gf.Warmup, gf.Retries)
+	if gf.Timeout != 1500*time.Millisecond || gf.Warmup != 1 || gf.Retries != 2 || gf.Rounds != 3 || !gf.Shuffle ||
+		!reflect.DeepEqual(gf.Holdout, []string{"f=0.15", "ORK_BL_POLL=0"}) {
+		t.Errorf("settings %+v", gf)
 	}
 	if err := gf.Grid.Validate(); err != nil {
 		t.Error(err)
@@ -241,6 +245,9 @@ retries: 2
 		{"timeout_s: 0\n", "positive"},
 		{"timeout_s: -3\n", "positive"},
 		{"retries: -1\n", "negative"},
+		{"rounds: -2\n", "negative"},
+		{"holdout: [\"\"]\n", "empty pattern"},
+		{"shuffle: maybe\n", "line 1"},
 	} {
 		if _, err := ParseGridFile([]byte(tc.src), "g.yaml"); err == nil || !strings.Contains(err.Error(), tc.msg) {
 			t.Errorf("ParseGridFile(%q) = %v, want an error with %q", tc.src, err, tc.msg)

@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"strings"
 	"time"
 
 	"go.yaml.in/yaml/v3"
@@ -25,6 +26,9 @@ import (
 //	timeout_s: 600
 //	warmup: 1
 //	retries: 1
+//	rounds: 3          # passes over the grid
+//	shuffle: true      # each round in an order of its own
+//	holdout: [ORK_BL_LITTLE_FRAC=0.15]   # points to hold out of the fit (blsim calibrate)
 //
 // Unknown keys are errors. Axes keep the order of the file. A scalar is
 // read by ParseValues, so "0,50" and "0.05:0.30:0.05" work as on the
@@ -34,9 +38,14 @@ type GridFile struct {
 	Grid Grid
 	// Timeout per run; 0 if the file does not say.
 	Timeout time.Duration
-	// Warmup and Retries as in Config.
+	// Warmup, Retries, Rounds and Shuffle as in Config.
 	Warmup  int
 	Retries int
+	Rounds  int
+	Shuffle bool
+	// Holdout holds the patterns of the points a fit holds out (run like
+	// the others; blsim calibrate reads them).
+	Holdout []string
 }
 
 type gridYAML struct {
@@ -46,6 +55,9 @@ type gridYAML struct {
 	TimeoutS *float64    `yaml:"timeout_s"`
 	Warmup   int         `yaml:"warmup"`
 	Retries  int         `yaml:"retries"`
+	Rounds   int         `yaml:"rounds"`
+	Shuffle  bool        `yaml:"shuffle"`
+	Holdout  []string    `yaml:"holdout"`
 }
 
 type commandYAML []string
@@ -126,6 +138,9 @@ func ParseGridFile(data []byte, name string) (*GridFile, error) {
 		Grid:    Grid{Command: y.Command, Env: y.Env, Args: y.Args},
 		Warmup:  y.Warmup,
 		Retries: y.Retries,
+		Rounds:  y.Rounds,
+		Shuffle: y.Shuffle,
+		Holdout: y.Holdout,
 	}
 	if y.TimeoutS != nil {
 		t := *y.TimeoutS
@@ -134,8 +149,13 @@ func ParseGridFile(data []byte, name string) (*GridFile, error) {
 		}
 		gf.Timeout = time.Duration(t * float64(time.Second))
 	}
-	if y.Warmup < 0 || y.Retries < 0 {
-		return nil, fmt.Errorf("grid %s: warmup and retries must not be negative", name)
+	if y.Warmup < 0 || y.Retries < 0 || y.Rounds < 0 {
+		return nil, fmt.Errorf("grid %s: warmup, retries and rounds must not be negative", name)
+	}
+	for _, h := range y.Holdout {
+		if strings.TrimSpace(h) == "" {
+			return nil, fmt.Errorf("grid %s: holdout: an empty pattern", name)
+		}
 	}
 	for _, a := range gf.Grid.Env {
 		if err := checkEnvName(a.Name); err != nil {

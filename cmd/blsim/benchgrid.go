@@ -32,6 +32,7 @@ type benchGridOptions struct {
 	Measurements string        // JSONL file the runs are appended to
 	Rounds       int           // passes over the grid (set by calibrate's --rounds)
 	Shuffle      bool          // each round in an order of its own
+	fileHoldout  []string      // the grid file's holdout patterns (set by config)
 
 	flags *pflag.FlagSet // tells flags given from defaults, so they win over the grid file
 }
@@ -42,7 +43,7 @@ func addBenchGridFlags(fs *pflag.FlagSet, o *benchGridOptions) {
 	fs.StringVar(&o.Bench, "bench", "", "benchmark command to run over the grid, e.g. 'llama-bench -m model.gguf -p 512 -n 0 -o jsonl'\n(split into words with shell-like quoting, then executed without a shell: no $, globs, pipes or redirections)")
 	fs.StringArrayVar(&o.Env, "env", nil, "environment knob NAME=VALUES, repeatable; VALUES is one value, a list a,b,c or a range start:stop:step\n(e.g. ORK_BL_LITTLE_FRAC=0.05:0.30:0.05, ORK_BL_POLL=0,50)")
 	fs.StringArrayVar(&o.Args, "arg", nil, "command-line knob -FLAG=VALUES, repeatable; each run gets \"-FLAG VALUE\" appended (e.g. -t=4, --poll=0,50)")
-	fs.StringVar(&o.Grid, "grid", "", "YAML grid file: command, env, args, timeout_s, warmup, retries (flags add to it and override it)")
+	fs.StringVar(&o.Grid, "grid", "", "YAML grid file: command, env, args, timeout_s, warmup, retries, rounds, shuffle, holdout\n(flags add to it and override it)")
 	fs.StringVar(&o.Knobs, "knobs", "", "YAML file mapping your fork's knob names to plan fields (default: the seed's ORK_* names)")
 	fs.DurationVar(&o.Timeout, "timeout", runner.DefaultTimeout, "time limit of one run; a run past it is killed with its children")
 	fs.IntVar(&o.Warmup, "warmup", 0, "unrecorded runs before each measured run")
@@ -81,6 +82,13 @@ func (o *benchGridOptions) config() (runner.Config, error) {
 		if !o.changed("retries") {
 			retries = gf.Retries
 		}
+		if gf.Rounds > 0 && !o.changed("rounds") {
+			o.Rounds = gf.Rounds
+		}
+		if !o.changed("shuffle") {
+			o.Shuffle = o.Shuffle || gf.Shuffle
+		}
+		o.fileHoldout = gf.Holdout
 	}
 	if o.Bench != "" {
 		if len(cfg.Grid.Command) > 0 {
@@ -178,8 +186,16 @@ func runBenchGrid(ctx context.Context, o *benchGridOptions, workloadName, worklo
 			varying = append(varying, a.Name)
 		}
 	}
-	fmt.Fprintf(stdout, "%s: %d runs over %s (timeout %v, %d warm-up, %d retries) -> %s\n",
-		quoteCommand(cfg.Grid.Command), cfg.Grid.Size(), axesLabel(cfg.Grid), cfg.Timeout, cfg.Warmup, cfg.Retries, path)
+	runs := fmt.Sprintf("%d runs", cfg.Grid.Size())
+	if cfg.Rounds > 1 {
+		order := "in grid order"
+		if cfg.Shuffle {
+			order = "shuffled"
+		}
+		runs = fmt.Sprintf("%d runs (%d points x %d rounds, %s)", cfg.Grid.Size()*cfg.Rounds, cfg.Grid.Size(), cfg.Rounds, order)
+	}
+	fmt.Fprintf(stdout, "%s: %s over %s (timeout %v, %d warm-up, %d retries) -> %s\n",
+		quoteCommand(cfg.Grid.Command), runs, axesLabel(cfg.Grid), cfg.Timeout, cfg.Warmup, cfg.Retries, path)
 	sum, runErr := runner.Run(ctx, cfg, w, func(done, total int, m *measure.Measurement) {
 		fmt.Fprintf(stdout, "[%d/%d] %s  %s\n", done, total, knobsLabel(varying, m.Knobs), outcome(m))
 	})

@@ -174,3 +174,55 @@ func TestQuoteCommand(t *testing.T) {
 		t.Errorf("%s read back as %q, %v", got, back, err)
 	}
 }
+
+// TestCalibrateGridFileSettings runs a grid file that carries its rounds,
+// shuffle and holdout through blsim calibrate: three shuffled rounds of
+// four points, one fraction held out of the fit and scored.
+func TestCalibrateGridFileSettings(t *testing.T) {
+	bench := writeFakeBench(t)
+	dir := t.TempDir()
+	grid := filepath.Join(dir, "grid.yaml")
+	os.WriteFile(grid, []byte("command: "+bench+" -p 512 -n 0 -o jsonl\n"+
+		"env: {ORK_MOE_BIGLITTLE: 1, ORK_BL_LITTLE_THREADS: 4, ORK_BL_LITTLE_FRAC: '0.1,0.2,0.3,0.4'}\n"+
+		"args: {-t: 4}\nrounds: 3\nshuffle: true\nholdout: [ORK_BL_LITTLE_FRAC=0.3]\n"), 0o644)
+	runs, prof := filepath.Join(dir, "runs.jsonl"), filepath.Join(dir, "p.yaml")
+	stdout, stderr, code := runCLI(t, "calibrate", "--grid", grid, "--workload", "qwen3.5-35b-a3b", "--soc", "rk3588",
+		"--measurements", runs, "-o", prof)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	if !strings.Contains(stdout, "12 runs (4 points x 3 rounds, shuffled) over ORK_BL_LITTLE_FRAC (4)") || !strings.Contains(stdout, "holdout: 1 held-out throughputs") {
+		t.Errorf("output:\n%s", stdout)
+	}
+	ms, errs := measure.ReadFile(runs)
+	if len(errs) != 0 || len(ms) != 12 {
+		t.Fatalf("%d runs, %v", len(ms), errs)
+	}
+	var order []string
+	for _, m := range ms {
+		order = append(order, m.Knobs["ORK_BL_LITTLE_FRAC"])
+	}
+	if strings.Join(order[:4], " ") == strings.Join(order[4:8], " ") && strings.Join(order[4:8], " ") == strings.Join(order[8:], " ") {
+		t.Errorf("three rounds in one order: %v", order)
+	}
+	// With --no-fit the file's holdout waits for blsim validate.
+	if _, stderr, code := runCLI(t, "calibrate", "--grid", grid, "--workload", "qwen3.5-35b-a3b", "--no-fit", "--rounds", "1",
+		"--measurements", filepath.Join(dir, "nofit.jsonl")); code != 0 {
+		t.Errorf("--no-fit with a holdout in the file: %s", stderr)
+	}
+	// Patterns that do not split the grid are refused before anything runs.
+	for _, tc := range []struct{ holdout, msg string }{
+		{"f=0.25", `no point of the grid matches (a point's label reads "token f=0.1 poll=50")`},
+		{"token", "every point of the grid matches"},
+	} {
+		fresh := filepath.Join(dir, "fresh-"+tc.holdout+".jsonl")
+		_, stderr, code := runCLI(t, "calibrate", "--grid", grid, "--workload", "qwen3.5-35b-a3b", "--soc", "rk3588",
+			"--measurements", fresh, "-o", prof, "--holdout", tc.holdout)
+		if code == 0 || !strings.Contains(stderr, tc.msg) {
+			t.Errorf("--holdout %s: exit %d, %q", tc.holdout, code, stderr)
+		}
+		if _, err := os.Stat(fresh); err == nil {
+			t.Errorf("--holdout %s: ran the grid anyway", tc.holdout)
+		}
+	}
+}

@@ -15,8 +15,10 @@ import (
 	"github.com/blsim/blsim/calibrate"
 	"github.com/blsim/blsim/calibrate/dispatch"
 	"github.com/blsim/blsim/calibrate/fit"
+	"github.com/blsim/blsim/calibrate/llamabench"
 	"github.com/blsim/blsim/calibrate/measure"
 	"github.com/blsim/blsim/calibrate/probe"
+	"github.com/blsim/blsim/calibrate/runner"
 	"github.com/blsim/blsim/calibrate/topology"
 	"github.com/blsim/blsim/model"
 	"github.com/blsim/blsim/presets"
@@ -324,9 +326,6 @@ func calibrateBench(ctx context.Context, o *calibrateOptions, stdout, stderr io.
 	if !o.NoFit && o.Prior == "" {
 		return fmt.Errorf("--soc: a prior profile to fit is required with --bench (or pass --no-fit)")
 	}
-	if o.NoFit && len(o.Holdout) > 0 {
-		return fmt.Errorf("--holdout: nothing is fitted with --no-fit (validate the file later with blsim validate --holdout)")
-	}
 	w, err := presets.LoadWorkload(o.Workload)
 	if err != nil {
 		return fmt.Errorf("--workload: %w", err)
@@ -342,6 +341,23 @@ func calibrateBench(ctx context.Context, o *calibrateOptions, stdout, stderr io.
 		return err
 	}
 	o.Bench.Rounds = o.Rounds
+	cfg, err := o.Bench.config()
+	if err != nil {
+		return err
+	}
+	switch {
+	case o.NoFit && len(o.Holdout) > 0:
+		return fmt.Errorf("--holdout: nothing is fitted with --no-fit (validate the file later with blsim validate --holdout)")
+	case o.NoFit:
+		// A grid file's holdout waits for blsim validate --holdout.
+	case len(o.Holdout) == 0:
+		o.Holdout = o.Bench.fileHoldout
+	}
+	if len(o.Holdout) > 0 && !o.NoFit {
+		if err := checkHoldout(cfg, o.Holdout); err != nil {
+			return err
+		}
+	}
 	path, err := runBenchGrid(ctx, &o.Bench, w.Name, string(wyaml), stdout, stderr)
 	if err != nil {
 		return err
@@ -385,6 +401,40 @@ func calibrateBench(ctx context.Context, o *calibrateOptions, stdout, stderr io.
 		return err
 	}
 	return writeValidation(stdout, v, stat, 5)
+}
+
+// checkHoldout makes sure, before anything runs, that the holdout patterns
+// split the grid: some points held out and some left to fit. Points whose
+// plan the knobs alone do not fix (it may depend on what the command
+// prints) count as fitted.
+func checkHoldout(cfg runner.Config, patterns []string) error {
+	held, total := 0, 0
+	example := ""
+	for _, p := range cfg.Grid.Points() {
+		total++
+		plan, err := cfg.Mapping.Plan(p, llamabench.Record{})
+		if err != nil {
+			continue
+		}
+		m := measure.Measurement{ID: p.ID, Plan: &plan, Knobs: p.Knobs}
+		if example == "" {
+			example = m.Label()
+		}
+		if fit.HeldOut(&m, patterns) {
+			held++
+		}
+	}
+	switch {
+	case held == 0:
+		hint := ""
+		if example != "" {
+			hint = fmt.Sprintf(" (a point's label reads %q)", example)
+		}
+		return fmt.Errorf("--holdout %s: no point of the grid matches%s", strings.Join(patterns, ","), hint)
+	case held == total:
+		return fmt.Errorf("--holdout %s: every point of the grid matches: none is left to fit", strings.Join(patterns, ","))
+	}
+	return nil
 }
 
 // benchOnlyFlags are the calibrate flags that only the --bench mode reads.
