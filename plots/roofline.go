@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"image/color"
 	"math"
+	"strings"
 
 	"github.com/blsim/blsim/model"
 	"github.com/blsim/blsim/sim"
@@ -18,6 +19,8 @@ import (
 type RoofEngine struct {
 	Name    string
 	Threads int
+	// Accelerator says Threads counts accelerator cores (kind npu).
+	Accelerator bool
 	// Class is the kernel class of ComputeGOPS (the workload's dominant
 	// one); ComputeGOPS is the engine's matmul rate for it with Threads
 	// threads, BandwidthGBs the most DRAM bandwidth it pulls alone.
@@ -56,12 +59,20 @@ type RooflineOptions struct {
 	Poll int
 	// BigThreads and LittleThreads default to 4 when zero.
 	BigThreads, LittleThreads int
+	// Plan, when not nil, is the split placed, over any number of
+	// engines: its first engine's ops come from a native run, every other
+	// engine's partitions from the split. Mode, Frac and the thread counts
+	// are then unused.
+	Plan *model.Plan
 }
 
 // SimRoofline simulates ubatch 0 natively (placing every op on the first
-// engine) and split (placing the second engine's partitions of the split
-// ops), and returns both engines' roofs.
+// engine) and split (placing the other engines' partitions of the split
+// ops), and returns every engine's roofs.
 func SimRoofline(s *model.SoC, w *model.Workload, o RooflineOptions) (RooflineData, error) {
+	if o.Plan != nil {
+		return rooflineOf(s, w, *o.Plan)
+	}
 	if len(s.Engines) < 2 {
 		return RooflineData{}, fmt.Errorf("plots: %s has one engine; a split needs two", s.Name)
 	}
@@ -83,46 +94,65 @@ func SimRoofline(s *model.SoC, w *model.Workload, o RooflineOptions) (RooflineDa
 		return RooflineData{}, fmt.Errorf("plots: fraction %g is outside (0, 1)", frac)
 	}
 	big, little := s.Engines[0].Name, s.Engines[1].Name
-	class := dominantClass(w)
-	d := RooflineData{Title: fmt.Sprintf("%s on %s: roofline of ubatch 0 (%s native; %s in a %s split at %.3f), poll %d",
-		w.Name, s.Name, big, little, mode, frac, o.Poll)}
-	for i, t := range []int{bt, lt} {
-		e := &s.Engines[i]
-		d.Engines = append(d.Engines, RoofEngine{Name: e.Name, Threads: t, Class: class,
-			ComputeGOPS: e.MatmulGOPS(class, t), BandwidthGBs: math.Min(e.BandwidthMaxGBs, s.DRAM.SustainedGBs)})
+	d, err := rooflineOf(s, w, model.NewSplit(mode, big, little, bt, lt, frac, o.Poll))
+	d.Title = fmt.Sprintf("%s on %s: roofline of ubatch 0 (%s native; %s in a %s split at %.3f), poll %d",
+		w.Name, s.Name, big, little, mode, frac, o.Poll)
+	return d, err
+}
+
+// rooflineOf places the ops of ubatch 0 of split p: the first engine's from
+// a native run on it, every other engine's partitions of the split ops
+// from p itself (a partition's rate counts its share of the op).
+func rooflineOf(s *model.SoC, w *model.Workload, p model.Plan) (RooflineData, error) {
+	if p.Mode == model.Native || len(p.Engines) < 2 || len(p.Fracs) != len(p.Engines) || len(p.Threads) != len(p.Engines) {
+		return RooflineData{}, fmt.Errorf("plots: a roofline places a split over two or more engines, with a share and threads each")
 	}
-	ops := w.Ops(0)
-	for _, run := range []struct {
-		plan   model.Plan
-		engine string
-		share  float64
-		only   bool // only the split ops
-	}{
-		{model.NewNative(big, bt, o.Poll), big, 1, false},
-		{model.NewSplit(mode, big, little, bt, lt, frac, o.Poll), little, frac, true},
-	} {
-		r, err := sim.RunWith(s, w, run.plan, sim.Options{Timeline: true})
+	if err := p.Validate(s); err != nil {
+		return RooflineData{}, err
+	}
+	class := dominantClass(w)
+	d := RooflineData{Title: strings.Replace(PlanTitle(s, w, p), ": ", ": roofline of ubatch 0, ", 1)}
+	for i, name := range p.Engines {
+		e, _, err := s.Engine(name)
 		if err != nil {
 			return RooflineData{}, err
 		}
-		busy := map[string]float64{}
-		for _, sp := range r.Timeline {
-			if sp.Engine == run.engine && (sp.State == sim.Compute || sp.State == sim.DRAMWait) {
-				busy[sp.Op] += sp.EndS - sp.StartS
+		d.Engines = append(d.Engines, RoofEngine{Name: e.Name, Threads: p.Threads[i], Accelerator: e.Kind == model.KindNPU, Class: class,
+			ComputeGOPS: e.MatmulGOPS(class, p.Threads[i]), BandwidthGBs: math.Min(e.BandwidthMaxGBs, s.DRAM.SustainedGBs)})
+	}
+	ops := w.Ops(0)
+	place := func(plan model.Plan, engines []string, shares []float64, only bool) error {
+		r, err := sim.RunWith(s, w, plan, sim.Options{Timeline: true})
+		if err != nil {
+			return err
+		}
+		for i, engine := range engines {
+			busy := map[string]float64{}
+			for _, sp := range r.Timeline {
+				if sp.Engine == engine && (sp.State == sim.Compute || sp.State == sim.DRAMWait) {
+					busy[sp.Op] += sp.EndS - sp.StartS
+				}
+			}
+			for _, op := range ops {
+				if only && op.Kind != model.ExpertMatmul {
+					continue
+				}
+				t := busy[op.Name]
+				bytes := op.WeightBytes + op.ActBytes
+				if t <= 0 || bytes <= 0 || op.Ops <= 0 {
+					continue
+				}
+				d.Ops = append(d.Ops, RoofOp{Name: op.Name, Kind: op.Kind, Engine: engine,
+					Intensity: op.Ops / bytes, GOPS: shares[i] * op.Ops / t / 1e9})
 			}
 		}
-		for _, op := range ops {
-			if run.only && op.Kind != model.ExpertMatmul {
-				continue
-			}
-			t := busy[op.Name]
-			bytes := op.WeightBytes + op.ActBytes
-			if t <= 0 || bytes <= 0 || op.Ops <= 0 {
-				continue
-			}
-			d.Ops = append(d.Ops, RoofOp{Name: op.Name, Kind: op.Kind, Engine: run.engine,
-				Intensity: op.Ops / bytes, GOPS: run.share * op.Ops / t / 1e9})
-		}
+		return nil
+	}
+	if err := place(model.NewNative(p.Engines[0], p.Threads[0], p.Poll), p.Engines[:1], []float64{1}, false); err != nil {
+		return RooflineData{}, err
+	}
+	if err := place(p, p.Engines[1:], p.Fracs[1:], true); err != nil {
+		return RooflineData{}, err
 	}
 	return d, nil
 }
@@ -195,7 +225,11 @@ func Roofline(d RooflineData) (*Figure, error) {
 		}
 		l.Color, l.Width, l.Dashes = black, vg.Points(1.5), dashes[i%len(dashes)]
 		p.Add(l)
-		fig.Legend = append(fig.Legend, LegendEntry{fmt.Sprintf("%s roof: %.0f GOPS (%s, %d threads), %.1f GB/s", e.Name, e.ComputeGOPS, e.Class, e.Threads, e.BandwidthGBs), l})
+		units := "threads"
+		if e.Accelerator {
+			units = "cores"
+		}
+		fig.Legend = append(fig.Legend, LegendEntry{fmt.Sprintf("%s roof: %.0f GOPS (%s, %d %s), %.1f GB/s", e.Name, e.ComputeGOPS, e.Class, e.Threads, units, e.BandwidthGBs), l})
 	}
 	kinds := []model.OpKind{model.Matmul, model.ExpertMatmul, model.AttentionScores, model.Scalar}
 	for i, e := range d.Engines {

@@ -43,11 +43,21 @@ type TimelineOptions struct {
 	// Layers limits the window to the first Layers layers; zero means the
 	// whole ubatch.
 	Layers int
+	// Plan, when not nil, is the plan drawn, over any number of engines
+	// (a row each, in its order); Mode, Frac and the thread counts are
+	// then unused.
+	Plan *model.Plan
 }
 
 // SimTimeline simulates the plan o describes on s and w and returns ubatch
 // 0's timeline, windowed to o.Layers layers.
 func SimTimeline(s *model.SoC, w *model.Workload, o TimelineOptions) (TimelineData, error) {
+	if o.Layers < 0 {
+		return TimelineData{}, fmt.Errorf("plots: %d layers is negative", o.Layers)
+	}
+	if o.Plan != nil {
+		return timelineOf(s, w, *o.Plan, PlanTitle(s, w, *o.Plan), o.Layers)
+	}
 	if len(s.Engines) < 2 {
 		return TimelineData{}, fmt.Errorf("plots: %s has one engine; a split needs two", s.Name)
 	}
@@ -58,30 +68,52 @@ func SimTimeline(s *model.SoC, w *model.Workload, o TimelineOptions) (TimelineDa
 	if lt == 0 {
 		lt = 4
 	}
-	if o.Layers < 0 {
-		return TimelineData{}, fmt.Errorf("plots: %d layers is negative", o.Layers)
-	}
 	mode := o.Mode
 	if mode == "" {
 		mode = model.TokenSplit
 	}
 	big, little := s.Engines[0].Name, s.Engines[1].Name
 	p := model.NewSplit(mode, big, little, bt, lt, o.Frac, o.Poll)
-	engines := []string{big, little}
 	title := fmt.Sprintf("%s on %s: %s split, %s share %.3f, poll %d", w.Name, s.Name, mode, little, o.Frac, o.Poll)
 	if mode == model.Native {
 		p = model.NewNative(big, bt, o.Poll)
-		engines = engines[:1]
 		title = fmt.Sprintf("%s on %s: native (%s only), poll %d", w.Name, s.Name, big, o.Poll)
 	}
+	return timelineOf(s, w, p, title, o.Layers)
+}
+
+// PlanTitle names a plan in a figure's title: "qwen3 on cix-p1: token
+// split big 0.62 / mid 0.30 / little 0.08, poll 50", or "native (big
+// only)".
+func PlanTitle(s *model.SoC, w *model.Workload, p model.Plan) string {
+	if p.Mode == model.Native || len(p.Engines) == 1 {
+		return fmt.Sprintf("%s on %s: native (%s only), poll %d", w.Name, s.Name, p.Engines[0], p.Poll)
+	}
+	shares := make([]string, len(p.Engines))
+	for i, e := range p.Engines {
+		f := 0.0
+		if i < len(p.Fracs) {
+			f = p.Fracs[i]
+		}
+		shares[i] = fmt.Sprintf("%s %.3g", e, f)
+	}
+	return fmt.Sprintf("%s on %s: %s split %s, poll %d", w.Name, s.Name, p.Mode, strings.Join(shares, " / "), p.Poll)
+}
+
+// timelineOf simulates p with its timeline and windows it to layers.
+func timelineOf(s *model.SoC, w *model.Workload, p model.Plan, title string, layers int) (TimelineData, error) {
 	r, err := sim.RunWith(s, w, p, sim.Options{Timeline: true})
 	if err != nil {
 		return TimelineData{}, err
 	}
-	d := TimelineData{Title: title, Engines: engines, Spans: r.Timeline, DRAM: r.DRAM}
-	if o.Layers > 0 {
-		d.EndS = LayerEnd(r.Timeline, o.Layers)
-		d.Title += fmt.Sprintf(", ubatch 0, layers 0-%d", o.Layers-1)
+	engines := p.Engines
+	if p.Mode == model.Native {
+		engines = engines[:1]
+	}
+	d := TimelineData{Title: title, Engines: append([]string(nil), engines...), Spans: r.Timeline, DRAM: r.DRAM}
+	if layers > 0 {
+		d.EndS = LayerEnd(r.Timeline, layers)
+		d.Title += fmt.Sprintf(", ubatch 0, layers 0-%d", layers-1)
 	} else {
 		d.Title += ", ubatch 0"
 	}

@@ -31,9 +31,11 @@ type plotOptions struct {
 	XParam       string
 	YParam       string
 	Log          bool
-	// heatmap: the split's engines, main first, and their threads.
+	// heatmap, timeline, roofline: the split's engines, main first, their
+	// threads and (timeline, roofline) their shares.
 	Engines string
 	Threads string
+	Shares  string
 }
 
 // plotKinds are the kinds `blsim plot` draws.
@@ -64,14 +66,20 @@ heatmap:  the best split's gain over native on a grid of what-if SoCs:
           effective MUL_MAT_ID TOPS, 1/32x..4x) and y to its submit latency
           (engines.npu.submit_us, 1/4x..256x), both on log axes.
 roofline: each engine's compute and bandwidth roofs, with the ops of one
-          ubatch placed by arithmetic intensity and simulated rate.`,
+          ubatch placed by arithmetic intensity and simulated rate.
+
+timeline and roofline take --engines too (big,mid,little; big,npu): the split
+over those engines at --shares (one per engine after the first, or auto:
+the best sim.BestN finds, the default), a row or a roof per engine.`,
 		Example: `  blsim plot split -o split.png
   blsim plot timeline --soc ddr5 --frac 0.15 --layers 2 -o timeline.svg
   blsim plot parity -o parity.png
   blsim plot parity --soc my.yaml --measurements runs.jsonl --log -o parity.pdf
   blsim plot heatmap --soc ddr5 -o heatmap.png
   blsim plot heatmap --soc rk3588-npu --engines big,npu -o heatmap-npu.png
-  blsim plot roofline -o roofline.svg`,
+  blsim plot roofline -o roofline.svg
+  blsim plot timeline --soc cix-p1 --engines big,mid,little -o timeline-3.png
+  blsim plot roofline --soc rk3588-npu --engines big,npu --shares 0.7 -o roofline-npu.svg`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -94,8 +102,9 @@ roofline: each engine's compute and bandwidth roofs, with the ops of one
 	f.StringVar(&o.XParam, "x-param", "", "heatmap: x axis: dram, compute-ratio or a SoC parameter path (default dram)")
 	f.StringVar(&o.YParam, "y-param", "", "heatmap: y axis: dram, compute-ratio or a SoC parameter path (default compute-ratio)")
 	f.BoolVar(&o.Log, "log", false, "parity: log axes")
-	f.StringVar(&o.Engines, "engines", "", "heatmap: engines of the split, main first, comma-separated (default: the SoC's first two)")
-	f.StringVar(&o.Threads, "threads", "", "heatmap: with --engines, threads per engine, comma-separated (default: 4, then min(4, cores))")
+	f.StringVar(&o.Engines, "engines", "", "heatmap, timeline, roofline: engines of the split, main first, comma-separated (default: the SoC's first two)")
+	f.StringVar(&o.Threads, "threads", "", "with --engines: threads per engine, comma-separated (default: 4, then min(4, cores))")
+	f.StringVar(&o.Shares, "shares", "auto", "timeline, roofline with --engines: each engine's share after the first, comma-separated,\nor auto (the best split sim.BestN finds)")
 	return cmd
 }
 
@@ -112,11 +121,11 @@ func plotRun(o *plotOptions, stdout io.Writer) error {
 	if o.Poll < 0 || o.Poll > 100 {
 		return fmt.Errorf("--poll: %d is outside 0..100", o.Poll)
 	}
-	if o.Kind != "heatmap" && (o.Engines != "" || o.Threads != "") {
-		return fmt.Errorf("--engines, --threads: only plot heatmap takes them (plot %s splits the SoC's first two engines)", o.Kind)
+	if (o.Kind == "split" || o.Kind == "parity") && (o.Engines != "" || o.Threads != "") {
+		return fmt.Errorf("--engines, --threads: plot %s draws the SoC's first two engines (heatmap, timeline and roofline take them)", o.Kind)
 	}
-	if o.Engines == "" && o.Threads != "" {
-		return fmt.Errorf("--threads: needs --engines")
+	if o.Engines == "" && (o.Threads != "" || o.Shares != "auto") {
+		return fmt.Errorf("--threads, --shares: need --engines")
 	}
 	s, err := presets.LoadSoC(o.SoC)
 	if err != nil {
@@ -139,14 +148,9 @@ func plotRun(o *plotOptions, stdout io.Writer) error {
 		}
 		w, h = 6.5*vg.Inch, 4.5*vg.Inch
 	case "timeline":
-		var mode model.Mode
-		switch o.Split {
-		case "token":
-			mode = model.TokenSplit
-		case "expert":
-			mode = model.ExpertSplit
-		default:
-			return fmt.Errorf("--split: %q is not token or expert", o.Split)
+		mode, err := splitMode(o.Split)
+		if err != nil {
+			return err
 		}
 		if !(o.Frac >= 0 && o.Frac <= 1) {
 			return fmt.Errorf("--frac: %g is outside [0,1]", o.Frac)
@@ -154,7 +158,13 @@ func plotRun(o *plotOptions, stdout io.Writer) error {
 		if o.Layers < 0 {
 			return fmt.Errorf("--layers: %d is negative", o.Layers)
 		}
-		d, err := plots.SimTimeline(s, wl, plots.TimelineOptions{Mode: mode, Frac: o.Frac, Poll: o.Poll, Layers: o.Layers})
+		to := plots.TimelineOptions{Mode: mode, Frac: o.Frac, Poll: o.Poll, Layers: o.Layers}
+		if o.Engines != "" {
+			if to.Plan, err = o.enginePlan(s, wl, mode); err != nil {
+				return err
+			}
+		}
+		d, err := plots.SimTimeline(s, wl, to)
 		if err != nil {
 			return err
 		}
@@ -191,7 +201,17 @@ func plotRun(o *plotOptions, stdout io.Writer) error {
 		}
 		w, h = 8*vg.Inch, 6*vg.Inch
 	case "roofline":
-		d, err := plots.SimRoofline(s, wl, plots.RooflineOptions{Frac: o.Frac, Poll: o.Poll})
+		ro := plots.RooflineOptions{Frac: o.Frac, Poll: o.Poll}
+		if o.Engines != "" {
+			mode, err := splitMode(o.Split)
+			if err != nil {
+				return err
+			}
+			if ro.Plan, err = o.enginePlan(s, wl, mode); err != nil {
+				return err
+			}
+		}
+		d, err := plots.SimRoofline(s, wl, ro)
 		if err != nil {
 			return err
 		}
@@ -205,6 +225,40 @@ func plotRun(o *plotOptions, stdout io.Writer) error {
 	}
 	fmt.Fprintf(stdout, "wrote %s\n", o.Output)
 	return nil
+}
+
+// splitMode reads --split: token or expert.
+func splitMode(s string) (model.Mode, error) {
+	switch s {
+	case "token":
+		return model.TokenSplit, nil
+	case "expert":
+		return model.ExpertSplit, nil
+	}
+	return "", fmt.Errorf("--split: %q is not token or expert", s)
+}
+
+// enginePlan is the split over --engines (threads from --threads) at
+// --shares, or at the best shares sim.BestN finds.
+func (o *plotOptions) enginePlan(s *model.SoC, wl *model.Workload, mode model.Mode) (*model.Plan, error) {
+	engines, threads, err := resolveHeatmapEngines(o.SoC, o.Workload, o.Engines, o.Threads, o.Poll)
+	if err != nil {
+		return nil, err
+	}
+	p := model.Plan{Mode: mode, Engines: engines, Threads: threads, Poll: o.Poll}
+	for _, name := range engines {
+		if e, _, _ := s.Engine(name); !e.CanSplit(mode) {
+			return nil, fmt.Errorf("--split: engine %q cannot take a share of the %s split", name, mode)
+		}
+	}
+	if o.Shares == "auto" {
+		if p.Fracs, _, err = sim.BestN(s, wl, p); err != nil {
+			return nil, err
+		}
+	} else if p.Fracs, err = parseShares(o.Shares, len(engines)); err != nil {
+		return nil, fmt.Errorf("--shares: %w", err)
+	}
+	return &p, nil
 }
 
 // resolveHeatmapEngines checks --engines and --threads as blsim predict

@@ -89,6 +89,12 @@ func TestPlotNewKindsErrors(t *testing.T) {
 		{[]string{"roofline", "-o", filepath.Join(dir, "a.tiff")}, `".tiff"`},
 		{[]string{"roofline", "-o", filepath.Join(dir, "no", "such", "a.png")}, "no such file"},
 		{[]string{"bar", "-o", out}, `unknown kind "bar"`},
+		{[]string{"split", "--engines", "big,little", "-o", out}, "plot split draws the SoC's first two engines"},
+		{[]string{"timeline", "--shares", "0.3", "-o", out}, "need --engines"},
+		{[]string{"timeline", "--soc", "cix-p1", "--engines", "big,mid,little", "--shares", "0.3", "-o", out}, "--shares: 1 values for 2 engines"},
+		{[]string{"roofline", "--soc", "cix-p1", "--engines", "big,mid,little", "--shares", "0.7,0.6", "-o", out}, "must not exceed 1"},
+		{[]string{"roofline", "--soc", "rk3588-npu", "--engines", "big,npu", "--split", "expert", "-o", out}, `engine "npu" cannot take a share`},
+		{[]string{"timeline", "--soc", "cix-p1", "--engines", "big,gpu", "-o", out}, "gpu"},
 	} {
 		_, err := runPlot(tc.args...)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
@@ -101,5 +107,29 @@ func TestPlotNewKindsErrors(t *testing.T) {
 	}
 	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
 		t.Errorf("%d files left behind", len(ents))
+	}
+}
+
+// timeline and roofline over more than two engines: at the best shares
+// sim.BestN finds, or at the shares given.
+func TestPlotOverNEngines(t *testing.T) {
+	dir := t.TempDir()
+	for _, args := range [][]string{
+		{"timeline", "--soc", "cix-p1", "--engines", "big,mid,little"},
+		{"timeline", "--soc", "rk3588-npu", "--engines", "big,npu", "--shares", "0.7", "--layers", "1"},
+		{"roofline", "--soc", "cix-p1", "--engines", "big,mid,little", "--split", "expert", "--threads", "4,4,2"},
+		{"roofline", "--soc", "rk3588-npu", "--engines", "big,npu"},
+	} {
+		path := filepath.Join(dir, strings.Join(args[:4], "-")+".svg")
+		out, err := runPlot(append(args, "-o", path)...)
+		if err != nil || out != "wrote "+path+"\n" {
+			t.Fatalf("plot %v: %q %v", args, out, err)
+		}
+		b, _ := os.ReadFile(path)
+		for _, e := range strings.Split(args[4], ",") {
+			if !bytes.Contains(b, []byte(">"+e)) {
+				t.Errorf("plot %v: no label for engine %s", args, e)
+			}
+		}
 	}
 }
