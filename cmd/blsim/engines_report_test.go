@@ -35,7 +35,7 @@ func TestPlotHeatmapEngines(t *testing.T) {
 		{[]string{"heatmap", "--soc", "rk3588-npu", "--engines", "big,npu,npu"}, "twice"},
 		{[]string{"heatmap", "--soc", "rk3588-npu", "--engines", "big,npu", "--threads", "4,5"}, "--threads"},
 		{[]string{"heatmap", "--soc", "rk3588-npu", "--threads", "4,3"}, "--threads: needs --engines"},
-		{[]string{"split", "--soc", "rk3588-npu", "--engines", "big,npu"}, "only plot heatmap"},
+		{[]string{"split", "--soc", "rk3588-npu", "--engines", "big,npu"}, "plot split draws the SoC's first two engines"},
 	} {
 		_, err := runPlot(append(tc.args, "-o", filepath.Join(dir, "bad.png"))...)
 		if err == nil || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "\n") {

@@ -124,8 +124,14 @@ func plotRun(o *plotOptions, stdout io.Writer) error {
 	if (o.Kind == "split" || o.Kind == "parity") && (o.Engines != "" || o.Threads != "") {
 		return fmt.Errorf("--engines, --threads: plot %s draws the SoC's first two engines (heatmap, timeline and roofline take them)", o.Kind)
 	}
-	if o.Engines == "" && (o.Threads != "" || o.Shares != "auto") {
-		return fmt.Errorf("--threads, --shares: need --engines")
+	if o.Engines == "" && o.Threads != "" {
+		return fmt.Errorf("--threads: needs --engines")
+	}
+	if o.Engines == "" && o.Shares != "auto" {
+		return fmt.Errorf("--shares: needs --engines")
+	}
+	if o.Kind == "heatmap" && o.Shares != "auto" {
+		return fmt.Errorf("--shares: plot heatmap finds the best shares in every cell")
 	}
 	s, err := presets.LoadSoC(o.SoC)
 	if err != nil {
