@@ -11,6 +11,7 @@ import (
 	"github.com/blsim/blsim/calibrate/measure"
 	"github.com/blsim/blsim/calibrate/probe"
 	"github.com/blsim/blsim/calibrate/topology"
+	"github.com/blsim/blsim/internal/shuffle"
 	"github.com/blsim/blsim/model"
 )
 
@@ -28,9 +29,13 @@ type Settings struct {
 	// Quick shortens every budget and the dispatcher grid (under a
 	// minute in all on two cores).
 	Quick bool
-	// Grid is "fit" (the default) or "heldout": a different set of plans,
-	// for measuring held-out error with blsim validate.
+	// Grid is "fit" (the default), "heldout" (a different set of plans,
+	// for measuring held-out error with blsim validate), or "fit+heldout"
+	// (both, in the same rounds; each measurement's knob "set" says which).
 	Grid string
+	// Shuffle runs each round's plans in an order of its own (drawn from
+	// the round's number, the same on every run).
+	Shuffle bool
 	// NoMicro skips the microbenchmarks (they only set the fit's priors).
 	NoMicro bool
 	// Workload is the dispatcher's workload; nil means the synthetic MoE
@@ -41,7 +46,7 @@ type Settings struct {
 	// Rounds runs the whole dispatcher grid this many times, one plan
 	// after another, so that a slow spell of a shared machine hits one run
 	// of several plans instead of every run of one (the fit merges the
-	// rounds by their median); 0 means 3 (1 when Quick).
+	// rounds); 0 means 5 (1 when Quick).
 	Rounds int
 	// Host is recorded in every measurement.
 	Host *measure.Host
@@ -152,9 +157,63 @@ func MicroSteps(s *Settings) []Step {
 	return steps
 }
 
+// The grids of Settings.Grid, and the values of a dispatcher measurement's
+// "set" knob.
+const (
+	FitGrid     = "fit"
+	HeldOutGrid = "heldout"
+	BothGrids   = "fit+heldout"
+)
+
 // Plans is the dispatcher grid: "fit" covers native, token and expert
-// splits at both poll levels; "heldout" uses other fractions.
+// splits at both poll levels; "heldout" uses other fractions;
+// "fit+heldout" is the one then the other.
 func Plans(s *Settings) ([]model.Plan, error) {
+	sets, err := planSets(s)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]model.Plan, len(sets))
+	for i, sp := range sets {
+		out[i] = sp.plan
+	}
+	return out, nil
+}
+
+// setPlan is a plan and the grid it belongs to.
+type setPlan struct {
+	plan model.Plan
+	set  string
+}
+
+func planSets(s *Settings) ([]setPlan, error) {
+	grid := s.Grid
+	if grid == "" {
+		grid = FitGrid
+	}
+	if grid != BothGrids {
+		ps, err := grid1(s, grid)
+		out := make([]setPlan, len(ps))
+		for i, p := range ps {
+			out[i] = setPlan{p, grid}
+		}
+		return out, err
+	}
+	var out []setPlan
+	for _, g := range []string{FitGrid, HeldOutGrid} {
+		ps, err := grid1(s, g)
+		if err != nil {
+			return nil, err
+		}
+		for _, p := range ps {
+			out = append(out, setPlan{p, g})
+		}
+	}
+	return out, nil
+}
+
+// grid1 is the plans of one grid, fit or heldout.
+func grid1(s *Settings, grid string) ([]model.Plan, error) {
 	big, little := s.Engines[0].Cluster, s.Engines[1].Cluster
 	tb, tl := len(big.CPUs), len(little.CPUs)
 	var out []model.Plan
@@ -164,10 +223,6 @@ func Plans(s *Settings) ([]model.Plan, error) {
 				out = append(out, model.NewSplit(mode, big.Name, little.Name, tb, tl, f, poll))
 			}
 		}
-	}
-	grid := s.Grid
-	if grid == "" {
-		grid = "fit"
 	}
 	switch {
 	case grid == "fit" && s.Quick:
@@ -184,7 +239,7 @@ func Plans(s *Settings) ([]model.Plan, error) {
 		add(model.TokenSplit, []float64{0.15, 0.4, 0.6, 0.9}, []int{0, 50})
 		add(model.ExpertSplit, []float64{0.1, 0.4}, []int{0, 50})
 	default:
-		return nil, fmt.Errorf("grid %q is not fit or heldout", s.Grid)
+		return nil, fmt.Errorf("grid %q is not fit, heldout or fit+heldout", s.Grid)
 	}
 	return out, nil
 }
@@ -192,7 +247,7 @@ func Plans(s *Settings) ([]model.Plan, error) {
 // DispatcherSteps times the built-in dispatcher over the grid, on weights
 // allocated once (lazily, at the first step that runs).
 func DispatcherSteps(s *Settings, workloadYAML string) ([]Step, error) {
-	plans, err := Plans(s)
+	plans, err := planSets(s)
 	if err != nil {
 		return nil, err
 	}
@@ -214,14 +269,19 @@ func DispatcherSteps(s *Settings, workloadYAML string) ([]Step, error) {
 	var m *dispatch.Model
 	var steps []Step
 	for round := 1; round <= rounds; round++ {
-		for _, pl := range plans {
-			steps = append(steps, dispatcherStep(s, pl, round, rounds, repeats, cpus, workloadYAML, &m))
+		these := append([]setPlan(nil), plans...)
+		if s.Shuffle {
+			shuffle.Round(these, round)
+		}
+		for _, sp := range these {
+			steps = append(steps, dispatcherStep(s, sp, round, rounds, repeats, cpus, workloadYAML, &m))
 		}
 	}
 	return steps, nil
 }
 
-func dispatcherStep(s *Settings, pl model.Plan, round, rounds, repeats int, cpus map[string][]int, workloadYAML string, mp **dispatch.Model) Step {
+func dispatcherStep(s *Settings, sp setPlan, round, rounds, repeats int, cpus map[string][]int, workloadYAML string, mp **dispatch.Model) Step {
+	pl := sp.plan
 	id := fmt.Sprintf("dispatcher/%s/%s/%s=%s,%s=%s/round=%d", s.Workload.Name, pl,
 		s.Engines[0].Cluster.Name, topology.FormatCPUList(s.Engines[0].Cluster.CPUs),
 		s.Engines[1].Cluster.Name, topology.FormatCPUList(s.Engines[1].Cluster.CPUs), round)
@@ -241,7 +301,7 @@ func dispatcherStep(s *Settings, pl model.Plan, round, rounds, repeats int, cpus
 		r, err := m.Run(dispatch.Config{Plan: pl, CPUs: cpus, Repeats: repeats, Warmup: 1, Seed: 1})
 		out := measure.Measurement{ID: id, Kind: measure.Dispatcher, Workload: s.Workload.Name,
 			WorkloadYAML: workloadYAML, Plan: fit.PlanOf(pl), Unit: "t/s", Samples: r.TPS,
-			Knobs: map[string]string{"repeats": fmt.Sprint(repeats), "round": fmt.Sprint(round), "weight_bytes": fmt.Sprint(r.WeightBytes)}}
+			Knobs: map[string]string{"repeats": fmt.Sprint(repeats), "round": fmt.Sprint(round), "weight_bytes": fmt.Sprint(r.WeightBytes), "set": sp.set}}
 		out.Summarize()
 		return out, err
 	}}

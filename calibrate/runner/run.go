@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"os"
 	"os/exec"
 	"strings"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/blsim/blsim/calibrate/llamabench"
 	"github.com/blsim/blsim/calibrate/measure"
+	"github.com/blsim/blsim/internal/shuffle"
 )
 
 // Defaults of Config.
@@ -183,16 +183,15 @@ func Run(ctx context.Context, cfg Config, w *measure.Writer, progress func(done,
 }
 
 // Schedule lays out rounds passes over points (0 means 1). With more than
-// one round, each point's ID gets "/round=N". With shuffle, each round's
+// one round, each point's ID gets "/round=N". With shuffled, each round's
 // points come in a permutation seeded by the round's number alone.
-func Schedule(points []Point, rounds int, shuffle bool) []Point {
+func Schedule(points []Point, rounds int, shuffled bool) []Point {
 	rounds = max(rounds, 1)
 	all := make([]Point, 0, rounds*len(points))
 	for round := 1; round <= rounds; round++ {
 		these := append([]Point(nil), points...)
-		if shuffle {
-			rng := rand.New(rand.NewPCG(uint64(round), 0x626c73696d)) // "blsim"
-			rng.Shuffle(len(these), func(i, j int) { these[i], these[j] = these[j], these[i] })
+		if shuffled {
+			shuffle.Round(these, round)
 		}
 		for _, p := range these {
 			if rounds > 1 {

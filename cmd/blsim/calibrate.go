@@ -75,7 +75,7 @@ performance and stop everything else first.`,
 	f.BoolVar(&o.Quick, "quick", false, "short budgets and a small grid (under a minute)")
 	f.StringVarP(&o.Out, "output", "o", "profile.yaml", "where to write the fitted profile")
 	addBenchGridFlags(f, &o.Bench)
-	f.StringVar(&o.Grid, "plans", "fit", "built-in dispatcher plans: fit, or heldout (other fractions, for blsim validate)")
+	f.StringVar(&o.Grid, "plans", "fit", "built-in dispatcher plans: fit, heldout (other fractions, for blsim validate),\nor fit+heldout (both in the same rounds: fits on fit, prints the error on heldout)")
 	f.StringVar(&o.Prior, "soc", "", "with --bench: the prior profile to fit (a preset name or a YAML file)")
 	f.BoolVar(&o.NoFit, "no-fit", false, "only record dispatcher runs (no microbenchmarks, no fit)")
 	f.StringVar(&o.Name, "name", "", "name of the fitted profile (default: host name)")
@@ -83,7 +83,7 @@ performance and stop everything else first.`,
 	f.IntVar(&o.Repeats, "repeats", 0, "timed repeats per dispatcher run (default 2)")
 	f.IntVar(&o.Rounds, "rounds", 0, "passes over the grid, one plan after another, merged by --stat (default 5, 1 with --quick, 1 with --bench)")
 	addStatFlag(f, &o.Stat)
-	f.StringSliceVar(&o.Holdout, "holdout", nil, "with --bench: fit on the runs matching none of these patterns and print the error on those that match\n(as blsim validate --holdout: f=0.15, a knob NAME=VALUE, part of the id)")
+	f.StringSliceVar(&o.Holdout, "holdout", nil, "fit on the runs matching none of these patterns and print the error on those that match\n(as blsim validate --holdout: f=0.15, a knob NAME=VALUE, part of the id; --plans fit+heldout: set=heldout)")
 	o.flags = f
 	f.StringVar(&o.SysRoot, "sysfs-root", "/", "root of the sysfs and procfs trees to read the topology from")
 	_ = f.MarkHidden("sysfs-root")
@@ -160,8 +160,11 @@ func calibrateRun(ctx context.Context, o *calibrateOptions, stdout, stderr io.Wr
 	if runtime.GOOS != "linux" {
 		return fmt.Errorf("calibrate: measuring needs Linux (this is %s); predict, fit and validate work here", runtime.GOOS)
 	}
-	if o.Grid != "fit" && o.Grid != "heldout" {
-		return fmt.Errorf("--plans: %q is not fit or heldout", o.Grid)
+	if o.Grid != calibrate.FitGrid && o.Grid != calibrate.HeldOutGrid && o.Grid != calibrate.BothGrids {
+		return fmt.Errorf("--plans: %q is not fit, heldout or fit+heldout", o.Grid)
+	}
+	if o.NoFit && len(o.Holdout) > 0 {
+		return fmt.Errorf("--holdout: nothing is fitted with --no-fit (validate the file later with blsim validate --holdout)")
 	}
 	if o.Repeats < 0 {
 		return fmt.Errorf("--repeats: %d is negative", o.Repeats)
@@ -178,7 +181,7 @@ func calibrateRun(ctx context.Context, o *calibrateOptions, stdout, stderr io.Wr
 		fmt.Fprintf(stderr, "blsim: warning: %s\n", warn)
 	}
 	s := &calibrate.Settings{Engines: calibrate.NewEngines(cs), Quick: o.Quick, Grid: o.Grid, NoMicro: o.NoFit,
-		Repeats: o.Repeats, Rounds: o.Rounds, Host: host, MicroBudget: o.MicroBudget}
+		Repeats: o.Repeats, Rounds: o.Rounds, Host: host, MicroBudget: o.MicroBudget, Shuffle: o.Bench.Shuffle}
 	if o.Workload != "" {
 		if s.Workload, err = presets.LoadWorkload(o.Workload); err != nil {
 			return fmt.Errorf("--workload: %w", err)
@@ -252,19 +255,57 @@ func calibrateRun(ctx context.Context, o *calibrateOptions, stdout, stderr io.Wr
 		}
 	}
 	prior := calibrate.Prior(name, s.Engines, ms, s.Workload)
-	stat, _ := fit.ParseStat(o.Stat)
-	r, err := fit.Fit(prior, ms, fit.Options{Stat: stat})
+	holdout := o.Holdout
+	if len(holdout) == 0 && o.Grid == calibrate.BothGrids {
+		holdout = []string{"set=" + calibrate.HeldOutGrid}
+	}
+	return fitProfile(stdout, o, prior, ms, holdout, "blsim calibrate on "+host.Name, host.Governors)
+}
+
+// fitProfile fits prior to ms, holding out the throughputs that match
+// holdout (none when it is empty), writes the profile to o.Out and prints
+// the fit and, with holdout, the held-out error.
+func fitProfile(stdout io.Writer, o *calibrateOptions, prior *model.SoC, ms []measure.Measurement, holdout []string, source string, governors map[string]string) error {
+	stat, err := fit.ParseStat(o.Stat)
 	if err != nil {
+		return fmt.Errorf("--stat: %w", err)
+	}
+	opts := fit.Options{Stat: stat}
+	var r *fit.Result
+	var v *fit.Validation
+	fitted := ms
+	if len(holdout) == 0 {
+		r, err = fit.Fit(prior, ms, opts)
+	} else {
+		v, r, err = fit.Holdout(prior, ms, holdout, opts)
+		fitted = nil
+		for _, m := range ms {
+			if !fit.HeldOut(&m, holdout) {
+				fitted = append(fitted, m)
+			}
+		}
+		source += ", holding out " + strings.Join(holdout, ",")
+	}
+	if err != nil {
+		if len(holdout) > 0 {
+			return fmt.Errorf("--holdout: %s: %w", o.Bench.Measurements, err)
+		}
 		return err
 	}
-	stampProvenance(r, ms, "blsim calibrate on "+host.Name)
-	if len(host.Governors) > 0 {
-		r.SoC.Provenance.Governors = host.Governors
+	stampProvenance(r, fitted, source)
+	if len(governors) > 0 {
+		r.SoC.Provenance.Governors = governors
 	}
 	if err := writeProfile(o.Out, r.SoC); err != nil {
 		return err
 	}
-	return writeFitText(stdout, r, o.Out)
+	if err := writeFitText(stdout, r, o.Out); err != nil {
+		return err
+	}
+	if v == nil {
+		return nil
+	}
+	return writeValidation(stdout, v, stat, 5)
 }
 
 func countDone(steps []calibrate.Step, done map[string]bool) int {
@@ -370,37 +411,7 @@ func calibrateBench(ctx context.Context, o *calibrateOptions, stdout, stderr io.
 	if err != nil {
 		return err
 	}
-	stat, _ := fit.ParseStat(o.Stat)
-	opts := fit.Options{Stat: stat}
-	if len(o.Holdout) == 0 {
-		r, err := fit.Fit(prior, ms, opts)
-		if err != nil {
-			return err
-		}
-		stampProvenance(r, ms, "blsim calibrate --bench from prior "+o.Prior)
-		if err := writeProfile(o.Out, r.SoC); err != nil {
-			return err
-		}
-		return writeFitText(stdout, r, o.Out)
-	}
-	v, r, err := fit.Holdout(prior, ms, o.Holdout, opts)
-	if err != nil {
-		return fmt.Errorf("--holdout: %s: %w", path, err)
-	}
-	var fitted []measure.Measurement
-	for _, m := range ms {
-		if !fit.HeldOut(&m, o.Holdout) {
-			fitted = append(fitted, m)
-		}
-	}
-	stampProvenance(r, fitted, "blsim calibrate --bench from prior "+o.Prior+", holding out "+strings.Join(o.Holdout, ","))
-	if err := writeProfile(o.Out, r.SoC); err != nil {
-		return err
-	}
-	if err := writeFitText(stdout, r, o.Out); err != nil {
-		return err
-	}
-	return writeValidation(stdout, v, stat, 5)
+	return fitProfile(stdout, o, prior, ms, o.Holdout, "blsim calibrate --bench from prior "+o.Prior, nil)
 }
 
 // checkHoldout makes sure, before anything runs, that the holdout patterns
@@ -438,4 +449,4 @@ func checkHoldout(cfg runner.Config, patterns []string) error {
 }
 
 // benchOnlyFlags are the calibrate flags that only the --bench mode reads.
-var benchOnlyFlags = []string{"env", "arg", "knobs", "timeout", "warmup", "retries", "shuffle", "holdout"}
+var benchOnlyFlags = []string{"env", "arg", "knobs", "timeout", "warmup", "retries"}

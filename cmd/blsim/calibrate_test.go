@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -78,7 +79,9 @@ func TestCalibrateBadInput(t *testing.T) {
 		{"holdout with no-fit", []string{"calibrate", "--bench", "true", "--workload", "qwen3.5-35b-a3b", "--no-fit", "--holdout", "f=0.2"}, "--holdout"},
 		{"bad stat", []string{"calibrate", "--bench", "true", "--workload", "qwen3.5-35b-a3b", "--stat", "avg"}, "--stat"},
 		{"env without bench", []string{"calibrate", "--cluster", "big=1", "--cluster", "little=0", "--env", "ORK_BL_POLL=0"}, "--env: only with --bench"},
-		{"shuffle without bench", []string{"calibrate", "--cluster", "big=1", "--cluster", "little=0", "--shuffle"}, "--shuffle: only with --bench"},
+		{"retries without bench", []string{"calibrate", "--cluster", "big=1", "--cluster", "little=0", "--retries", "2"}, "--retries: only with --bench"},
+		{"built-in holdout with no-fit", []string{"calibrate", "--cluster", "big=1", "--cluster", "little=0", "--no-fit", "--holdout", "f=0.1"}, "--holdout: nothing is fitted"},
+		{"bad plans set", []string{"calibrate", "--cluster", "big=1", "--cluster", "little=0", "--plans", "fit+all"}, "fit+heldout"},
 		{"unwritable measurements", []string{"calibrate", "--cluster", "big=1", "--cluster", "little=0", "--measurements", filepath.Join(dir, "no", "r.jsonl")}, "r.jsonl"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -96,5 +99,57 @@ func TestCalibrateBadInput(t *testing.T) {
 		if b, _ := os.ReadFile(runs); len(b) > 0 {
 			t.Errorf("failed runs wrote measurements: %s", b)
 		}
+	}
+}
+
+// TestCalibrateFitAndHeldOut measures the fit and the held-out plans in the
+// same shuffled rounds, fits on the one and scores the other.
+func TestCalibrateFitAndHeldOut(t *testing.T) {
+	if runtime.GOOS != "linux" || runtime.NumCPU() < 2 {
+		t.Skip("needs Linux and two CPUs")
+	}
+	if testing.Short() {
+		t.Skip("measures for several seconds")
+	}
+	dir := t.TempDir()
+	runs, prof := filepath.Join(dir, "runs.jsonl"), filepath.Join(dir, "p.yaml")
+	stdout, stderr, code := runCLI(t, "calibrate", "--cluster", "big=1", "--cluster", "little=0", "--quick", "--micro-budget", "20ms",
+		"--workload", "testdata/tiny-moe.yaml", "--repeats", "1", "--rounds", "2", "--plans", "fit+heldout", "--shuffle", "--stat", "best",
+		"--measurements", runs, "-o", prof)
+	if code != 0 {
+		t.Fatalf("calibrate exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(stdout, "holdout: 12 held-out throughputs") || !strings.Contains(stdout, "(best sample)") {
+		t.Errorf("output:\n%s", stdout)
+	}
+	ms, errs := measure.ReadFile(runs)
+	if len(errs) != 0 {
+		t.Fatal(errs)
+	}
+	var order [2][]string
+	sets := map[string]int{}
+	for _, m := range ms {
+		if m.Kind != measure.Dispatcher {
+			continue
+		}
+		sets[m.Knobs["set"]]++
+		r := m.Knobs["round"]
+		if r == "1" || r == "2" {
+			i := int(r[0] - '1')
+			order[i] = append(order[i], m.Plan.Mode+" "+strings.Trim(strings.Join(strings.Fields(fmt.Sprint(m.Plan.Fracs)), ","), "[]"))
+		}
+	}
+	if sets["fit"] != 8 || sets["heldout"] != 24 {
+		t.Errorf("runs per set: %v, want 8 fit (4 plans x 2 rounds) and 24 held out", sets)
+	}
+	if len(order[0]) != 16 || strings.Join(order[0], ";") == strings.Join(order[1], ";") {
+		t.Errorf("rounds not shuffled apart:\n%v\n%v", order[0], order[1])
+	}
+	soc, err := model.LoadSoCFile(prof)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if soc.Provenance == nil || soc.Provenance.Runs != 8 || !strings.Contains(soc.Provenance.Source, "holding out set=heldout") {
+		t.Errorf("provenance %+v", soc.Provenance)
 	}
 }
