@@ -58,7 +58,7 @@ type HeatmapOptions struct {
 	Mode model.Mode
 	// Poll is the pools' spin level, 0..100.
 	Poll int
-	// BigThreads and LittleThreads default to 4 when zero.
+	// BigThreads and LittleThreads default to min(4, the engine's cores) when zero.
 	BigThreads, LittleThreads int
 	// FracSteps is how many little fractions in (0, sim.MaxSecondFrac]
 	// each cell tries (evenly spaced); zero means 20 (steps of 0.025).
@@ -300,7 +300,7 @@ func SweepHeatmap(s *model.SoC, w *model.Workload, o HeatmapOptions) (HeatmapDat
 	}
 	bt, lt, nx, ny, fs := o.BigThreads, o.LittleThreads, o.NX, o.NY, o.FracSteps
 	if bt == 0 {
-		bt = 4
+		bt = min(4, s.Engines[0].Cores)
 	}
 	var threads []int
 	if nway {
@@ -319,7 +319,7 @@ func SweepHeatmap(s *model.SoC, w *model.Workload, o HeatmapOptions) (HeatmapDat
 		bt, lt = o.Threads[0], o.Threads[1]
 	}
 	if lt == 0 {
-		lt = 4
+		lt = min(4, s.Engines[1].Cores)
 	}
 	if nx == 0 {
 		nx = 12
@@ -517,15 +517,12 @@ func heatmapThreads(s *model.SoC, o HeatmapOptions) ([]int, error) {
 	th := make([]int, len(o.Engines))
 	for i, n := range o.Engines {
 		e, _, _ := s.Engine(n)
+		th[i] = min(4, e.Cores)
 		switch {
 		case i == 0 && o.BigThreads > 0:
 			th[i] = o.BigThreads
-		case i == 0:
-			th[i] = 4
-		case o.LittleThreads > 0:
+		case i > 0 && o.LittleThreads > 0:
 			th[i] = o.LittleThreads
-		default:
-			th[i] = min(4, e.Cores)
 		}
 	}
 	return th, nil

@@ -57,7 +57,7 @@ type RooflineOptions struct {
 	Frac float64
 	// Poll is the pools' spin level, 0..100.
 	Poll int
-	// BigThreads and LittleThreads default to 4 when zero.
+	// BigThreads and LittleThreads default to min(4, the engine's cores) when zero.
 	BigThreads, LittleThreads int
 	// Plan, when not nil, is the split placed, over any number of
 	// engines: its first engine's ops come from a native run, every other
@@ -78,10 +78,10 @@ func SimRoofline(s *model.SoC, w *model.Workload, o RooflineOptions) (RooflineDa
 	}
 	bt, lt := o.BigThreads, o.LittleThreads
 	if bt == 0 {
-		bt = 4
+		bt = min(4, s.Engines[0].Cores)
 	}
 	if lt == 0 {
-		lt = 4
+		lt = min(4, s.Engines[1].Cores)
 	}
 	mode, frac := o.Mode, o.Frac
 	if mode == "" {

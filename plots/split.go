@@ -36,7 +36,7 @@ type SplitData struct {
 type SplitOptions struct {
 	// Poll is the pools' spin level, 0..100 (0 is a level, not a default).
 	Poll int
-	// BigThreads and LittleThreads default to 4 when zero.
+	// BigThreads and LittleThreads default to min(4, the engine's cores) when zero.
 	BigThreads, LittleThreads int
 	// Steps is the number of intervals over [0, sim.MaxSecondFrac];
 	// zero means 40.
@@ -52,10 +52,10 @@ func SweepSplit(s *model.SoC, w *model.Workload, o SplitOptions) (SplitData, err
 	}
 	bt, lt, steps := o.BigThreads, o.LittleThreads, o.Steps
 	if bt == 0 {
-		bt = 4
+		bt = min(4, s.Engines[0].Cores)
 	}
 	if lt == 0 {
-		lt = 4
+		lt = min(4, s.Engines[1].Cores)
 	}
 	if steps == 0 {
 		steps = 40

@@ -38,7 +38,7 @@ type TimelineOptions struct {
 	Frac float64
 	// Poll is the pools' spin level, 0..100.
 	Poll int
-	// BigThreads and LittleThreads default to 4 when zero.
+	// BigThreads and LittleThreads default to min(4, the engine's cores) when zero.
 	BigThreads, LittleThreads int
 	// Layers limits the window to the first Layers layers; zero means the
 	// whole ubatch.
@@ -63,10 +63,10 @@ func SimTimeline(s *model.SoC, w *model.Workload, o TimelineOptions) (TimelineDa
 	}
 	bt, lt := o.BigThreads, o.LittleThreads
 	if bt == 0 {
-		bt = 4
+		bt = min(4, s.Engines[0].Cores)
 	}
 	if lt == 0 {
-		lt = 4
+		lt = min(4, s.Engines[1].Cores)
 	}
 	mode := o.Mode
 	if mode == "" {

@@ -121,12 +121,22 @@ func HeldOut(m *measure.Measurement, patterns []string) bool {
 	return false
 }
 
-// throughputs returns the usable throughput measurements, one per
-// configuration: runs of the same configuration (a calibration's rounds, a
-// grid run twice) are merged into one. With Median (or ""), its value is
-// the median of their medians and its CV their spread, so a run the
-// machine disturbed weighs as little as one sample. With Best, its value is
-// the highest throughput of any sample of any run (see bestOf).
+// Merge returns the usable throughput measurements of ms, one per
+// configuration (kind, workload and plan), in the order each first
+// appears: runs of the same configuration (a calibration's rounds, a grid
+// run twice) are merged into one, with the first run's knobs but "round"
+// and a knob "runs" that counts them. With
+// Median (or ""), its value is the median of their medians, its samples
+// those medians and its CV their spread (at least a run's own), so a run
+// the machine disturbed weighs as little as one sample. With Best, its
+// value is the highest throughput of any sample of any run, its samples
+// the top quarter of all samples (at least two) and its CV their spread.
+// Measurements that are not throughputs, or not ok, are left out.
+func Merge(ms []measure.Measurement, stat Stat) []measure.Measurement {
+	return throughputs(ms, stat)
+}
+
+// throughputs is Merge.
 func throughputs(ms []measure.Measurement, stat Stat) []measure.Measurement {
 	var out []measure.Measurement
 	runs := map[string][]measure.Measurement{}
@@ -153,11 +163,17 @@ func throughputs(ms []measure.Measurement, stat Stat) []measure.Measurement {
 			merged.Summarize()
 			// The spread between runs, but never less than a run's own.
 			merged.CV = math.Max(merged.CV, cvSum/float64(len(group)))
-			merged.Knobs = map[string]string{"runs": fmt.Sprint(len(group))}
+			merged.Knobs = map[string]string{}
+			for k, v := range out[i].Knobs {
+				if k != "round" {
+					merged.Knobs[k] = v
+				}
+			}
+			merged.Knobs["runs"] = fmt.Sprint(len(group))
 			out[i] = merged
 		}
 		if stat == Best {
-			out[i].Median, out[i].CV = bestOf(group)
+			out[i].Median, out[i].CV, out[i].Samples = bestOf(group)
 		}
 	}
 	return out
@@ -168,7 +184,7 @@ func throughputs(ms []measure.Measurement, stat Stat) []measure.Measurement {
 // CV of the top quarter of the samples (at least two), which is how
 // repeatable the undisturbed speed is; a run's own CV when there is only
 // one value.
-func bestOf(group []measure.Measurement) (best, cv float64) {
+func bestOf(group []measure.Measurement) (best, cv float64, top []float64) {
 	var all []float64
 	for _, g := range group {
 		vals := g.Samples
@@ -182,16 +198,16 @@ func bestOf(group []measure.Measurement) (best, cv float64) {
 		}
 	}
 	if len(all) == 0 {
-		return group[0].Median, group[0].CV
+		return group[0].Median, group[0].CV, nil
 	}
 	sort.Sort(sort.Reverse(sort.Float64Slice(all)))
 	if len(all) == 1 {
-		return all[0], group[0].CV
+		return all[0], group[0].CV, all
 	}
-	top := all[:max(2, (len(all)+3)/4)]
+	top = all[:max(2, (len(all)+3)/4)]
 	m := measure.Measurement{Samples: top}
 	m.Summarize()
-	return all[0], m.CV
+	return all[0], m.CV, top
 }
 
 // configKey identifies what a throughput measured: its kind, workload and

@@ -178,8 +178,28 @@ func TestPredictFlagsParse(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := predictOptions{SoC: "ddr5", Workload: "qwen3.5-35b-a3b", Split: "both", Frac: "auto", Poll: 0,
-		BigThreads: 2, LittleThreads: 4, Sweep: true, JSON: true, Draws: 48}
+		BigThreads: 2, LittleThreads: 4, Sweep: true, JSON: true, Draws: 48, littleAuto: true}
 	if *got != want {
 		t.Errorf("options = %+v, want %+v", *got, want)
+	}
+}
+
+// A profile calibrated on a machine with one core per cluster predicts,
+// plots and reports without thread flags: each engine runs min(4, its
+// cores) threads unless told otherwise.
+func TestThreadsDefaultToCores(t *testing.T) {
+	soc := filepath.Join("..", "..", "calibrate", "fit", "testdata", "vm-prior.yaml")
+	stdout, stderr, code := runCLI(t, "predict", "--soc", soc, "--workload", "synthetic-moe", "--json")
+	if code != 0 || !strings.Contains(stdout, `"threads": [`) {
+		t.Fatalf("predict: %d %s %s", code, stdout, stderr)
+	}
+	if !strings.Contains(strings.Join(strings.Fields(stdout), ""), `"threads":[1,1]`) {
+		t.Errorf("predict did not run 1+1 threads:\n%s", stdout)
+	}
+	if _, stderr, code := runCLI(t, "predict", "--soc", soc, "--workload", "synthetic-moe", "--big-threads", "2"); code == 0 || !strings.Contains(stderr, "--big-threads: 2 threads") {
+		t.Errorf("explicit --big-threads 2 on a 1-core engine: %d %s", code, stderr)
+	}
+	if out, err := runPlot("timeline", "--soc", soc, "--workload", "synthetic-moe", "-o", filepath.Join(t.TempDir(), "t.svg")); err != nil {
+		t.Errorf("plot timeline: %q %v", out, err)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/blsim/blsim/calibrate/fit"
 	"github.com/blsim/blsim/calibrate/measure"
 	"github.com/blsim/blsim/model"
 	"github.com/blsim/blsim/plots"
@@ -28,6 +29,7 @@ type plotOptions struct {
 	Output   string
 	// parity, heatmap, roofline
 	Measurements string
+	Stat         string
 	XParam       string
 	YParam       string
 	Log          bool
@@ -102,6 +104,7 @@ the best sim.BestN finds, the default), a row or a roof per engine.`,
 	f.StringVar(&o.XParam, "x-param", "", "heatmap: x axis: dram, compute-ratio or a SoC parameter path (default dram)")
 	f.StringVar(&o.YParam, "y-param", "", "heatmap: y axis: dram, compute-ratio or a SoC parameter path (default compute-ratio)")
 	f.BoolVar(&o.Log, "log", false, "parity: log axes")
+	f.StringVar(&o.Stat, "stat", "median", "parity: what the runs of one configuration count as: median or best (see blsim fit --help)")
 	f.StringVar(&o.Engines, "engines", "", "heatmap, timeline, roofline: engines of the split, main first, comma-separated (default: the SoC's first two)")
 	f.StringVar(&o.Threads, "threads", "", "with --engines: threads per engine, comma-separated (default: 4, then min(4, cores))")
 	f.StringVar(&o.Shares, "shares", "auto", "timeline, roofline with --engines: each engine's share after the first, comma-separated,\nor auto (the best split sim.BestN finds)")
@@ -179,7 +182,7 @@ func plotRun(o *plotOptions, stdout io.Writer) error {
 		}
 		w, h = 9*vg.Inch, 5*vg.Inch
 	case "parity":
-		ms, src, err := loadMeasurements(o.Measurements, o.SoC, s, wl)
+		ms, src, err := loadMeasurements(o.Measurements, o.SoC, s, wl, o.Stat)
 		if err != nil {
 			return err
 		}
@@ -271,7 +274,7 @@ func (o *plotOptions) enginePlan(s *model.SoC, wl *model.Workload, mode model.Mo
 // does and returns the engines and their threads.
 func resolveHeatmapEngines(soc, workload, engines, threads string, poll int) ([]string, []int, error) {
 	po := &predictOptions{SoC: soc, Workload: workload, Split: "token", Frac: "auto", Poll: poll,
-		BigThreads: 4, Draws: sim.DefaultDraws, Engines: engines, Threads: threads}
+		Draws: sim.DefaultDraws, Engines: engines, Threads: threads, bigAuto: true, littleAuto: true}
 	in, err := po.resolve()
 	if err != nil {
 		return nil, nil, err
@@ -286,7 +289,11 @@ const seedSoC = "rk3588"
 // and socRef is the rk3588 preset, the seed's embedded figures. It checks
 // that every measurement that names a SoC or workload names s and w, and
 // returns the measurements and a name for the source.
-func loadMeasurements(path, socRef string, s *model.SoC, w *model.Workload) ([]measure.Measurement, string, error) {
+func loadMeasurements(path, socRef string, s *model.SoC, w *model.Workload, statFlag string) ([]measure.Measurement, string, error) {
+	stat, err := fit.ParseStat(statFlag)
+	if err != nil {
+		return nil, "", fmt.Errorf("--stat: %w", err)
+	}
 	var ms []measure.Measurement
 	var errs []error
 	src := path
@@ -313,5 +320,7 @@ func loadMeasurements(path, socRef string, s *model.SoC, w *model.Workload) ([]m
 			return nil, "", fmt.Errorf("--measurements: measurements %s are for workload %s, not %s", src, m.Workload, w.Name)
 		}
 	}
-	return ms, src, nil
+	// One point per configuration: the rounds of a calibration or a grid
+	// merged as blsim fit and validate merge them.
+	return fit.Merge(ms, stat), src, nil
 }

@@ -33,6 +33,9 @@ type predictOptions struct {
 	Engines     string
 	Threads     string
 	Sensitivity bool
+	// bigAuto and littleAuto: --big-threads and --little-threads were not
+	// given, so each engine runs min(4, its cores) threads.
+	bigAuto, littleAuto bool
 }
 
 func newPredictCmd(stdout io.Writer, runF func(*predictOptions) error) *cobra.Command {
@@ -59,14 +62,11 @@ and submit latency: where the split turns from LOSS to WIN.`,
   blsim predict --soc cix-p1 --split token --engines big,mid,little`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if o.Engines != "" {
-				if !cmd.Flags().Changed("frac") && strings.Count(o.Engines, ",") > 1 {
-					o.Frac = "auto"
-				}
-				if !cmd.Flags().Changed("little-threads") {
-					o.LittleThreads = 0 // each helper engine: min(4, its cores)
-				}
+			if o.Engines != "" && !cmd.Flags().Changed("frac") && strings.Count(o.Engines, ",") > 1 {
+				o.Frac = "auto"
 			}
+			o.bigAuto = !cmd.Flags().Changed("big-threads")
+			o.littleAuto = !cmd.Flags().Changed("little-threads")
 			if runF != nil {
 				return runF(o)
 			}
@@ -79,8 +79,8 @@ and submit latency: where the split turns from LOSS to WIN.`,
 	f.StringVar(&o.Split, "split", "both", "how to split the expert ops: token, expert or both")
 	f.StringVar(&o.Frac, "frac", "0.12", "little engine's share: a number in [0,1] or auto (the best)")
 	f.IntVar(&o.Poll, "poll", 50, "spin level of the pools, 0..100 (ggml --poll)")
-	f.IntVar(&o.BigThreads, "big-threads", 4, "threads of the first (big) engine")
-	f.IntVar(&o.LittleThreads, "little-threads", 4, "threads of the second (little) engine")
+	f.IntVar(&o.BigThreads, "big-threads", 4, "threads of the first (big) engine (when not given: min(4, its cores))")
+	f.IntVar(&o.LittleThreads, "little-threads", 4, "threads of the second (little) engine, or with --engines of each helper engine\n(when not given: min(4, its cores))")
 	f.IntVar(&o.Prompt, "prompt", 0, "prompt tokens (default: the workload's, 512)")
 	f.IntVar(&o.Ubatch, "ubatch", 0, "ubatch size (default: the workload's, 512)")
 	f.BoolVar(&o.Sweep, "sweep", false, "also print t/s for little fractions 0 to 0.5")
@@ -158,20 +158,21 @@ func (o *predictOptions) resolve() (*predictInputs, error) {
 	if in.nway {
 		return o.resolveRest(in)
 	}
-	for _, t := range []struct {
+	for i, t := range []struct {
 		flag string
-		n    int
-		e    *model.Engine
-	}{{"--big-threads", o.BigThreads, &in.soc.Engines[0]}, {"--little-threads", o.LittleThreads, &in.soc.Engines[1]}} {
+		n    *int
+		auto bool
+	}{{"--big-threads", &o.BigThreads, o.bigAuto}, {"--little-threads", &o.LittleThreads, o.littleAuto}} {
+		e := &in.soc.Engines[i]
 		if in.engines != nil {
 			// --engines named two CPU clusters: the two-engine path.
-			t.e, _, _ = in.soc.Engine(in.engines[0])
-			if t.flag != "--big-threads" {
-				t.e, _, _ = in.soc.Engine(in.engines[1])
-			}
+			e, _, _ = in.soc.Engine(in.engines[i])
 		}
-		if t.n < 1 || t.n > t.e.Cores {
-			return nil, fmt.Errorf("%s: %d threads, but engine %q of %s has %d cores", t.flag, t.n, t.e.Name, in.soc.Name, t.e.Cores)
+		if t.auto {
+			*t.n = min(4, e.Cores)
+		}
+		if *t.n < 1 || *t.n > e.Cores {
+			return nil, fmt.Errorf("%s: %d threads, but engine %q of %s has %d cores", t.flag, *t.n, e.Name, in.soc.Name, e.Cores)
 		}
 	}
 	return o.resolveRest(in)
@@ -243,9 +244,9 @@ func (o *predictOptions) resolveEngines(in *predictInputs) error {
 		for i, n := range names {
 			e, _, _ := s.Engine(n)
 			switch {
-			case i == 0:
+			case i == 0 && !o.bigAuto:
 				threads[i] = o.BigThreads
-			case o.LittleThreads > 0:
+			case i > 0 && !o.littleAuto:
 				threads[i] = o.LittleThreads
 			default:
 				threads[i] = min(4, e.Cores)
@@ -266,6 +267,7 @@ func (o *predictOptions) resolveEngines(in *predictInputs) error {
 			return fmt.Errorf("--sensitivity: needs an accelerator in --engines (%s are CPU clusters)", o.Engines)
 		}
 		o.BigThreads, o.LittleThreads = threads[0], threads[1]
+		o.bigAuto, o.littleAuto = false, false
 		return nil
 	}
 	in.nway = true

@@ -30,6 +30,8 @@ type reportOptions struct {
 	// first) and their threads, as in blsim predict.
 	Engines string
 	Threads string
+	// Stat is what the runs of one measured configuration count as.
+	Stat string
 }
 
 // reportFiles are the files a report folder may hold; an existing folder
@@ -74,6 +76,7 @@ timeline and roofline cover the first two engines only and are left out.`,
 	f.StringVar(&o.SoC, "soc", "rk3588", "SoC profile: a preset name or a YAML file")
 	f.StringVar(&o.Workload, "workload", "qwen3.5-35b-a3b", "workload: a preset name or a YAML file")
 	f.StringVar(&o.Measurements, "measurements", "", "measurements file (JSONL) for the parity plot (default for rk3588: the seed's figures)")
+	f.StringVar(&o.Stat, "stat", "median", "what the runs of one measured configuration count as: median or best (see blsim fit --help)")
 	f.IntVar(&o.Poll, "poll", 50, "spin level of the pools, 0..100 (ggml --poll)")
 	f.Float64Var(&o.Frac, "frac", 0.12, "the little engine's share for the requested split, 0..1")
 	f.StringVarP(&o.Output, "output", "o", "", "output folder (required)")
@@ -94,9 +97,9 @@ func reportRun(o *reportOptions, stdout io.Writer) (err error) {
 		return err
 	}
 	po := &predictOptions{SoC: o.SoC, Workload: o.Workload, Split: "both", Frac: fmt.Sprint(o.Frac), Poll: o.Poll,
-		BigThreads: 4, LittleThreads: 4, Draws: sim.DefaultDraws}
+		Draws: sim.DefaultDraws, bigAuto: true, littleAuto: true}
 	if o.Engines != "" {
-		po.Engines, po.Threads, po.LittleThreads = o.Engines, o.Threads, 0
+		po.Engines, po.Threads = o.Engines, o.Threads
 	} else if o.Threads != "" {
 		return errors.New("--threads: needs --engines")
 	}
@@ -117,7 +120,7 @@ func reportRun(o *reportOptions, stdout io.Writer) (err error) {
 	var ms []measure.Measurement
 	var msrc string
 	if o.Measurements != "" || o.SoC == seedSoC {
-		if ms, msrc, err = loadMeasurements(o.Measurements, o.SoC, s, wl); err != nil {
+		if ms, msrc, err = loadMeasurements(o.Measurements, o.SoC, s, wl, o.Stat); err != nil {
 			return err
 		}
 	}

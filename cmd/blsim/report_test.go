@@ -200,3 +200,33 @@ func BenchmarkReport(b *testing.B) {
 		}
 	}
 }
+
+// A grid measured in rounds is one parity point per configuration, merged
+// by --stat: the 288 runs of the recorded VM grid are 36 configurations.
+func TestReportMergesRounds(t *testing.T) {
+	grid := filepath.Join("..", "..", "calibrate", "fit", "testdata", "vm-bench-grid.jsonl")
+	soc := filepath.Join("..", "..", "calibrate", "fit", "testdata", "vm-prior.yaml")
+	mape := map[string]string{}
+	for _, stat := range []string{"median", "best"} {
+		dir := filepath.Join(t.TempDir(), "r")
+		if _, err := runReport("--soc", soc, "--workload", "synthetic-moe", "--measurements", grid, "--stat", stat, "-o", dir); err != nil {
+			t.Fatalf("%s: %v", stat, err)
+		}
+		b, err := os.ReadFile(filepath.Join(dir, "report.md"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		i := strings.Index(string(b), "Against 36 measured configurations")
+		if i < 0 {
+			t.Fatalf("%s: report.md does not count 36 configurations:\n%s", stat, b)
+		}
+		mape[stat] = string(b[i : i+120])
+	}
+	if mape["median"] == mape["best"] {
+		t.Errorf("--stat changed nothing: %q", mape["best"])
+	}
+	out := filepath.Join(t.TempDir(), "p.png")
+	if _, err := runPlot("parity", "--soc", soc, "--workload", "synthetic-moe", "--measurements", grid, "--stat", "mean", "-o", out); err == nil || !strings.Contains(err.Error(), "--stat") {
+		t.Errorf("plot parity --stat mean: %v", err)
+	}
+}
