@@ -64,16 +64,25 @@ func TestReportEngines(t *testing.T) {
 		}
 	}
 	links := mdLink.FindAllStringSubmatch(md, -1)
-	if len(links) != 1 || links[0][1] != "heatmap.png" {
-		t.Errorf("image links %v, want the heatmap", links)
+	var names []string
+	for _, l := range links {
+		names = append(names, l[1])
 	}
-	f, err := os.Open(filepath.Join(dir, "heatmap.png"))
-	if err != nil {
-		t.Fatal(err)
+	if strings.Join(names, " ") != "heatmap.png timeline.png roofline.png" {
+		t.Errorf("image links %v, want the heatmap, the timeline and the roofline", names)
 	}
-	defer f.Close()
-	if _, err := png.Decode(f); err != nil {
-		t.Fatal(err)
+	for _, name := range names {
+		f, err := os.Open(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := png.Decode(f); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		f.Close()
+	}
+	if !strings.Contains(md, "at the best split") {
+		t.Error("report.md does not caption the best split's figures")
 	}
 	base := t.TempDir()
 	for _, tc := range []struct {
@@ -92,5 +101,23 @@ func TestReportEngines(t *testing.T) {
 	}
 	if ents, _ := os.ReadDir(base); len(ents) != 0 {
 		t.Errorf("%d entries left behind by failed reports", len(ents))
+	}
+}
+
+// Three CPU clusters: the shares are found, so the two-engine --frac
+// default does not stand in the way.
+func TestReportThreeClusters(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "cix")
+	if _, err := runReport("--soc", "cix-p1", "--engines", "big,mid,little", "-o", dir); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "report.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"big+mid+little", "](timeline.png)", "](roofline.png)", "](heatmap.png)"} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("report.md does not mention %q", want)
+		}
 	}
 }

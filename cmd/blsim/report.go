@@ -58,9 +58,10 @@ only when it holds nothing but a previous report's files.
 more than two engines, or an accelerator among them (e.g. --soc rk3588-npu
 --engines big,npu), the report is of that N-engine split: the prediction
 table lists each engine's share at the best split (sim.BestN) with gain,
-interval and verdict, and the heatmap is the N-engine one (for an
-accelerator: its effective TOPS by its submit latency). The split curve,
-timeline and roofline cover the first two engines only and are left out.`,
+interval and verdict, the heatmap is the N-engine one (for an
+accelerator: its effective TOPS by its submit latency), and the timeline
+and roofline are of the best split. The split curve, a sweep of one share
+between the first two engines, is left out.`,
 		Example: `  blsim report -o report
   blsim report --soc ddr5 -o ddr5-report
   blsim report --soc my-board.yaml --measurements runs.jsonl -o board-report
@@ -100,6 +101,9 @@ func reportRun(o *reportOptions, stdout io.Writer) (err error) {
 		Draws: sim.DefaultDraws, bigAuto: true, littleAuto: true}
 	if o.Engines != "" {
 		po.Engines, po.Threads = o.Engines, o.Threads
+		if strings.Count(o.Engines, ",") > 1 {
+			po.Frac = "auto" // more than two engines: the shares are found, not requested
+		}
 	} else if o.Threads != "" {
 		return errors.New("--threads: needs --engines")
 	}

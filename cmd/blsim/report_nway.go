@@ -34,6 +34,31 @@ func (r *reportData) runN(po *predictOptions, tmp string, ms []measure.Measureme
 		return fmt.Errorf("report: %w", err)
 	}
 	r.figures = append(r.figures, "heatmap.png")
+	// The best split itself: what each engine does, and where its ops sit
+	// under its roofs.
+	best := model.Plan{Mode: mode, Engines: in.engines, Fracs: r.predN.Best.Fracs, Threads: in.threads, Poll: r.opts.Poll}
+	td, err := plots.SimTimeline(s, wl, plots.TimelineOptions{Plan: &best, Layers: 2})
+	if err != nil {
+		return err
+	}
+	if fig, err = plots.Timeline(td); err != nil {
+		return err
+	}
+	if err := plots.Save(fig, filepath.Join(tmp, "timeline.png"), 9*vg.Inch, 5*vg.Inch); err != nil {
+		return fmt.Errorf("report: %w", err)
+	}
+	r.figures = append(r.figures, "timeline.png")
+	rd, err := plots.SimRoofline(s, wl, plots.RooflineOptions{Plan: &best})
+	if err != nil {
+		return err
+	}
+	if fig, err = plots.Roofline(rd); err != nil {
+		return err
+	}
+	if err := plots.Save(fig, filepath.Join(tmp, "roofline.png"), 8*vg.Inch, 6*vg.Inch); err != nil {
+		return fmt.Errorf("report: %w", err)
+	}
+	r.figures = append(r.figures, "roofline.png")
 	if ms != nil {
 		if r.points, err = plots.ParityPoints(ms, plots.SimPredictor(s, wl)); err != nil {
 			return fmt.Errorf("parity: %s: %w", msrc, err)
@@ -69,14 +94,19 @@ func (r *reportData) writeN(w io.Writer) {
 	fmt.Fprintf(w, "## Figures\n\n")
 	for _, name := range r.figures {
 		caption := figureCaptions[name]
-		if name == "heatmap.png" {
+		switch name {
+		case "heatmap.png":
 			d := r.heat
 			caption = fmt.Sprintf("What-if: the best %s split's gain over native (sim.BestN over %s); x: %s; y: %s; with the parity contours; the ring is this SoC.",
 				d.Mode, strings.Join(d.Engines, "+"), d.XLabel, d.YLabel)
+		case "timeline.png":
+			caption = "The first layers of ubatch 0 at the best split: what each engine does, and DRAM utilisation."
+		case "roofline.png":
+			caption = "Each engine's compute and bandwidth roofs, with the ops of ubatch 0 at the best split (the first engine's from a native run)."
 		}
 		fmt.Fprintf(w, "![%s](%s)\n\n%s\n\n", strings.TrimSuffix(name, ".png"), name, caption)
 	}
-	fmt.Fprintf(w, "The split curve, timeline and roofline figures cover splits between %s's first two engines only; `blsim report --soc %s` without --engines draws them.\n\n",
+	fmt.Fprintf(w, "The split curve sweeps one share between %s's first two engines; `blsim report --soc %s` without --engines draws it.\n\n",
 		r.soc.Name, r.opts.SoC)
 	r.writeProfile(w)
 }
