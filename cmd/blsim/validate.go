@@ -104,7 +104,11 @@ func writeValidation(stdout io.Writer, v *fit.Validation, stat fit.Stat, top int
 	if stat == fit.Best {
 		what = "best sample"
 	}
-	fmt.Fprintf(stdout, "%s: %d held-out throughputs, MAPE %.2f%%, max error %.2f%% (%s)\n", v.Mode, v.N, v.MAPE, v.MaxErrPct, what)
+	noun := "throughputs"
+	if v.N == 1 {
+		noun = "throughput"
+	}
+	fmt.Fprintf(stdout, "%s: %d held-out %s, MAPE %.2f%%, max error %.2f%% (%s)\n", v.Mode, v.N, noun, v.MAPE, v.MaxErrPct, what)
 	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "worst\tmeasured t/s\tpredicted t/s\terror\n")
 	for i, r := range v.Worst {
