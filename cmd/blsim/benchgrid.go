@@ -196,8 +196,9 @@ func runBenchGrid(ctx context.Context, o *benchGridOptions, workloadName, worklo
 	}
 	fmt.Fprintf(stdout, "%s: %s over %s (timeout %v, %d warm-up, %d retries) -> %s\n",
 		quoteCommand(cfg.Grid.Command), runs, axesLabel(cfg.Grid), cfg.Timeout, cfg.Warmup, cfg.Retries, path)
+	start := time.Now()
 	sum, runErr := runner.Run(ctx, cfg, w, func(done, total int, m *measure.Measurement) {
-		fmt.Fprintf(stdout, "[%d/%d] %s  %s\n", done, total, knobsLabel(varying, m.Knobs), outcome(m))
+		fmt.Fprintf(stdout, "[%d/%d] %s  %s%s\n", done, total, knobsLabel(varying, m.Knobs), outcome(m), eta(time.Since(start), done, total))
 	})
 	if err := w.Close(); err != nil && runErr == nil {
 		runErr = fmt.Errorf("measurements %s: %w", path, err)
@@ -212,6 +213,16 @@ func runBenchGrid(ctx context.Context, o *benchGridOptions, workloadName, worklo
 			sum.Runs, sum.Points-sum.Skipped, path, runErr)
 	}
 	return path, runErr
+}
+
+// eta is "  (eta 1h2m0s)": the time the runs left will take at the pace of
+// those done; "" after the last run.
+func eta(elapsed time.Duration, done, total int) string {
+	if done <= 0 || done >= total {
+		return ""
+	}
+	left := elapsed / time.Duration(done) * time.Duration(total-done)
+	return fmt.Sprintf("  (eta %v)", left.Round(time.Second))
 }
 
 // outcome is "26.24 t/s" or "failed: why".

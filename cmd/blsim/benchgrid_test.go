@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/blsim/blsim/calibrate/measure"
 	"github.com/blsim/blsim/calibrate/runner"
@@ -223,6 +224,23 @@ func TestCalibrateGridFileSettings(t *testing.T) {
 		}
 		if _, err := os.Stat(fresh); err == nil {
 			t.Errorf("--holdout %s: ran the grid anyway", tc.holdout)
+		}
+	}
+}
+
+func TestETA(t *testing.T) {
+	for _, tc := range []struct {
+		elapsed     time.Duration
+		done, total int
+		want        string
+	}{
+		{90 * time.Second, 3, 12, "  (eta 4m30s)"},
+		{10 * time.Second, 1, 288, "  (eta 47m50s)"},
+		{time.Minute, 12, 12, ""},
+		{0, 0, 12, ""},
+	} {
+		if got := eta(tc.elapsed, tc.done, tc.total); got != tc.want {
+			t.Errorf("eta(%v, %d, %d) = %q, want %q", tc.elapsed, tc.done, tc.total, got, tc.want)
 		}
 	}
 }
