@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -299,6 +300,9 @@ func fitProfile(stdout io.Writer, o *calibrateOptions, prior *model.SoC, ms []me
 	if err := writeProfile(o.Out, r.SoC); err != nil {
 		return err
 	}
+	if line := noiseLine(ms, stat); line != "" {
+		fmt.Fprintln(stdout, line)
+	}
 	if err := writeFitText(stdout, r, o.Out); err != nil {
 		return err
 	}
@@ -306,6 +310,32 @@ func fitProfile(stdout io.Writer, o *calibrateOptions, prior *model.SoC, ms []me
 		return nil
 	}
 	return writeValidation(stdout, v, stat, 5)
+}
+
+// noiseLine says how far a configuration's median run falls below its
+// fastest sample, over the configurations with more than one sample, and
+// suggests --stat best when the typical one is more than 5% below while
+// the median is fitted. It is "" when no configuration has two samples.
+func noiseLine(ms []measure.Measurement, stat fit.Stat) string {
+	med, best := fit.Merge(ms, fit.Median), fit.Merge(ms, fit.Best)
+	var ratios []float64
+	for i := range med {
+		if len(best[i].Samples) < 2 || best[i].Median <= 0 {
+			continue
+		}
+		ratios = append(ratios, med[i].Median/best[i].Median)
+	}
+	if len(ratios) == 0 {
+		return ""
+	}
+	slices.Sort(ratios)
+	typical := ratios[len(ratios)/2]
+	line := fmt.Sprintf("noise: a configuration's median run is %.2f–%.2f of its fastest sample (%.2f typical, %d configurations)",
+		ratios[0], ratios[len(ratios)-1], typical, len(ratios))
+	if stat != fit.Best && typical < 0.95 {
+		line += "; on a shared host, --stat best fits the fastest sample"
+	}
+	return line
 }
 
 func countDone(steps []calibrate.Step, done map[string]bool) int {

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/blsim/blsim/calibrate/fit"
 	"github.com/blsim/blsim/calibrate/measure"
 	"github.com/blsim/blsim/model"
 )
@@ -151,5 +152,30 @@ func TestCalibrateFitAndHeldOut(t *testing.T) {
 	}
 	if soc.Provenance == nil || soc.Provenance.Runs != 8 || !strings.Contains(soc.Provenance.Source, "holding out set=heldout") {
 		t.Errorf("provenance %+v", soc.Provenance)
+	}
+}
+
+func TestNoiseLine(t *testing.T) {
+	run := func(frac float64, samples ...float64) measure.Measurement {
+		m := measure.Measurement{Schema: measure.Schema, Kind: measure.LlamaBench, Workload: "w", Unit: "t/s", Status: "ok",
+			Plan: &measure.Plan{Mode: "token", Engines: []string{"big", "little"}, Fracs: []float64{1 - frac, frac}, Threads: []int{1, 1}}, Samples: samples}
+		m.Summarize()
+		return m
+	}
+	noisy := []measure.Measurement{run(0.1, 200, 205, 300), run(0.1, 210, 206, 204), run(0.2, 100, 99, 101)}
+	got := noiseLine(noisy, fit.Median)
+	want := "noise: a configuration's median run is 0.69–0.99 of its fastest sample (0.99 typical, 2 configurations)"
+	if got != want {
+		t.Errorf("noiseLine = %q, want %q", got, want)
+	}
+	noisy = append(noisy, run(0.3, 60, 90, 61))
+	if got := noiseLine(noisy, fit.Median); !strings.HasSuffix(got, "(0.69 typical, 3 configurations); on a shared host, --stat best fits the fastest sample") {
+		t.Errorf("noisy host: %q", got)
+	}
+	if got := noiseLine(noisy, fit.Best); strings.Contains(got, "--stat best") {
+		t.Errorf("already fitting the best: %q", got)
+	}
+	if got := noiseLine([]measure.Measurement{run(0.1, 200)}, fit.Median); got != "" {
+		t.Errorf("one sample: %q", got)
 	}
 }

@@ -106,6 +106,9 @@ func fitRun(o *fitOptions, stdout, stderr io.Writer) error {
 	if o.JSON {
 		return writeJSON(stdout, r)
 	}
+	if line := noiseLine(ms, stat); line != "" {
+		fmt.Fprintln(stdout, line)
+	}
 	return writeFitText(stdout, r, o.Out)
 }
 
