@@ -71,19 +71,7 @@ func ParityPoints(ms []measure.Measurement, pred Predictor) ([]ParityPoint, erro
 		if err != nil {
 			return nil, err
 		}
-		sd := m.CV * m.Median
-		if len(m.Samples) > 1 {
-			mean, ss := 0.0, 0.0
-			for _, s := range m.Samples {
-				mean += s
-			}
-			mean /= float64(len(m.Samples))
-			for _, s := range m.Samples {
-				ss += (s - mean) * (s - mean)
-			}
-			sd = math.Sqrt(ss / float64(len(m.Samples)-1))
-		}
-		out = append(out, ParityPoint{Measured: m.Median, MeasuredErr: sd, Predicted: v, Label: m.Label()})
+		out = append(out, ParityPoint{Measured: m.Median, MeasuredErr: sampleSD(m), Predicted: v, Label: m.Label()})
 	}
 	if len(out) == 0 {
 		return nil, errors.New("no throughput measurements (kind dispatcher, llama-bench or reported, with a plan, status ok)")
@@ -126,6 +114,26 @@ type errXYs struct {
 }
 
 func (e errXYs) XError(i int) (float64, float64) { return e.lo[i], e.hi[i] }
+
+// YError makes errXYs vertical error bars too (lo below, hi above).
+func (e errXYs) YError(i int) (float64, float64) { return e.lo[i], e.hi[i] }
+
+// sampleSD is a measurement's standard deviation: of its samples when it
+// has two or more, else its CV times its median.
+func sampleSD(m measure.Measurement) float64 {
+	if len(m.Samples) < 2 {
+		return m.CV * m.Median
+	}
+	mean, ss := 0.0, 0.0
+	for _, s := range m.Samples {
+		mean += s
+	}
+	mean /= float64(len(m.Samples))
+	for _, s := range m.Samples {
+		ss += (s - mean) * (s - mean)
+	}
+	return math.Sqrt(ss / float64(len(m.Samples)-1))
+}
 
 // clipPolygon clips a polygon to the box [x0,x1]x[y0,y1]
 // (Sutherland–Hodgman), so that fills stay inside the data area.

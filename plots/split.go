@@ -3,8 +3,10 @@ package plots
 import (
 	"errors"
 	"fmt"
+	"image/color"
 	"math"
 
+	"github.com/blsim/blsim/calibrate/measure"
 	"github.com/blsim/blsim/model"
 	"github.com/blsim/blsim/sim"
 	"gonum.org/v1/plot"
@@ -30,6 +32,48 @@ type SplitData struct {
 	// TokenBalance and ExpertBalance are the fractions at which both
 	// engines finish the split ops together; NaN when there is none.
 	TokenBalance, ExpertBalance float64
+	// BigThreads and LittleThreads are the threads the curves were
+	// simulated with (SplitPoints matches measurements against them).
+	BigThreads, LittleThreads int
+	// Measured are measured throughputs drawn over the curves (see
+	// SplitPoints); nil draws none.
+	Measured []SplitPoint
+}
+
+// SplitPoint is a measured throughput placed on the split curve.
+type SplitPoint struct {
+	// Mode is model.Native (drawn at fraction 0), model.TokenSplit or
+	// model.ExpertSplit.
+	Mode model.Mode
+	// Frac is the little engine's share; TPS the measured throughput and
+	// ErrTPS its standard deviation (0 draws no bar).
+	Frac, TPS, ErrTPS float64
+}
+
+// SplitPoints picks from ms the throughputs measured on the curve's plans:
+// native on its big engine, or a token or expert split between its big and
+// little engines, with its threads and poll. Merge runs of one
+// configuration first (fit.Merge), or each run is a point of its own.
+func SplitPoints(ms []measure.Measurement, d SplitData) []SplitPoint {
+	var out []SplitPoint
+	for _, m := range ms {
+		p := m.Plan
+		if !IsThroughput(m) || p.Poll != d.Poll || len(p.Engines) != len(p.Threads) || len(p.Engines) == 0 ||
+			p.Engines[0] != d.Big || p.Threads[0] != d.BigThreads {
+			continue
+		}
+		pt := SplitPoint{Mode: model.Mode(p.Mode), TPS: m.Median, ErrTPS: sampleSD(m)}
+		switch {
+		case pt.Mode == model.Native && len(p.Engines) == 1:
+		case (pt.Mode == model.TokenSplit || pt.Mode == model.ExpertSplit) && len(p.Engines) == 2 &&
+			p.Engines[1] == d.Little && p.Threads[1] == d.LittleThreads && len(p.Fracs) == 2:
+			pt.Frac = p.Fracs[1]
+		default:
+			continue
+		}
+		out = append(out, pt)
+	}
+	return out
 }
 
 // SplitOptions are the settings of SweepSplit.
@@ -65,7 +109,7 @@ func SweepSplit(s *model.SoC, w *model.Workload, o SplitOptions) (SplitData, err
 	}
 	big, little := s.Engines[0].Name, s.Engines[1].Name
 	d := SplitData{SoC: s.Name, Workload: w.Name, Big: big, Little: little, Poll: o.Poll,
-		TokenBalance: math.NaN(), ExpertBalance: math.NaN()}
+		TokenBalance: math.NaN(), ExpertBalance: math.NaN(), BigThreads: bt, LittleThreads: lt}
 	nr, err := sim.Run(s, w, model.NewNative(big, bt, o.Poll))
 	if err != nil {
 		return SplitData{}, err
@@ -132,11 +176,22 @@ func (d *SplitData) check() error {
 	if !finite(d.NativeTPS) || d.NativeTPS < 0 {
 		return fmt.Errorf("plots: NativeTPS = %g is not a finite throughput", d.NativeTPS)
 	}
+	for i, m := range d.Measured {
+		if !finite(m.Frac) || m.Frac < 0 || m.Frac > 1 || !finite(m.TPS) || m.TPS < 0 || !finite(m.ErrTPS) || m.ErrTPS < 0 {
+			return fmt.Errorf("plots: measured point %d (%s f=%g, %g ± %g t/s) is not a finite throughput at a share in [0,1]", i, m.Mode, m.Frac, m.TPS, m.ErrTPS)
+		}
+		switch m.Mode {
+		case model.Native, model.TokenSplit, model.ExpertSplit:
+		default:
+			return fmt.Errorf("plots: measured point %d has mode %q, not native, token or expert", i, m.Mode)
+		}
+	}
 	return nil
 }
 
 // SplitCurve draws d: a line per split mode, native as a horizontal line,
-// each balance point as a dashed vertical line labelled with its fraction.
+// each balance point as a dashed vertical line labelled with its fraction,
+// and the measured points with their error bars.
 func SplitCurve(d SplitData) (*Figure, error) {
 	if err := d.check(); err != nil {
 		return nil, err
@@ -146,6 +201,9 @@ func SplitCurve(d SplitData) (*Figure, error) {
 	p.Y.Label.Text = "prompt throughput (t/s)"
 	p.Add(plotter.NewGrid())
 	x0, x1 := d.Fracs[0], d.Fracs[len(d.Fracs)-1]
+	for _, m := range d.Measured {
+		x0, x1 = math.Min(x0, m.Frac), math.Max(x1, m.Frac)
+	}
 	lo, hi := d.NativeTPS, d.NativeTPS
 	fig := &Figure{Title: fmt.Sprintf("%s on %s: prompt throughput by split (poll %d)", d.Workload, d.SoC, d.Poll)}
 
@@ -187,6 +245,9 @@ func SplitCurve(d SplitData) (*Figure, error) {
 		p.Add(l)
 		fig.Legend = append(fig.Legend, LegendEntry{c.name, l})
 	}
+	for _, m := range d.Measured {
+		lo, hi = math.Min(lo, m.TPS-m.ErrTPS), math.Max(hi, m.TPS+m.ErrTPS)
+	}
 	// Headroom above the curves for the balance labels.
 	span := hi - lo
 	if span <= 0 {
@@ -224,6 +285,40 @@ func SplitCurve(d SplitData) (*Figure, error) {
 		lb.TextStyle[0] = ts
 		p.Add(lb)
 		k++
+	}
+	for _, g := range []struct {
+		mode  model.Mode
+		name  string
+		color color.Color
+		shape draw.GlyphDrawer
+	}{
+		{model.Native, "measured native", black, draw.BoxGlyph{}},
+		{model.TokenSplit, "measured token split", blue, draw.CircleGlyph{}},
+		{model.ExpertSplit, "measured expert split", vermillion, draw.TriangleGlyph{}},
+	} {
+		var pts errXYs
+		for _, m := range d.Measured {
+			if m.Mode == g.mode {
+				pts.XYs = append(pts.XYs, plotter.XY{X: m.Frac, Y: m.TPS})
+				pts.lo, pts.hi = append(pts.lo, m.ErrTPS), append(pts.hi, m.ErrTPS)
+			}
+		}
+		if len(pts.XYs) == 0 {
+			continue
+		}
+		eb, err := plotter.NewYErrorBars(pts)
+		if err != nil {
+			return nil, err
+		}
+		eb.Color, eb.Width, eb.CapWidth = g.color, vg.Points(1), vg.Points(5)
+		p.Add(eb)
+		sc, err := plotter.NewScatter(pts.XYs)
+		if err != nil {
+			return nil, err
+		}
+		sc.GlyphStyle = draw.GlyphStyle{Color: g.color, Radius: vg.Points(3.5), Shape: g.shape}
+		p.Add(sc)
+		fig.Legend = append(fig.Legend, LegendEntry{g.name + " ± 1σ", sc})
 	}
 	p.X.Min, p.X.Max = x0, x1
 	p.Y.Min, p.Y.Max = ymin, ymax

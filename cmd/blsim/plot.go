@@ -51,7 +51,9 @@ func newPlotCmd(stdout io.Writer) *cobra.Command {
 		Long: `Draw a figure into FILE, in the format its extension names (.png, .svg, .pdf).
 
 split:    prompt throughput against the little engine's share, 0 to 0.5, for
-          token and expert splits, with native and the balance points.
+          token and expert splits, with native, the balance points and the
+          measured points of --measurements at the same threads and poll
+          (default for the rk3588 preset: the seed's figures).
 timeline: ubatch 0 of one split plan (--split, --frac) as a Gantt chart per
           engine over DRAM utilisation; --layers limits it to the first layers.
 parity:   predicted against measured t/s for every throughput measurement in
@@ -100,11 +102,11 @@ the best sim.BestN finds, the default), a row or a roof per engine.`,
 	f.StringVar(&o.Split, "split", "token", "timeline: how to split the expert ops: token or expert")
 	f.IntVar(&o.Layers, "layers", 2, "timeline: draw the first N layers of ubatch 0 (0: all of it)")
 	f.StringVarP(&o.Output, "output", "o", "", "output file: .png, .svg or .pdf (required)")
-	f.StringVar(&o.Measurements, "measurements", "", "parity: measurements file (JSONL; default for rk3588: the seed's figures)")
+	f.StringVar(&o.Measurements, "measurements", "", "parity, split: measurements file (JSONL; default for rk3588: the seed's figures)")
 	f.StringVar(&o.XParam, "x-param", "", "heatmap: x axis: dram, compute-ratio or a SoC parameter path (default dram)")
 	f.StringVar(&o.YParam, "y-param", "", "heatmap: y axis: dram, compute-ratio or a SoC parameter path (default compute-ratio)")
 	f.BoolVar(&o.Log, "log", false, "parity: log axes")
-	f.StringVar(&o.Stat, "stat", "median", "parity: what the runs of one configuration count as: median or best (see blsim fit --help)")
+	f.StringVar(&o.Stat, "stat", "median", "parity, split: what the runs of one configuration count as: median or best (see blsim fit --help)")
 	f.StringVar(&o.Engines, "engines", "", "heatmap, timeline, roofline: engines of the split, main first, comma-separated (default: the SoC's first two)")
 	f.StringVar(&o.Threads, "threads", "", "with --engines: threads per engine, comma-separated (default: 4, then min(4, cores))")
 	f.StringVar(&o.Shares, "shares", "auto", "timeline, roofline with --engines: each engine's share after the first, comma-separated,\nor auto (the best split sim.BestN finds)")
@@ -151,6 +153,16 @@ func plotRun(o *plotOptions, stdout io.Writer) error {
 		d, err := plots.SweepSplit(s, wl, plots.SplitOptions{Poll: o.Poll})
 		if err != nil {
 			return err
+		}
+		if o.Measurements != "" || o.SoC == seedSoC {
+			ms, src, err := loadMeasurements(o.Measurements, o.SoC, s, wl, o.Stat)
+			if err != nil {
+				return err
+			}
+			if d.Measured = plots.SplitPoints(ms, d); len(d.Measured) == 0 && o.Measurements != "" {
+				return fmt.Errorf("--measurements: nothing in %s was measured on the curve's plans (%s+%s, %d+%d threads, poll %d)",
+					src, d.Big, d.Little, d.BigThreads, d.LittleThreads, d.Poll)
+			}
 		}
 		if fig, err = plots.SplitCurve(d); err != nil {
 			return err

@@ -96,6 +96,7 @@ func TestPlotNewKindsErrors(t *testing.T) {
 		{[]string{"roofline", "--soc", "cix-p1", "--engines", "big,mid,little", "--shares", "0.7,0.6", "-o", out}, "must not exceed 1"},
 		{[]string{"roofline", "--soc", "rk3588-npu", "--engines", "big,npu", "--split", "expert", "-o", out}, `engine "npu" cannot take a share`},
 		{[]string{"timeline", "--soc", "cix-p1", "--engines", "big,gpu", "-o", out}, "gpu"},
+		{[]string{"split", "--soc", vmPrior, "--workload", "synthetic-moe", "--measurements", vmGrid, "--poll", "20", "-o", out}, "nothing in"},
 	} {
 		_, err := runPlot(tc.args...)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
@@ -130,6 +131,35 @@ func TestPlotOverNEngines(t *testing.T) {
 		for _, e := range strings.Split(args[4], ",") {
 			if !bytes.Contains(b, []byte(">"+e)) {
 				t.Errorf("plot %v: no label for engine %s", args, e)
+			}
+		}
+	}
+}
+
+var (
+	vmPrior = filepath.Join("..", "..", "calibrate", "fit", "testdata", "vm-prior.yaml")
+	vmGrid  = filepath.Join("..", "..", "calibrate", "fit", "testdata", "vm-bench-grid.jsonl")
+)
+
+// The split curve carries the measured points of its threads and poll: the
+// seed's for rk3588, a recorded grid's merged by --stat otherwise.
+func TestPlotSplitMeasured(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"split"}, []string{"measured native", "measured token split"}},
+		{[]string{"split", "--soc", vmPrior, "--workload", "synthetic-moe", "--measurements", vmGrid, "--stat", "best"}, []string{"measured token split", "measured expert split"}},
+	} {
+		path := filepath.Join(dir, "split.svg")
+		if _, err := runPlot(append(tc.args, "-o", path)...); err != nil {
+			t.Fatalf("plot %v: %v", tc.args, err)
+		}
+		b, _ := os.ReadFile(path)
+		for _, w := range tc.want {
+			if !bytes.Contains(b, []byte(w)) {
+				t.Errorf("plot %v: no %q in the legend", tc.args, w)
 			}
 		}
 	}

@@ -173,6 +173,7 @@ func reportRun(o *reportOptions, stdout io.Writer) (err error) {
 	if err != nil {
 		return err
 	}
+	sd.Measured = plots.SplitPoints(ms, sd)
 	fig, err := plots.SplitCurve(sd)
 	if err != nil {
 		return err

@@ -1,0 +1,65 @@
+package plots
+
+import (
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/blsim/blsim/calibrate/measure"
+	"github.com/blsim/blsim/model"
+)
+
+func TestSplitPoints(t *testing.T) {
+	d := SplitData{Big: "big", Little: "little", Poll: 50, BigThreads: 4, LittleThreads: 4}
+	m := func(mode string, engines []string, fracs []float64, threads []int, poll int, samples ...float64) measure.Measurement {
+		x := measure.Measurement{Kind: measure.LlamaBench, Unit: "t/s", Status: "ok", Samples: samples,
+			Plan: &measure.Plan{Mode: mode, Engines: engines, Fracs: fracs, Threads: threads, Poll: poll}}
+		x.Summarize()
+		return x
+	}
+	two := []string{"big", "little"}
+	ms := []measure.Measurement{
+		m("native", []string{"big"}, []float64{1}, []int{4}, 50, 26, 26.5, 26.2),
+		m("token", two, []float64{0.88, 0.12}, []int{4, 4}, 50, 26.2, 26.3),
+		m("expert", two, []float64{0.8, 0.2}, []int{4, 4}, 50, 25),
+		m("token", two, []float64{0.88, 0.12}, []int{4, 4}, 0, 26),                      // another poll
+		m("token", two, []float64{0.88, 0.12}, []int{4, 2}, 50, 26),                     // other threads
+		m("token", []string{"little", "big"}, []float64{0.5, 0.5}, []int{4, 4}, 50, 26), // other engines
+		m("native", []string{"little"}, []float64{1}, []int{4}, 50, 10),
+		{Kind: measure.Stream, Unit: "GB/s", Status: "ok", Median: 9}, // not a throughput
+	}
+	got := SplitPoints(ms, d)
+	if len(got) != 3 {
+		t.Fatalf("%d points, want 3: %+v", len(got), got)
+	}
+	want := []SplitPoint{{model.Native, 0, 26.2, 0}, {model.TokenSplit, 0.12, 26.25, 0}, {model.ExpertSplit, 0.2, 25, 0}}
+	for i, w := range want {
+		if got[i].Mode != w.Mode || got[i].Frac != w.Frac || math.Abs(got[i].TPS-w.TPS) > 1e-9 {
+			t.Errorf("point %d = %+v, want %+v", i, got[i], w)
+		}
+	}
+	if sd := got[0].ErrTPS; math.Abs(sd-0.2517) > 1e-3 {
+		t.Errorf("native error bar %g, want the samples' sd 0.2517", sd)
+	}
+
+	// Drawn, and refused when not a throughput at a share.
+	d.Fracs, d.TokenTPS, d.NativeTPS, d.TokenBalance, d.ExpertBalance = []float64{0, 0.25, 0.5}, []float64{26, 24, 20}, 26, math.NaN(), math.NaN()
+	d.Measured = got
+	fig, err := SplitCurve(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var legend []string
+	for _, l := range fig.Legend {
+		legend = append(legend, l.Label)
+	}
+	if s := strings.Join(legend, "; "); !strings.Contains(s, "measured native ± 1σ") || !strings.Contains(s, "measured expert split ± 1σ") {
+		t.Errorf("legend %q", s)
+	}
+	for _, bad := range []SplitPoint{{model.TokenSplit, 1.5, 20, 0}, {model.TokenSplit, 0.1, math.NaN(), 0}, {"both", 0.1, 20, 0}, {model.TokenSplit, 0.1, 20, -1}} {
+		d.Measured = []SplitPoint{bad}
+		if _, err := SplitCurve(d); err == nil {
+			t.Errorf("measured %+v: no error", bad)
+		}
+	}
+}
