@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -242,5 +243,44 @@ func TestETA(t *testing.T) {
 		if got := eta(tc.elapsed, tc.done, tc.total); got != tc.want {
 			t.Errorf("eta(%v, %d, %d) = %q, want %q", tc.elapsed, tc.done, tc.total, got, tc.want)
 		}
+	}
+}
+
+// calibrate --json: stdout is one JSON document (the fit and the held-out
+// error); the progress lines go to stderr.
+func TestCalibrateBenchJSON(t *testing.T) {
+	bench := writeFakeBench(t)
+	dir := t.TempDir()
+	runs, prof := filepath.Join(dir, "runs.jsonl"), filepath.Join(dir, "p.yaml")
+	stdout, stderr, code := runCLI(t, "calibrate", "--bench", bench+" -p 512 -n 0 -o jsonl", "--workload", "qwen3.5-35b-a3b", "--soc", "rk3588",
+		"--env", "ORK_MOE_BIGLITTLE=1", "--env", "ORK_BL_LITTLE_FRAC=0.1,0.2,0.3", "--arg", "-t=4", "--env", "ORK_BL_LITTLE_THREADS=4",
+		"--rounds", "2", "--holdout", "f=0.2", "--json", "--measurements", runs, "-o", prof)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var got struct {
+		Measurements string
+		Profile      string
+		Fit          struct{ Params []struct{ Path string } }
+		Holdout      struct {
+			Mode string
+			N    int
+		}
+		Noise string
+	}
+	if err := json.Unmarshal([]byte(stdout), &got); err != nil {
+		t.Fatalf("stdout is not one JSON document: %v\n%s", err, stdout)
+	}
+	if got.Measurements != runs || got.Profile != prof || len(got.Fit.Params) == 0 || got.Holdout.Mode != "holdout" || got.Holdout.N != 1 ||
+		!strings.Contains(got.Noise, "3 configurations") {
+		t.Errorf("json: %+v", got)
+	}
+	if !strings.Contains(stderr, "[6/6]") {
+		t.Errorf("progress not on stderr: %q", stderr)
+	}
+	stdout, _, code = runCLI(t, "calibrate", "--bench", bench+" -p 512 -n 0 -o jsonl", "--workload", "qwen3.5-35b-a3b", "--no-fit",
+		"--env", "ORK_BL_LITTLE_FRAC=0", "--json", "--measurements", filepath.Join(dir, "nofit.jsonl"))
+	if code != 0 || !strings.Contains(stdout, `"measurements": "`+filepath.Join(dir, "nofit.jsonl")+`"`) {
+		t.Errorf("--no-fit --json: %d %s", code, stdout)
 	}
 }

@@ -46,8 +46,18 @@ type calibrateOptions struct {
 	MicroBudget time.Duration
 	Stat        string
 	Holdout     []string
+	JSON        bool
 
 	flags *pflag.FlagSet
+}
+
+// calibrateJSON is what calibrate --json prints.
+type calibrateJSON struct {
+	Measurements string          `json:"measurements"`
+	Profile      string          `json:"profile,omitempty"`
+	Fit          *fit.Result     `json:"fit,omitempty"`
+	Holdout      *fit.Validation `json:"holdout,omitempty"`
+	Noise        string          `json:"noise,omitempty"`
 }
 
 func newCalibrateCmd(stdout, stderr io.Writer) *cobra.Command {
@@ -85,6 +95,7 @@ performance and stop everything else first.`,
 	f.IntVar(&o.Rounds, "rounds", 0, "passes over the grid, one plan after another, merged by --stat (default 5, 1 with --quick, 1 with --bench)")
 	addStatFlag(f, &o.Stat)
 	f.StringSliceVar(&o.Holdout, "holdout", nil, "fit on the runs matching none of these patterns and print the error on those that match\n(as blsim validate --holdout: f=0.15, a knob NAME=VALUE, part of the id; --plans fit+heldout: set=heldout)")
+	f.BoolVar(&o.JSON, "json", false, "print the fit (and the held-out error) as JSON; progress goes to stderr")
 	o.flags = f
 	f.StringVar(&o.SysRoot, "sysfs-root", "/", "root of the sysfs and procfs trees to read the topology from")
 	_ = f.MarkHidden("sysfs-root")
@@ -241,6 +252,9 @@ func calibrateRun(ctx context.Context, o *calibrateOptions, stdout, stderr io.Wr
 		return err
 	}
 	if o.NoFit {
+		if o.JSON {
+			return writeJSON(stdout, calibrateJSON{Measurements: o.Bench.Measurements})
+		}
 		fmt.Fprintf(stdout, "recorded %s (no fit)\n", o.Bench.Measurements)
 		return nil
 	}
@@ -299,6 +313,9 @@ func fitProfile(stdout io.Writer, o *calibrateOptions, prior *model.SoC, ms []me
 	}
 	if err := writeProfile(o.Out, r.SoC); err != nil {
 		return err
+	}
+	if o.JSON {
+		return writeJSON(stdout, calibrateJSON{Measurements: o.Bench.Measurements, Profile: o.Out, Fit: r, Holdout: v, Noise: noiseLine(ms, stat)})
 	}
 	if line := noiseLine(ms, stat); line != "" {
 		fmt.Fprintln(stdout, line)
@@ -429,11 +446,18 @@ func calibrateBench(ctx context.Context, o *calibrateOptions, stdout, stderr io.
 			return err
 		}
 	}
-	path, err := runBenchGrid(ctx, &o.Bench, w.Name, string(wyaml), stdout, stderr)
+	progress := stdout
+	if o.JSON {
+		progress = stderr // stdout is the JSON document alone
+	}
+	path, err := runBenchGrid(ctx, &o.Bench, w.Name, string(wyaml), progress, stderr)
 	if err != nil {
 		return err
 	}
 	if o.NoFit {
+		if o.JSON {
+			return writeJSON(stdout, calibrateJSON{Measurements: path})
+		}
 		fmt.Fprintf(stdout, "recorded %s (no fit)\n", path)
 		return nil
 	}
