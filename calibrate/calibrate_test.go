@@ -71,6 +71,11 @@ func TestPlans(t *testing.T) {
 			t.Errorf("held-out plan %s is also in the fit grid", p)
 		}
 	}
+	s.Grid = BothGrids
+	both, err := Plans(s)
+	if err != nil || len(both) != len(fitPlans)+len(held) {
+		t.Errorf("fit+heldout: %d plans (%v), want %d", len(both), err, len(fitPlans)+len(held))
+	}
 	s.Grid = "bogus"
 	if _, err := Plans(s); err == nil {
 		t.Error("want an error for an unknown grid")

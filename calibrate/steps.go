@@ -191,16 +191,12 @@ func planSets(s *Settings) ([]setPlan, error) {
 	if grid == "" {
 		grid = FitGrid
 	}
-	if grid != BothGrids {
-		ps, err := grid1(s, grid)
-		out := make([]setPlan, len(ps))
-		for i, p := range ps {
-			out[i] = setPlan{p, grid}
-		}
-		return out, err
+	grids := []string{grid}
+	if grid == BothGrids {
+		grids = []string{FitGrid, HeldOutGrid}
 	}
 	var out []setPlan
-	for _, g := range []string{FitGrid, HeldOutGrid} {
+	for _, g := range grids {
 		ps, err := grid1(s, g)
 		if err != nil {
 			return nil, err
@@ -225,17 +221,17 @@ func grid1(s *Settings, grid string) ([]model.Plan, error) {
 		}
 	}
 	switch {
-	case grid == "fit" && s.Quick:
+	case grid == FitGrid && s.Quick:
 		out = append(out, model.NewNative(big.Name, tb, 50))
 		add(model.TokenSplit, []float64{0.2, 0.5}, []int{50})
 		add(model.ExpertSplit, []float64{0.5}, []int{0})
-	case grid == "fit":
+	case grid == FitGrid:
 		for _, poll := range []int{0, 50} {
 			out = append(out, model.NewNative(big.Name, tb, poll))
 		}
 		add(model.TokenSplit, []float64{0.1, 0.3, 0.5, 0.7}, []int{0, 50})
 		add(model.ExpertSplit, []float64{0.25, 0.5}, []int{0, 50})
-	case grid == "heldout":
+	case grid == HeldOutGrid:
 		add(model.TokenSplit, []float64{0.15, 0.4, 0.6, 0.9}, []int{0, 50})
 		add(model.ExpertSplit, []float64{0.1, 0.4}, []int{0, 50})
 	default:
