@@ -27,7 +27,8 @@ type plotOptions struct {
 	Split    string
 	Layers   int
 	Output   string
-	// parity, heatmap, roofline
+	// parity, split: the measurements and how runs of one configuration
+	// merge; heatmap: its axes; parity: log axes.
 	Measurements string
 	Stat         string
 	XParam       string
@@ -108,7 +109,7 @@ the best sim.BestN finds, the default), a row or a roof per engine.`,
 	f.BoolVar(&o.Log, "log", false, "parity: log axes")
 	f.StringVar(&o.Stat, "stat", "median", "parity, split: what the runs of one configuration count as: median or best (see blsim fit --help)")
 	f.StringVar(&o.Engines, "engines", "", "heatmap, timeline, roofline: engines of the split, main first, comma-separated (default: the SoC's first two)")
-	f.StringVar(&o.Threads, "threads", "", "with --engines: threads per engine, comma-separated (default: 4, then min(4, cores))")
+	f.StringVar(&o.Threads, "threads", "", "with --engines: threads per engine, comma-separated (default: min(4, its cores) each)")
 	f.StringVar(&o.Shares, "shares", "auto", "timeline, roofline with --engines: each engine's share after the first, comma-separated,\nor auto (the best split sim.BestN finds)")
 	return cmd
 }
@@ -300,7 +301,8 @@ const seedSoC = "rk3588"
 // loadMeasurements reads the measurements file path, or, when path is ""
 // and socRef is the rk3588 preset, the seed's embedded figures. It checks
 // that every measurement that names a SoC or workload names s and w, and
-// returns the measurements and a name for the source.
+// returns its throughputs, one per configuration (merged by statFlag, as
+// blsim fit merges them), and a name for the source.
 func loadMeasurements(path, socRef string, s *model.SoC, w *model.Workload, statFlag string) ([]measure.Measurement, string, error) {
 	stat, err := fit.ParseStat(statFlag)
 	if err != nil {
