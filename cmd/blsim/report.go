@@ -82,7 +82,7 @@ between the first two engines, is left out.`,
 	f.Float64Var(&o.Frac, "frac", 0.12, "the little engine's share for the requested split, 0..1")
 	f.StringVarP(&o.Output, "output", "o", "", "output folder (required)")
 	f.StringVar(&o.Engines, "engines", "", "engines of the split, main first, comma-separated (default: the SoC's first two)")
-	f.StringVar(&o.Threads, "threads", "", "with --engines: threads per engine, comma-separated (default: 4, then min(4, cores))")
+	f.StringVar(&o.Threads, "threads", "", "with --engines: threads per engine, comma-separated (default: min(4, its cores) each)")
 	return cmd
 }
 
