@@ -87,7 +87,7 @@ and submit latency: where the split turns from LOSS to WIN.`,
 	f.BoolVar(&o.JSON, "json", false, "print JSON instead of tables")
 	f.IntVar(&o.Draws, "draws", sim.DefaultDraws, "parameter samples for the uncertainty interval")
 	f.StringVar(&o.Engines, "engines", "", "engines of the split, main first, comma-separated (default: the SoC's first two)")
-	f.StringVar(&o.Threads, "threads", "", "with --engines: threads per engine, comma-separated (default: --big-threads, then min(4, cores))")
+	f.StringVar(&o.Threads, "threads", "", "with --engines: threads per engine, comma-separated (default: --big-threads for the first and --little-threads for the rest when given, else min(4, its cores) each)")
 	f.BoolVar(&o.Sensitivity, "sensitivity", false, "with an accelerator in --engines: sweep its throughput and submit latency (LOSS to WIN)")
 	return cmd
 }
