@@ -4,5 +4,13 @@
 // values as priors. It reports each fitted value with its standard error,
 // flags parameters the data cannot identify, and measures held-out error.
 //
+// Runs of one configuration (rounds of a calibration, of a grid) count as
+// one throughput, merged by a Stat (Merge): Median, the median of their
+// medians, for a quiet board; Best, the fastest sample of any run, for a
+// shared or virtual machine whose other tenants only ever slow a run down.
+// Holdout fits on the throughputs that match none of a set of patterns
+// (HeldOut: words of a run's label, a knob NAME=VALUE, part of its ID) and
+// predicts those that match one.
+//
 // Fitting runs anywhere; only measuring needs the hardware.
 package fit

@@ -26,5 +26,8 @@
 // fails - a non-zero exit, a timeout, no output, output that is not
 // llama-bench's, a command that cannot be started - is recorded with its
 // reason, and the grid goes on. Cancelling the context stops the grid; every
-// finished run is already on disk.
+// finished run is already on disk. With Config.Rounds the grid is run
+// several times over (Schedule), each round with Config.Shuffle in an order
+// of its own, so that a machine's slow spell falls on different points each
+// round.
 package runner
