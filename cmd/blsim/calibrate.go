@@ -331,8 +331,9 @@ func fitProfile(stdout io.Writer, o *calibrateOptions, prior *model.SoC, ms []me
 
 // noiseLine says how far a configuration's median run falls below its
 // fastest sample, over the configurations with more than one sample, and
-// suggests --stat best when the typical one is more than 5% below while
-// the median is fitted. It is "" when no configuration has two samples.
+// suggests trying --stat best when the typical one is more than 5% below
+// while the median is fitted (which fits better depends on the host and the
+// runs' length: blsim validate --holdout tells). It is "" when no configuration has two samples.
 func noiseLine(ms []measure.Measurement, stat fit.Stat) string {
 	med, best := fit.Merge(ms, fit.Median), fit.Merge(ms, fit.Best)
 	var ratios []float64
@@ -350,7 +351,7 @@ func noiseLine(ms []measure.Measurement, stat fit.Stat) string {
 	line := fmt.Sprintf("noise: a configuration's median run is %.2f–%.2f of its fastest sample (%.2f typical, %d configurations)",
 		ratios[0], ratios[len(ratios)-1], typical, len(ratios))
 	if stat != fit.Best && typical < 0.95 {
-		line += "; on a shared host, --stat best fits the fastest sample"
+		line += "; on a shared host, try --stat best (validate --holdout compares the two)"
 	}
 	return line
 }

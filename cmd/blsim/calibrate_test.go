@@ -169,7 +169,7 @@ func TestNoiseLine(t *testing.T) {
 		t.Errorf("noiseLine = %q, want %q", got, want)
 	}
 	noisy = append(noisy, run(0.3, 60, 90, 61))
-	if got := noiseLine(noisy, fit.Median); !strings.HasSuffix(got, "(0.69 typical, 3 configurations); on a shared host, --stat best fits the fastest sample") {
+	if got := noiseLine(noisy, fit.Median); !strings.HasSuffix(got, "(0.69 typical, 3 configurations); on a shared host, try --stat best (validate --holdout compares the two)") {
 		t.Errorf("noisy host: %q", got)
 	}
 	if got := noiseLine(noisy, fit.Best); strings.Contains(got, "--stat best") {
