@@ -285,48 +285,16 @@ func fitProfile(stdout io.Writer, o *calibrateOptions, prior *model.SoC, ms []me
 	if err != nil {
 		return fmt.Errorf("--stat: %w", err)
 	}
-	opts := fit.Options{Stat: stat}
-	var r *fit.Result
-	var v *fit.Validation
-	fitted := ms
-	if len(holdout) == 0 {
-		r, err = fit.Fit(prior, ms, opts)
-	} else {
-		v, r, err = fit.Holdout(prior, ms, holdout, opts)
-		fitted = nil
-		for _, m := range ms {
-			if !fit.HeldOut(&m, holdout) {
-				fitted = append(fitted, m)
-			}
-		}
-		source += ", holding out " + strings.Join(holdout, ",")
-	}
+	job := fitJob{prior: prior, ms: ms, opts: fit.Options{Stat: stat}, holdout: holdout, source: source,
+		governors: governors, out: o.Out, path: o.Bench.Measurements}
+	r, v, err := job.run()
 	if err != nil {
-		if len(holdout) > 0 {
-			return fmt.Errorf("--holdout: %s: %w", o.Bench.Measurements, err)
-		}
-		return err
-	}
-	stampProvenance(r, fitted, source)
-	if len(governors) > 0 {
-		r.SoC.Provenance.Governors = governors
-	}
-	if err := writeProfile(o.Out, r.SoC); err != nil {
 		return err
 	}
 	if o.JSON {
 		return writeJSON(stdout, calibrateJSON{Measurements: o.Bench.Measurements, Profile: o.Out, Fit: r, Holdout: v, Noise: noiseLine(ms, stat)})
 	}
-	if line := noiseLine(ms, stat); line != "" {
-		fmt.Fprintln(stdout, line)
-	}
-	if err := writeFitText(stdout, r, o.Out); err != nil {
-		return err
-	}
-	if v == nil {
-		return nil
-	}
-	return writeValidation(stdout, v, stat, 5)
+	return writeFitAndHoldout(stdout, r, v, ms, stat, o.Out)
 }
 
 // noiseLine says how far a configuration's median run falls below its

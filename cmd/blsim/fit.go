@@ -23,6 +23,7 @@ type fitOptions struct {
 	Out          string
 	Free         []string
 	Stat         string
+	Holdout      []string
 	JSON         bool
 }
 
@@ -44,6 +45,7 @@ profile with each value's standard deviation and the fit's provenance.`,
 	f.StringVarP(&o.Out, "output", "o", "", "where to write the fitted profile (YAML)")
 	f.StringSliceVar(&o.Free, "free", nil, "parameter paths to fit (default: kernel rates, bandwidths, overlaps, wake costs)")
 	addStatFlag(f, &o.Stat)
+	f.StringSliceVar(&o.Holdout, "holdout", nil, "fit on the throughputs matching none of these patterns and print the error on those that match\n(as blsim validate --holdout: f=0.15, a knob NAME=VALUE, part of the id)")
 	f.BoolVar(&o.JSON, "json", false, "print JSON")
 	return cmd
 }
@@ -95,21 +97,84 @@ func fitRun(o *fitOptions, stdout, stderr io.Writer) error {
 			return fmt.Errorf("--free: %w", err)
 		}
 	}
-	r, err := fit.Fit(prior, ms, fit.Options{Free: o.Free, Stat: stat})
+	job := fitJob{prior: prior, ms: ms, opts: fit.Options{Free: o.Free, Stat: stat}, holdout: o.Holdout,
+		source: "fit of " + o.Measurements + " from prior " + o.SoC, out: o.Out, path: o.Measurements}
+	r, v, err := job.run()
 	if err != nil {
 		return err
 	}
-	stampProvenance(r, ms, "fit of "+o.Measurements+" from prior "+o.SoC)
-	if err := writeProfile(o.Out, r.SoC); err != nil {
-		return err
-	}
 	if o.JSON {
+		if v != nil {
+			return writeJSON(stdout, struct {
+				Fit     *fit.Result     `json:"fit"`
+				Holdout *fit.Validation `json:"holdout"`
+			}{r, v})
+		}
 		return writeJSON(stdout, r)
 	}
-	if line := noiseLine(ms, stat); line != "" {
-		fmt.Fprintln(stdout, line)
+	return writeFitAndHoldout(stdout, r, v, ms, stat, o.Out)
+}
+
+// fitJob is one fit of a prior to measurements, written as a profile.
+type fitJob struct {
+	prior     *model.SoC
+	ms        []measure.Measurement
+	opts      fit.Options
+	holdout   []string          // patterns of the throughputs held out of the fit; none: fit all
+	source    string            // the profile's provenance
+	governors map[string]string // recorded in the provenance when set
+	out       string            // the profile's path
+	path      string            // the measurements file, for errors
+}
+
+// run fits (holding out what matches j.holdout and scoring it), stamps the
+// provenance and writes the profile. The validation is nil without
+// holdout patterns.
+func (j fitJob) run() (*fit.Result, *fit.Validation, error) {
+	var r *fit.Result
+	var v *fit.Validation
+	var err error
+	fitted, source := j.ms, j.source
+	if len(j.holdout) == 0 {
+		r, err = fit.Fit(j.prior, j.ms, j.opts)
+	} else {
+		if v, r, err = fit.Holdout(j.prior, j.ms, j.holdout, j.opts); err != nil {
+			return nil, nil, fmt.Errorf("--holdout: %s: %w", j.path, err)
+		}
+		fitted = nil
+		for _, m := range j.ms {
+			if !fit.HeldOut(&m, j.holdout) {
+				fitted = append(fitted, m)
+			}
+		}
+		source += ", holding out " + strings.Join(j.holdout, ",")
 	}
-	return writeFitText(stdout, r, o.Out)
+	if err != nil {
+		return nil, nil, err
+	}
+	stampProvenance(r, fitted, source)
+	if len(j.governors) > 0 {
+		r.SoC.Provenance.Governors = j.governors
+	}
+	if err := writeProfile(j.out, r.SoC); err != nil {
+		return nil, nil, err
+	}
+	return r, v, nil
+}
+
+// writeFitAndHoldout prints the noise line, the fit and, when v is not
+// nil, the held-out error.
+func writeFitAndHoldout(w io.Writer, r *fit.Result, v *fit.Validation, ms []measure.Measurement, stat fit.Stat, out string) error {
+	if line := noiseLine(ms, stat); line != "" {
+		fmt.Fprintln(w, line)
+	}
+	if err := writeFitText(w, r, out); err != nil {
+		return err
+	}
+	if v == nil {
+		return nil
+	}
+	return writeValidation(w, v, stat, 5)
 }
 
 // stampProvenance records where a fitted profile came from.

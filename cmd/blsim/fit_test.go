@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -137,5 +138,42 @@ func TestWords(t *testing.T) {
 		if got := words(in); got != want {
 			t.Errorf("words(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+// fit --holdout writes the profile fitted on the rest and scores the
+// held-out throughputs, in text and in JSON.
+func TestFitHoldout(t *testing.T) {
+	dir := t.TempDir()
+	runs := writeRuns(t, dir)
+	out := filepath.Join(dir, "fitted.yaml")
+	free := "engines.little.kernel_ops_per_cycle.q4,engines.big.kernel_ops_per_cycle.q4"
+	stdout, stderr, code := runCLI(t, "fit", "--measurements", runs, "--soc", "rk3588", "-o", out, "--free", free, "--holdout", "f=0.2,f=0.4")
+	if code != 0 {
+		t.Fatalf("fit exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(stdout, "6 throughputs: RMS error") || !strings.Contains(stdout, "holdout: 4 held-out throughputs, MAPE 0.") {
+		t.Errorf("fit --holdout output:\n%s", stdout)
+	}
+	fitted, err := model.LoadSoCFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := fitted.Provenance; p == nil || p.Runs != 6 || !strings.Contains(p.Source, "holding out f=0.2,f=0.4") {
+		t.Errorf("provenance %+v", fitted.Provenance)
+	}
+	stdout, _, code = runCLI(t, "fit", "--measurements", runs, "--soc", "rk3588", "-o", out, "--free", free, "--holdout", "f=0.2", "--json")
+	var got struct {
+		Fit     struct{ Residuals []any }
+		Holdout struct{ N int }
+	}
+	if err := json.Unmarshal([]byte(stdout), &got); code != 0 || err != nil || len(got.Fit.Residuals) != 8 || got.Holdout.N != 2 {
+		t.Errorf("fit --holdout --json: %d %v %+v\n%s", code, err, got, stdout)
+	}
+	if _, stderr, code := runCLI(t, "fit", "--measurements", runs, "--soc", "rk3588", "-o", filepath.Join(dir, "none.yaml"), "--holdout", "f=0.9"); code == 0 || !strings.Contains(stderr, "no throughput matches") {
+		t.Errorf("holdout matching nothing: %d %s", code, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "none.yaml")); err == nil {
+		t.Error("a failed fit wrote a profile")
 	}
 }
