@@ -72,6 +72,13 @@ dispatcher over a grid of plans, and fit the model to it. Every finished
 measurement is appended to --measurements at once; Ctrl-C or a crash loses
 none, and --resume continues where a run stopped. Needs Linux.
 
+--plans fit+heldout adds plans the fit never sees, in the same rounds
+(--shuffle: each round in an order of its own), and prints the profile's
+error on them. --bench drives your own benchmark (llama-bench) over a knob
+grid instead of the built-in dispatcher; --holdout then names the points to
+hold out. --stat says what the runs of one configuration count as: their
+median (a quiet board) or the fastest sample (a shared host, short runs).
+
 Set the cpufreq governors (and the memory controller's devfreq governor) to
 performance and stop everything else first.`,
 		Args: cobra.NoArgs,
