@@ -34,6 +34,15 @@ type reportOptions struct {
 	Stat string
 }
 
+// save writes fig into dir as name and lists it among the report's figures.
+func (r *reportData) save(dir, name string, fig *plots.Figure, w, h vg.Length) error {
+	if err := plots.Save(fig, filepath.Join(dir, name), w, h); err != nil {
+		return fmt.Errorf("report: %w", err)
+	}
+	r.figures = append(r.figures, name)
+	return nil
+}
+
 // reportFiles are the files a report folder may hold; an existing folder
 // with anything else in it is not replaced.
 var reportFiles = []string{"report.md", "split.png", "timeline.png", "heatmap.png", "parity.png", "roofline.png"}
@@ -162,13 +171,7 @@ func reportRun(o *reportOptions, stdout io.Writer) (err error) {
 			return err
 		}
 	}
-	save := func(name string, fig *plots.Figure, w, h vg.Length) error {
-		if err := plots.Save(fig, filepath.Join(tmp, name), w, h); err != nil {
-			return fmt.Errorf("report: %w", err)
-		}
-		r.figures = append(r.figures, name)
-		return nil
-	}
+	save := func(name string, fig *plots.Figure, w, h vg.Length) error { return r.save(tmp, name, fig, w, h) }
 	sd, err := plots.SweepSplit(s, wl, plots.SplitOptions{Poll: o.Poll})
 	if err != nil {
 		return err

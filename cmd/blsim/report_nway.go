@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"path/filepath"
 	"strings"
 
 	"github.com/blsim/blsim/calibrate/measure"
@@ -30,10 +29,9 @@ func (r *reportData) runN(po *predictOptions, tmp string, ms []measure.Measureme
 	if err != nil {
 		return err
 	}
-	if err := plots.Save(fig, filepath.Join(tmp, "heatmap.png"), 8*vg.Inch, 6*vg.Inch); err != nil {
-		return fmt.Errorf("report: %w", err)
+	if err := r.save(tmp, "heatmap.png", fig, 8*vg.Inch, 6*vg.Inch); err != nil {
+		return err
 	}
-	r.figures = append(r.figures, "heatmap.png")
 	// The best split itself: what each engine does, and where its ops sit
 	// under its roofs.
 	best := model.Plan{Mode: mode, Engines: in.engines, Fracs: r.predN.Best.Fracs, Threads: in.threads, Poll: r.opts.Poll}
@@ -44,10 +42,9 @@ func (r *reportData) runN(po *predictOptions, tmp string, ms []measure.Measureme
 	if fig, err = plots.Timeline(td); err != nil {
 		return err
 	}
-	if err := plots.Save(fig, filepath.Join(tmp, "timeline.png"), 9*vg.Inch, 5*vg.Inch); err != nil {
-		return fmt.Errorf("report: %w", err)
+	if err := r.save(tmp, "timeline.png", fig, 9*vg.Inch, 5*vg.Inch); err != nil {
+		return err
 	}
-	r.figures = append(r.figures, "timeline.png")
 	rd, err := plots.SimRoofline(s, wl, plots.RooflineOptions{Plan: &best})
 	if err != nil {
 		return err
@@ -55,10 +52,9 @@ func (r *reportData) runN(po *predictOptions, tmp string, ms []measure.Measureme
 	if fig, err = plots.Roofline(rd); err != nil {
 		return err
 	}
-	if err := plots.Save(fig, filepath.Join(tmp, "roofline.png"), 8*vg.Inch, 6*vg.Inch); err != nil {
-		return fmt.Errorf("report: %w", err)
+	if err := r.save(tmp, "roofline.png", fig, 8*vg.Inch, 6*vg.Inch); err != nil {
+		return err
 	}
-	r.figures = append(r.figures, "roofline.png")
 	if ms != nil {
 		if r.points, err = plots.ParityPoints(ms, plots.SimPredictor(s, wl)); err != nil {
 			return fmt.Errorf("parity: %s: %w", msrc, err)
@@ -68,10 +64,9 @@ func (r *reportData) runN(po *predictOptions, tmp string, ms []measure.Measureme
 		if fig, err = plots.Parity(plots.ParityData{SoC: s.Name, Workload: wl.Name, Points: r.points}); err != nil {
 			return err
 		}
-		if err := plots.Save(fig, filepath.Join(tmp, "parity.png"), 7*vg.Inch, 6*vg.Inch); err != nil {
-			return fmt.Errorf("report: %w", err)
+		if err := r.save(tmp, "parity.png", fig, 7*vg.Inch, 6*vg.Inch); err != nil {
+			return err
 		}
-		r.figures = append(r.figures, "parity.png")
 	}
 	return nil
 }
