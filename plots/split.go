@@ -51,15 +51,40 @@ type SplitPoint struct {
 }
 
 // SplitPoints picks from ms the throughputs measured on the curve's plans:
-// native on its big engine, or a token or expert split between its big and
-// little engines, with its threads and poll. Merge runs of one
-// configuration first (fit.Merge), or each run is a point of its own.
-func SplitPoints(ms []measure.Measurement, d SplitData) []SplitPoint {
+// of workload w (by name, and by content when the measurement carries its
+// workload's YAML), native on its big engine, or a token or expert split
+// between its big and little engines, with its threads and poll. Merge runs
+// of one configuration first (fit.Merge), or each run is a point of its
+// own.
+func SplitPoints(ms []measure.Measurement, d SplitData, w *model.Workload) []SplitPoint {
+	want, err := model.MarshalWorkload(w)
+	if err != nil {
+		return nil
+	}
+	same := map[string]bool{} // workload YAML -> is w
+	isW := func(m measure.Measurement) bool {
+		if m.Workload != w.Name {
+			return false
+		}
+		if m.WorkloadYAML == "" {
+			return true
+		}
+		if v, ok := same[m.WorkloadYAML]; ok {
+			return v
+		}
+		mw, err := model.ParseWorkload([]byte(m.WorkloadYAML), m.ID)
+		var got []byte
+		if err == nil {
+			got, err = model.MarshalWorkload(mw)
+		}
+		same[m.WorkloadYAML] = err == nil && string(got) == string(want)
+		return same[m.WorkloadYAML]
+	}
 	var out []SplitPoint
 	for _, m := range ms {
 		p := m.Plan
 		if !IsThroughput(m) || p.Poll != d.Poll || len(p.Engines) != len(p.Threads) || len(p.Engines) == 0 ||
-			p.Engines[0] != d.Big || p.Threads[0] != d.BigThreads {
+			p.Engines[0] != d.Big || p.Threads[0] != d.BigThreads || !isW(m) {
 			continue
 		}
 		pt := SplitPoint{Mode: model.Mode(p.Mode), TPS: m.Median, ErrTPS: sampleSD(m)}
@@ -82,13 +107,15 @@ type SplitOptions struct {
 	Poll int
 	// BigThreads and LittleThreads default to min(4, the engine's cores) when zero.
 	BigThreads, LittleThreads int
-	// Steps is the number of intervals over [0, sim.MaxSecondFrac];
-	// zero means 40.
+	// Steps is the number of intervals over [0, MaxFrac]; zero means 40.
 	Steps int
+	// MaxFrac is the largest little share swept, in (0, 1]; zero means
+	// sim.MaxSecondFrac (0.5).
+	MaxFrac float64
 }
 
 // SweepSplit simulates native, token and expert splits of w on s over
-// little fractions 0..sim.MaxSecondFrac and finds the balance points. The
+// little fractions 0..o.MaxFrac and finds the balance points. The
 // first two engines of s are big and little.
 func SweepSplit(s *model.SoC, w *model.Workload, o SplitOptions) (SplitData, error) {
 	if len(s.Engines) < 2 {
@@ -107,6 +134,13 @@ func SweepSplit(s *model.SoC, w *model.Workload, o SplitOptions) (SplitData, err
 	if steps < 1 || steps > 1000 {
 		return SplitData{}, fmt.Errorf("plots: %d steps is outside 1..1000", steps)
 	}
+	maxFrac := o.MaxFrac
+	if maxFrac == 0 {
+		maxFrac = sim.MaxSecondFrac
+	}
+	if !(maxFrac > 0 && maxFrac <= 1) {
+		return SplitData{}, fmt.Errorf("plots: largest share %g is outside (0, 1]", maxFrac)
+	}
 	big, little := s.Engines[0].Name, s.Engines[1].Name
 	d := SplitData{SoC: s.Name, Workload: w.Name, Big: big, Little: little, Poll: o.Poll,
 		TokenBalance: math.NaN(), ExpertBalance: math.NaN(), BigThreads: bt, LittleThreads: lt}
@@ -119,7 +153,7 @@ func SweepSplit(s *model.SoC, w *model.Workload, o SplitOptions) (SplitData, err
 	var cfgs []sim.Config
 	for _, m := range modes {
 		for i := 0; i <= steps; i++ {
-			f := sim.MaxSecondFrac * float64(i) / float64(steps)
+			f := maxFrac * float64(i) / float64(steps)
 			cfgs = append(cfgs, sim.Config{SoC: s, Plan: model.NewSplit(m, big, little, bt, lt, f, o.Poll)})
 		}
 	}

@@ -7,12 +7,21 @@ import (
 
 	"github.com/blsim/blsim/calibrate/measure"
 	"github.com/blsim/blsim/model"
+	"github.com/blsim/blsim/presets"
 )
 
 func TestSplitPoints(t *testing.T) {
 	d := SplitData{Big: "big", Little: "little", Poll: 50, BigThreads: 4, LittleThreads: 4}
+	w, err := presets.Workload("synthetic-moe")
+	if err != nil {
+		t.Fatal(err)
+	}
+	same, _ := model.MarshalWorkload(w)
+	bigger := *w
+	bigger.Model.Layers *= 10
+	other, _ := model.MarshalWorkload(&bigger)
 	m := func(mode string, engines []string, fracs []float64, threads []int, poll int, samples ...float64) measure.Measurement {
-		x := measure.Measurement{Kind: measure.LlamaBench, Unit: "t/s", Status: "ok", Samples: samples,
+		x := measure.Measurement{Kind: measure.LlamaBench, Workload: w.Name, Unit: "t/s", Status: "ok", Samples: samples,
 			Plan: &measure.Plan{Mode: mode, Engines: engines, Fracs: fracs, Threads: threads, Poll: poll}}
 		x.Summarize()
 		return x
@@ -28,11 +37,17 @@ func TestSplitPoints(t *testing.T) {
 		m("native", []string{"little"}, []float64{1}, []int{4}, 50, 10),
 		{Kind: measure.Stream, Unit: "GB/s", Status: "ok", Median: 9}, // not a throughput
 	}
-	got := SplitPoints(ms, d)
-	if len(got) != 3 {
-		t.Fatalf("%d points, want 3: %+v", len(got), got)
+	withYAML := func(yaml string, name string) measure.Measurement {
+		x := m("token", two, []float64{0.7, 0.3}, []int{4, 4}, 50, 24)
+		x.WorkloadYAML, x.Workload = yaml, name
+		return x
 	}
-	want := []SplitPoint{{model.Native, 0, 26.2, 0}, {model.TokenSplit, 0.12, 26.25, 0}, {model.ExpertSplit, 0.2, 25, 0}}
+	ms = append(ms, withYAML(string(same), w.Name), withYAML(string(other), w.Name), withYAML("", "qwen3.5-35b-a3b"))
+	got := SplitPoints(ms, d, w)
+	if len(got) != 4 {
+		t.Fatalf("%d points, want 4: %+v", len(got), got)
+	}
+	want := []SplitPoint{{model.Native, 0, 26.2, 0}, {model.TokenSplit, 0.12, 26.25, 0}, {model.ExpertSplit, 0.2, 25, 0}, {model.TokenSplit, 0.3, 24, 0}}
 	for i, w := range want {
 		if got[i].Mode != w.Mode || got[i].Frac != w.Frac || math.Abs(got[i].TPS-w.TPS) > 1e-9 {
 			t.Errorf("point %d = %+v, want %+v", i, got[i], w)
@@ -61,5 +76,20 @@ func TestSplitPoints(t *testing.T) {
 		if _, err := SplitCurve(d); err == nil {
 			t.Errorf("measured %+v: no error", bad)
 		}
+	}
+}
+
+func TestSweepSplitMaxFrac(t *testing.T) {
+	s, _ := presets.SoC("rk3588")
+	w, _ := presets.Workload("synthetic-moe")
+	d, err := SweepSplit(s, w, SplitOptions{Poll: 50, Steps: 8, MaxFrac: 0.8})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(d.Fracs) != 9 || math.Abs(d.Fracs[8]-0.8) > 1e-12 {
+		t.Errorf("fracs %v, want 0..0.8 in 8 steps", d.Fracs)
+	}
+	if _, err := SweepSplit(s, w, SplitOptions{MaxFrac: 1.5}); err == nil {
+		t.Error("a largest share of 1.5: no error")
 	}
 }

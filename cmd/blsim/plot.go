@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"math"
 	"slices"
 	"strings"
 
@@ -39,6 +40,9 @@ type plotOptions struct {
 	Engines string
 	Threads string
 	Shares  string
+	// workloadGiven: --workload was on the command line (plot split then
+	// keeps it even when the measurements ran another).
+	workloadGiven bool
 }
 
 // plotKinds are the kinds `blsim plot` draws.
@@ -54,7 +58,8 @@ func newPlotCmd(stdout io.Writer) *cobra.Command {
 split:    prompt throughput against the little engine's share, 0 to 0.5, for
           token and expert splits, with native, the balance points and the
           measured points of --measurements at the same threads and poll
-          (default for the rk3588 preset: the seed's figures).
+          (default for the rk3588 preset: the seed's figures); without
+          --workload, the curve is of the workload the measurements ran.
 timeline: ubatch 0 of one split plan (--split, --frac) as a Gantt chart per
           engine over DRAM utilisation; --layers limits it to the first layers.
 parity:   predicted against measured t/s for every throughput measurement in
@@ -92,6 +97,7 @@ the best sim.BestN finds, the default), a row or a roof per engine.`,
 				return fmt.Errorf("plot: want one kind, %s; got %d arguments", strings.Join(plotKinds, ", "), len(args))
 			}
 			o.Kind = args[0]
+			o.workloadGiven = cmd.Flags().Changed("workload")
 			return plotRun(o, stdout)
 		},
 	}
@@ -151,18 +157,37 @@ func plotRun(o *plotOptions, stdout io.Writer) error {
 	var w, h vg.Length
 	switch o.Kind {
 	case "split":
-		d, err := plots.SweepSplit(s, wl, plots.SplitOptions{Poll: o.Poll})
+		var ms []measure.Measurement
+		var src string
+		if o.Measurements != "" || o.SoC == seedSoC {
+			if ms, src, err = loadMeasurements(o.Measurements, o.SoC, s, wl, o.Stat); err != nil {
+				return err
+			}
+			if !o.workloadGiven && o.Measurements != "" {
+				// The curve of the model the measurements ran, when they
+				// all ran one (blsim calibrate's synthetic MoE, say).
+				if mw, err := measuredWorkload(ms); err != nil {
+					return fmt.Errorf("--measurements: %s: %w", src, err)
+				} else if mw != nil {
+					wl = mw
+				}
+			}
+		}
+		// Far enough to the right for every measured share.
+		so := plots.SplitOptions{Poll: o.Poll}
+		for _, m := range ms {
+			if m.Plan != nil && len(m.Plan.Fracs) == 2 && m.Plan.Fracs[1] > sim.MaxSecondFrac {
+				so.MaxFrac = math.Max(so.MaxFrac, m.Plan.Fracs[1])
+			}
+		}
+		d, err := plots.SweepSplit(s, wl, so)
 		if err != nil {
 			return err
 		}
-		if o.Measurements != "" || o.SoC == seedSoC {
-			ms, src, err := loadMeasurements(o.Measurements, o.SoC, s, wl, o.Stat)
-			if err != nil {
-				return err
-			}
-			if d.Measured = plots.SplitPoints(ms, d); len(d.Measured) == 0 && o.Measurements != "" {
-				return fmt.Errorf("--measurements: nothing in %s was measured on the curve's plans (%s+%s, %d+%d threads, poll %d)",
-					src, d.Big, d.Little, d.BigThreads, d.LittleThreads, d.Poll)
+		if ms != nil {
+			if d.Measured = plots.SplitPoints(ms, d, wl); len(d.Measured) == 0 && o.Measurements != "" {
+				return fmt.Errorf("--measurements: nothing in %s was measured on the curve's plans (workload %s, %s+%s, %d+%d threads, poll %d)",
+					src, wl.Name, d.Big, d.Little, d.BigThreads, d.LittleThreads, d.Poll)
 			}
 		}
 		if fig, err = plots.SplitCurve(d); err != nil {
@@ -247,6 +272,26 @@ func plotRun(o *plotOptions, stdout io.Writer) error {
 	}
 	fmt.Fprintf(stdout, "wrote %s\n", o.Output)
 	return nil
+}
+
+// measuredWorkload is the one workload every throughput of ms ran (from
+// its workload_yaml, else the preset of its name), or nil when they ran
+// several or name none.
+func measuredWorkload(ms []measure.Measurement) (*model.Workload, error) {
+	var name, yaml string
+	for i, m := range ms {
+		if i > 0 && (m.Workload != name || m.WorkloadYAML != yaml) {
+			return nil, nil
+		}
+		name, yaml = m.Workload, m.WorkloadYAML
+	}
+	switch {
+	case name == "":
+		return nil, nil
+	case yaml != "":
+		return model.ParseWorkload([]byte(yaml), "the measurements' workload_yaml")
+	}
+	return presets.LoadWorkload(name)
 }
 
 // splitMode reads --split: token or expert.

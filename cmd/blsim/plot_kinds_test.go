@@ -2,11 +2,16 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"image/png"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/blsim/blsim/calibrate/fit"
+	"github.com/blsim/blsim/calibrate/measure"
+	"github.com/blsim/blsim/model"
 )
 
 func TestPlotNewKinds(t *testing.T) {
@@ -162,5 +167,52 @@ func TestPlotSplitMeasured(t *testing.T) {
 				t.Errorf("plot %v: no %q in the legend", tc.args, w)
 			}
 		}
+	}
+}
+
+// Without --workload, plot split draws the curve of the workload the
+// measurements ran (their workload_yaml), out to their largest share.
+func TestPlotSplitMeasuredWorkload(t *testing.T) {
+	yaml, err := os.ReadFile("testdata/tiny-moe.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	soc, err := model.LoadSoCFile(vmPrior)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	path := filepath.Join(dir, "runs.jsonl")
+	w, err := measure.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := fit.NewPredictor()
+	for i, f := range []float64{0.2, 0.8} {
+		pl := model.NewSplit(model.TokenSplit, "big", "little", 1, 1, f, 50)
+		m := measure.Measurement{Schema: measure.Schema, ID: fmt.Sprint("r", i), Kind: measure.Dispatcher, Workload: "tiny-moe",
+			WorkloadYAML: string(yaml), Plan: fit.PlanOf(pl), Unit: "t/s", Status: "ok", Samples: []float64{1, 1}}
+		v, err := p.Predict(soc, &m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m.Samples = []float64{v * 0.99, v * 1.01}
+		m.Summarize()
+		if err := w.Write(m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w.Close()
+	out := filepath.Join(dir, "split.svg")
+	if _, err := runPlot("split", "--soc", vmPrior, "--measurements", path, "-o", out); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(out)
+	if !bytes.Contains(b, []byte("tiny-moe on vm")) || !bytes.Contains(b, []byte(">0.8<")) {
+		t.Errorf("the curve is not of tiny-moe out to 0.8:\n%.400s", b)
+	}
+	// --workload given: its curve, and nothing of it measured.
+	if _, err := runPlot("split", "--soc", vmPrior, "--measurements", path, "--workload", "synthetic-moe", "-o", out); err == nil || !strings.Contains(err.Error(), "workload synthetic-moe") {
+		t.Errorf("--workload synthetic-moe: %v", err)
 	}
 }

@@ -176,7 +176,7 @@ func reportRun(o *reportOptions, stdout io.Writer) (err error) {
 	if err != nil {
 		return err
 	}
-	sd.Measured = plots.SplitPoints(ms, sd)
+	sd.Measured = plots.SplitPoints(ms, sd, wl)
 	fig, err := plots.SplitCurve(sd)
 	if err != nil {
 		return err
