@@ -76,13 +76,7 @@ func SimRoofline(s *model.SoC, w *model.Workload, o RooflineOptions) (RooflineDa
 	if len(s.Engines) < 2 {
 		return RooflineData{}, fmt.Errorf("plots: %s has one engine; a split needs two", s.Name)
 	}
-	bt, lt := o.BigThreads, o.LittleThreads
-	if bt == 0 {
-		bt = min(4, s.Engines[0].Cores)
-	}
-	if lt == 0 {
-		lt = min(4, s.Engines[1].Cores)
-	}
+	bt, lt := twoThreads(s, o.BigThreads, o.LittleThreads)
 	mode, frac := o.Mode, o.Frac
 	if mode == "" {
 		mode = model.TokenSplit

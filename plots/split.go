@@ -121,13 +121,8 @@ func SweepSplit(s *model.SoC, w *model.Workload, o SplitOptions) (SplitData, err
 	if len(s.Engines) < 2 {
 		return SplitData{}, fmt.Errorf("plots: %s has one engine; a split needs two", s.Name)
 	}
-	bt, lt, steps := o.BigThreads, o.LittleThreads, o.Steps
-	if bt == 0 {
-		bt = min(4, s.Engines[0].Cores)
-	}
-	if lt == 0 {
-		lt = min(4, s.Engines[1].Cores)
-	}
+	bt, lt := twoThreads(s, o.BigThreads, o.LittleThreads)
+	steps := o.Steps
 	if steps == 0 {
 		steps = 40
 	}
@@ -178,6 +173,18 @@ func SweepSplit(s *model.SoC, w *model.Workload, o SplitOptions) (SplitData, err
 		}
 	}
 	return d, nil
+}
+
+// twoThreads fills in the thread counts of the first two engines of s that
+// are zero: min(4, the engine's cores).
+func twoThreads(s *model.SoC, big, little int) (int, int) {
+	if big == 0 {
+		big = min(4, s.Engines[0].Cores)
+	}
+	if little == 0 {
+		little = min(4, s.Engines[1].Cores)
+	}
+	return big, little
 }
 
 func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }

@@ -61,13 +61,7 @@ func SimTimeline(s *model.SoC, w *model.Workload, o TimelineOptions) (TimelineDa
 	if len(s.Engines) < 2 {
 		return TimelineData{}, fmt.Errorf("plots: %s has one engine; a split needs two", s.Name)
 	}
-	bt, lt := o.BigThreads, o.LittleThreads
-	if bt == 0 {
-		bt = min(4, s.Engines[0].Cores)
-	}
-	if lt == 0 {
-		lt = min(4, s.Engines[1].Cores)
-	}
+	bt, lt := twoThreads(s, o.BigThreads, o.LittleThreads)
 	mode := o.Mode
 	if mode == "" {
 		mode = model.TokenSplit
