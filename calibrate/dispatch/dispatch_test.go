@@ -1,7 +1,6 @@
 package dispatch
 
 import (
-	"math"
 	"math/bits"
 	"os"
 	"runtime"
@@ -76,88 +75,6 @@ func tiny(t testing.TB) *model.Workload {
 	w.Run.PromptTokens = 40 // two ubatches, the second partial
 	w.Run.Ubatch = 24
 	return w
-}
-
-func TestF16RoundTrip(t *testing.T) {
-	for _, f := range []float32{1, 0.5, 1.0 / 512, 1.0 / 4096, 3.14159, -2.5, 65504, 1e-4} {
-		h := f16(f)
-		if got := f32(h); math.Abs(float64(got-f)) > math.Abs(float64(f))/1024 {
-			t.Errorf("f16(%g) -> %g", f, got)
-		}
-	}
-	if f32(f16(0)) != 0 {
-		t.Error("zero")
-	}
-}
-
-func randQ4Q8(n int, seed uint64) ([]blockQ4, []blockQ8, []blockQ8) {
-	g := newRNG(seed)
-	x := make([]blockQ4, n)
-	x8 := make([]blockQ8, n)
-	y := make([]blockQ8, n)
-	for i := range x {
-		x[i].d = f16(float32(1+g.next()%8) / 64)
-		x8[i].d = x[i].d
-		for j := range x[i].qs {
-			x[i].qs[j] = byte(g.next())
-		}
-		for j := range x8[i].qs {
-			x8[i].qs[j] = int8(g.next())
-		}
-		y[i].d = f16(float32(1+g.next()%8) / 128)
-		for j := range y[i].qs {
-			y[i].qs[j] = int8(g.next())
-		}
-	}
-	return x, x8, y
-}
-
-func TestKernelsMatchReference(t *testing.T) {
-	for _, n := range []int{1, 3, 32} {
-		x, x8, y := randQ4Q8(n, uint64(n))
-		var want4, want8 float64
-		for i := range x {
-			for j := range qk {
-				var w int
-				if j < 16 {
-					w = int(x[i].qs[j]&0xF) - 8
-				} else {
-					w = int(x[i].qs[j-16]>>4) - 8
-				}
-				want4 += float64(w) * float64(f32(x[i].d)) * float64(y[i].qs[j]) * float64(f32(y[i].d))
-				want8 += float64(x8[i].qs[j]) * float64(f32(x8[i].d)) * float64(y[i].qs[j]) * float64(f32(y[i].d))
-			}
-		}
-		if got := float64(dotQ4Q8(x, y)); math.Abs(got-want4) > 1e-4*(1+math.Abs(want4)) {
-			t.Errorf("q4 n=%d: %g, want %g", n, got, want4)
-		}
-		if got := float64(dotQ8Q8(x8, y)); math.Abs(got-want8) > 1e-4*(1+math.Abs(want8)) {
-			t.Errorf("q8 n=%d: %g, want %g", n, got, want8)
-		}
-	}
-	g := newRNG(7)
-	a, b := make([]float32, 37), make([]float32, 37)
-	want := 0.0
-	for i := range a {
-		a[i], b[i] = g.float(), g.float()
-		want += float64(a[i]) * float64(b[i])
-	}
-	if got := float64(dotF32(a, b)); math.Abs(got-want) > 1e-5 {
-		t.Errorf("f32: %g, want %g", got, want)
-	}
-	// Quantising activations keeps them within half a step.
-	x := make([]float32, 64)
-	for i := range x {
-		x[i] = g.float() * 3
-	}
-	q := make([]blockQ8, 2)
-	quantizeQ8(q, x)
-	for i, v := range x {
-		b := q[i/qk]
-		if got := float32(b.qs[i%qk]) * f32(b.d); math.Abs(float64(got-v)) > float64(f32(b.d))*0.51+1e-6 {
-			t.Fatalf("quantised x[%d]=%g as %g", i, v, got)
-		}
-	}
 }
 
 func TestRouteDeterministicDistinct(t *testing.T) {

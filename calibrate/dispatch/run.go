@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/blsim/blsim/calibrate/probe"
+	"github.com/blsim/blsim/internal/quant"
 	"github.com/blsim/blsim/model"
 )
 
@@ -96,7 +97,7 @@ type engine struct {
 // acts are rows of activations: quantised (qs blocks per row) and float
 // (fs floats per row).
 type acts struct {
-	q      []blockQ8
+	q      []quant.BlockQ8
 	f      []float32
 	qs, fs int
 }
@@ -294,15 +295,15 @@ func (r *runner) prepare(seed uint64, p model.Plan) {
 	w := m.w
 	n := min(w.Run.Ubatch, w.Run.PromptTokens)
 	K := r.topK
-	qs := (m.maxIn + qk - 1) / qk // rows padded to whole blocks
-	r.act = acts{qs: qs, fs: qs * qk}
+	qs := (m.maxIn + quant.QK - 1) / quant.QK // rows padded to whole blocks
+	r.act = acts{qs: qs, fs: qs * quant.QK}
 	r.act.f = make([]float32, n*r.act.fs)
 	g := newRNG(mix(seed, 0x616374))
 	for i := range r.act.f {
 		r.act.f[i] = g.float()
 	}
-	r.act.q = make([]blockQ8, n*r.act.qs)
-	quantizeQ8(r.act.q, r.act.f)
+	r.act.q = make([]quant.BlockQ8, n*r.act.qs)
+	quant.QuantizeQ8(r.act.q, r.act.f)
 	r.out = make([]float32, n*max(K, 1)*m.maxOut)
 	main := r.eng[0].pool.Size()
 	r.scratch = make([][]float32, main)
@@ -315,7 +316,7 @@ func (r *runner) prepare(seed uint64, p model.Plan) {
 	})
 	for i, e := range r.eng {
 		if i == 1 || r.expertS {
-			e.g = acts{q: make([]blockQ8, len(r.act.q)*K), f: make([]float32, len(r.act.f)*K), qs: r.act.qs, fs: r.act.fs}
+			e.g = acts{q: make([]quant.BlockQ8, len(r.act.q)*K), f: make([]float32, len(r.act.f)*K), qs: r.act.qs, fs: r.act.fs}
 			e.gout = make([]float32, len(r.out))
 		}
 	}
@@ -392,11 +393,11 @@ func (r *runner) exec(s *step) {
 func dot(t *tensor, row int, x *acts, i int) float32 {
 	switch t.kind {
 	case kindQ4:
-		return dotQ4Q8(t.q4[row*t.nb:(row+1)*t.nb], x.q[i*x.qs:i*x.qs+t.nb])
+		return quant.DotQ4Q8(t.q4[row*t.nb:(row+1)*t.nb], x.q[i*x.qs:i*x.qs+t.nb])
 	case kindQ8:
-		return dotQ8Q8(t.q8[row*t.nb:(row+1)*t.nb], x.q[i*x.qs:i*x.qs+t.nb])
+		return quant.DotQ8Q8(t.q8[row*t.nb:(row+1)*t.nb], x.q[i*x.qs:i*x.qs+t.nb])
 	}
-	return dotF32(t.f[row*t.in:(row+1)*t.in], x.f[i*x.fs:i*x.fs+t.in])
+	return quant.DotF32(t.f[row*t.in:(row+1)*t.in], x.f[i*x.fs:i*x.fs+t.in])
 }
 
 // matmul is worker w's static slice of output rows, token tile by tile.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/blsim/blsim/internal/quant"
 	"github.com/blsim/blsim/model"
 )
 
@@ -11,8 +12,8 @@ import (
 type tensorKind int
 
 const (
-	kindQ4  tensorKind = iota // blockQ4 rows, dotted with Q8 activations
-	kindQ8                    // blockQ8 rows, dotted with Q8 activations
+	kindQ4  tensorKind = iota // quant.BlockQ4 rows, dotted with Q8 activations
+	kindQ8                    // quant.BlockQ8 rows, dotted with Q8 activations
 	kindF32                   // float32 rows (f16 and f32 classes), dotted with float32 activations
 )
 
@@ -25,8 +26,8 @@ type tensor struct {
 	count    int
 	rows, in int
 	nb       int // blocks per row (quantised kinds)
-	q4       []blockQ4
-	q8       []blockQ8
+	q4       []quant.BlockQ4
+	q8       []quant.BlockQ8
 	f        []float32
 }
 
@@ -51,22 +52,22 @@ func (t *tensor) fillRows(seed uint64, e, r0, r1 int) {
 		case kindQ4:
 			bs := t.q4[row*t.nb : (row+1)*t.nb]
 			for i := range bs {
-				bs[i].d = f16(float32(1+g.next()%8) / 512)
-				for j := 0; j < len(bs[i].qs); j += 8 {
+				bs[i].D = quant.F16(float32(1+g.next()%8) / 512)
+				for j := 0; j < len(bs[i].Qs); j += 8 {
 					v := g.next()
 					for k := range 8 {
-						bs[i].qs[j+k] = byte(v >> (8 * k))
+						bs[i].Qs[j+k] = byte(v >> (8 * k))
 					}
 				}
 			}
 		case kindQ8:
 			bs := t.q8[row*t.nb : (row+1)*t.nb]
 			for i := range bs {
-				bs[i].d = f16(float32(1+g.next()%8) / 4096)
-				for j := 0; j < len(bs[i].qs); j += 8 {
+				bs[i].D = quant.F16(float32(1+g.next()%8) / 4096)
+				for j := 0; j < len(bs[i].Qs); j += 8 {
 					v := g.next()
 					for k := range 8 {
-						bs[i].qs[j+k] = int8(v >> (8 * k))
+						bs[i].Qs[j+k] = int8(v >> (8 * k))
 					}
 				}
 			}
@@ -126,16 +127,16 @@ func NewModel(w *model.Workload, seed uint64) (*Model, error) {
 		default:
 			return nil, fmt.Errorf("dispatch: op %s: kernel class %s is not implemented (have q4, q8, f16, f32)", o.Name, o.Class)
 		}
-		if t.kind != kindF32 && o.In%qk != 0 {
-			return nil, fmt.Errorf("dispatch: op %s: input width %d is not a multiple of %d, as %s blocks need", o.Name, o.In, qk, o.Class)
+		if t.kind != kindF32 && o.In%quant.QK != 0 {
+			return nil, fmt.Errorf("dispatch: op %s: input width %d is not a multiple of %d, as %s blocks need", o.Name, o.In, quant.QK, o.Class)
 		}
-		t.nb = o.In / qk
+		t.nb = o.In / quant.QK
 		n := t.count * t.rows
 		switch t.kind {
 		case kindQ4:
-			t.q4 = make([]blockQ4, n*t.nb)
+			t.q4 = make([]quant.BlockQ4, n*t.nb)
 		case kindQ8:
-			t.q8 = make([]blockQ8, n*t.nb)
+			t.q8 = make([]quant.BlockQ8, n*t.nb)
 		default:
 			t.f = make([]float32, n*t.in)
 		}

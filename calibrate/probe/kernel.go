@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"time"
+
+	"github.com/blsim/blsim/internal/quant"
 )
 
 // Kernel names an in-cache compute kernel for KernelThroughput.
@@ -12,13 +14,14 @@ type Kernel int
 const (
 	// KernelQ4Q8 is the dot product of 4-bit quantised weights (ggml's
 	// Q4_0 layout: 32 weights per block as nibbles offset by 8, with a
-	// float32 scale here instead of float16) with 8-bit quantised
-	// activations (Q8_0), integer multiply-accumulate per block and one
-	// float multiply-add per block, in pure Go. 64 ops per block: a
-	// multiply and an add per weight.
+	// float16 scale) with 8-bit quantised activations (Q8_0), integer
+	// multiply-accumulate per block and one float multiply-add per block,
+	// in pure Go: quant.DotQ4Q8, the kernel the built-in dispatcher runs.
+	// 64 ops per block: a multiply and an add per weight.
 	KernelQ4Q8 Kernel = iota
-	// KernelF32 is a float32 dot product with eight accumulators: 2 ops
-	// (multiply, add; fused where the compiler fuses) per element.
+	// KernelF32 is quant.DotF32, a float32 dot product with four
+	// accumulators: 2 ops (multiply, add; fused where the compiler fuses)
+	// per element.
 	KernelF32
 )
 
@@ -39,59 +42,10 @@ const (
 	kernelF32Len = 1024
 )
 
-type blockQ4 struct {
-	d  float32
-	qs [16]byte // weight j in the low nibble of qs[j], weight j+16 in the high
-}
-
-type blockQ8 struct {
-	d  float32
-	qs [32]int8
-}
-
-// dotQ4Q8 is the Q4_0×Q8_0 dot product.
-func dotQ4Q8(x []blockQ4, y []blockQ8) float32 {
-	y = y[:len(x)]
-	var sum float32
-	for i := range x {
-		xq, yq := &x[i].qs, &y[i].qs
-		var s0, s1 int32
-		for j := 0; j < 16; j += 2 {
-			a, b := xq[j], xq[j+1]
-			s0 += (int32(a&0xF)-8)*int32(yq[j]) + (int32(b&0xF)-8)*int32(yq[j+1])
-			s1 += (int32(a>>4)-8)*int32(yq[j+16]) + (int32(b>>4)-8)*int32(yq[j+17])
-		}
-		sum += float32(s0+s1) * x[i].d * y[i].d
-	}
-	return sum
-}
-
-// dotF32 is a float32 dot product with eight accumulators.
-func dotF32(x, y []float32) float32 {
-	y = y[:len(x)]
-	var s0, s1, s2, s3, s4, s5, s6, s7 float32
-	for len(x) >= 8 {
-		a, b := x[:8:8], y[:8:8]
-		s0 += a[0] * b[0]
-		s1 += a[1] * b[1]
-		s2 += a[2] * b[2]
-		s3 += a[3] * b[3]
-		s4 += a[4] * b[4]
-		s5 += a[5] * b[5]
-		s6 += a[6] * b[6]
-		s7 += a[7] * b[7]
-		x, y = x[8:], y[8:]
-	}
-	for i := range x {
-		s0 += x[i] * y[i]
-	}
-	return s0 + s1 + s2 + s3 + s4 + s5 + s6 + s7
-}
-
 // kernelData is one thread's in-cache operands.
 type kernelData struct {
-	q4  []blockQ4
-	q8  []blockQ8
+	q4  []quant.BlockQ4
+	q8  []quant.BlockQ8
 	f   []float32
 	g   []float32
 	acc float32
@@ -99,21 +53,21 @@ type kernelData struct {
 
 func newKernelData(seed uint32) *kernelData {
 	d := &kernelData{
-		q4: make([]blockQ4, kernelBlocks),
-		q8: make([]blockQ8, kernelBlocks),
+		q4: make([]quant.BlockQ4, kernelBlocks),
+		q8: make([]quant.BlockQ8, kernelBlocks),
 		f:  make([]float32, kernelF32Len),
 		g:  make([]float32, kernelF32Len),
 	}
 	r := seed | 1
 	next := func() uint32 { r ^= r << 13; r ^= r >> 17; r ^= r << 5; return r }
 	for i := range d.q4 {
-		d.q4[i].d = 1 / 64.0
-		d.q8[i].d = 1 / 128.0
-		for j := range d.q4[i].qs {
-			d.q4[i].qs[j] = byte(next())
+		d.q4[i].D = quant.F16(1 / 64.0)
+		d.q8[i].D = quant.F16(1 / 128.0)
+		for j := range d.q4[i].Qs {
+			d.q4[i].Qs[j] = byte(next())
 		}
-		for j := range d.q8[i].qs {
-			d.q8[i].qs[j] = int8(next())
+		for j := range d.q8[i].Qs {
+			d.q8[i].Qs[j] = int8(next())
 		}
 	}
 	for i := range d.f {
@@ -129,13 +83,13 @@ func (d *kernelData) run(k Kernel, reps int) float64 {
 	switch k {
 	case KernelQ4Q8:
 		for range reps {
-			acc += dotQ4Q8(d.q4, d.q8)
+			acc += quant.DotQ4Q8(d.q4, d.q8)
 		}
 		d.acc += acc
 		return float64(reps) * kernelBlocks * 64
 	default:
 		for range reps {
-			acc += dotF32(d.f, d.g)
+			acc += quant.DotF32(d.f, d.g)
 		}
 		d.acc += acc
 		return float64(reps) * kernelF32Len * 2

@@ -3,37 +3,39 @@ package probe
 import (
 	"math"
 	"testing"
+
+	"github.com/blsim/blsim/internal/quant"
 )
 
 // refDotQ4Q8 is the plain definition of the Q4_0×Q8_0 dot product.
-func refDotQ4Q8(x []blockQ4, y []blockQ8) float64 {
+func refDotQ4Q8(x []quant.BlockQ4, y []quant.BlockQ8) float64 {
 	var sum float64
 	for i := range x {
 		var s int
 		for j := 0; j < 32; j++ {
 			var q int
 			if j < 16 {
-				q = int(x[i].qs[j]&0xF) - 8
+				q = int(x[i].Qs[j]&0xF) - 8
 			} else {
-				q = int(x[i].qs[j-16]>>4) - 8
+				q = int(x[i].Qs[j-16]>>4) - 8
 			}
-			s += q * int(y[i].qs[j])
+			s += q * int(y[i].Qs[j])
 		}
-		sum += float64(s) * float64(x[i].d) * float64(y[i].d)
+		sum += float64(s) * float64(quant.F32(x[i].D)) * float64(quant.F32(y[i].D))
 	}
 	return sum
 }
 
 func TestKernelsAgainstReference(t *testing.T) {
 	d := newKernelData(7)
-	if got, want := float64(dotQ4Q8(d.q4, d.q8)), refDotQ4Q8(d.q4, d.q8); math.Abs(got-want) > 1e-3*math.Max(1, math.Abs(want)) {
+	if got, want := float64(quant.DotQ4Q8(d.q4, d.q8)), refDotQ4Q8(d.q4, d.q8); math.Abs(got-want) > 1e-3*math.Max(1, math.Abs(want)) {
 		t.Errorf("dotQ4Q8 = %g, want %g", got, want)
 	}
 	var want float64
 	for i := range d.f {
 		want += float64(d.f[i]) * float64(d.g[i])
 	}
-	if got := float64(dotF32(d.f, d.g)); math.Abs(got-want) > 1e-3 {
+	if got := float64(quant.DotF32(d.f, d.g)); math.Abs(got-want) > 1e-3 {
 		t.Errorf("dotF32 = %g, want %g", got, want)
 	}
 	for _, n := range []int{0, 1, 7, 8, 9, 63} {
