@@ -3,9 +3,7 @@ package plots
 import (
 	"bytes"
 	"flag"
-	"image/png"
 	"math"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -65,51 +63,9 @@ func newFigures(t *testing.T, soc string) map[string]*Figure {
 }
 
 func TestNewKindsDeterministic(t *testing.T) {
-	const wIn, hIn = 7, 5
 	for _, soc := range []string{"rk3588", "ddr5"} {
 		for kind, fig := range newFigures(t, soc) {
-			for _, ext := range []string{"png", "svg", "pdf"} {
-				dir := t.TempDir()
-				var got [2][]byte
-				for i := range got {
-					path := filepath.Join(dir, kind+string(rune('a'+i))+"."+ext)
-					if err := Save(fig, path, wIn*vg.Inch, hIn*vg.Inch); err != nil {
-						t.Fatalf("%s %s %s: %v", soc, kind, ext, err)
-					}
-					b, err := os.ReadFile(path)
-					if err != nil {
-						t.Fatal(err)
-					}
-					got[i] = b
-				}
-				name := soc + " " + kind + " " + ext
-				switch ext {
-				case "png":
-					img, err := png.Decode(bytes.NewReader(got[0]))
-					if err != nil {
-						t.Fatalf("%s: %v", name, err)
-					}
-					if b := img.Bounds(); b.Dx() != wIn*PNGDPI || b.Dy() != hIn*PNGDPI {
-						t.Errorf("%s: %dx%d pixels, want %dx%d", name, b.Dx(), b.Dy(), wIn*PNGDPI, hIn*PNGDPI)
-					}
-				case "svg":
-					if !bytes.Contains(got[0], []byte("@font-face")) {
-						t.Errorf("%s: fonts are not embedded", name)
-					}
-				case "pdf":
-					if !bytes.HasPrefix(got[0], []byte("%PDF-")) {
-						t.Errorf("%s: not a PDF", name)
-					}
-					got[0] = pdfDates.ReplaceAll(got[0], nil)
-					got[1] = pdfDates.ReplaceAll(got[1], nil)
-				}
-				if !bytes.Equal(got[0], got[1]) {
-					t.Errorf("%s: two renders differ", name)
-				}
-				if len(got[0]) > 2<<20 {
-					t.Errorf("%s: %d bytes", name, len(got[0]))
-				}
-			}
+			checkRenders(t, soc+" "+kind, fig, 7, 5)
 		}
 	}
 }

@@ -54,56 +54,62 @@ func figures(t *testing.T, soc string) map[string]*Figure {
 var pdfDates = regexp.MustCompile(`/(CreationDate|ModDate) \(D:\d{14}\)`)
 
 func TestRenderDeterministic(t *testing.T) {
-	const wIn, hIn = 6, 4
 	for _, soc := range []string{"rk3588", "ddr5"} {
 		for kind, fig := range figures(t, soc) {
-			for _, ext := range []string{"png", "svg", "pdf"} {
-				dir := t.TempDir()
-				var got [2][]byte
-				for i := range got {
-					path := filepath.Join(dir, kind+string(rune('a'+i))+"."+ext)
-					if err := Save(fig, path, wIn*vg.Inch, hIn*vg.Inch); err != nil {
-						t.Fatalf("%s %s %s: %v", soc, kind, ext, err)
-					}
-					b, err := os.ReadFile(path)
-					if err != nil {
-						t.Fatal(err)
-					}
-					got[i] = b
-				}
-				name := soc + " " + kind + " " + ext
-				switch ext {
-				case "png":
-					img, err := png.Decode(bytes.NewReader(got[0]))
-					if err != nil {
-						t.Fatalf("%s: %v", name, err)
-					}
-					if b := img.Bounds(); b.Dx() != wIn*PNGDPI || b.Dy() != hIn*PNGDPI {
-						t.Errorf("%s: %dx%d pixels, want %dx%d", name, b.Dx(), b.Dy(), wIn*PNGDPI, hIn*PNGDPI)
-					}
-				case "svg":
-					if !bytes.Contains(got[0], []byte("@font-face")) {
-						t.Errorf("%s: fonts are not embedded", name)
-					}
-				case "pdf":
-					if !bytes.HasPrefix(got[0], []byte("%PDF-")) {
-						t.Errorf("%s: not a PDF", name)
-					}
-					// fpdf stamps the current time; compare the rest.
-					got[0] = pdfDates.ReplaceAll(got[0], nil)
-					got[1] = pdfDates.ReplaceAll(got[1], nil)
-				}
-				if !bytes.Equal(got[0], got[1]) {
-					t.Errorf("%s: two renders differ", name)
-				}
-				if len(got[0]) > 2<<20 {
-					t.Errorf("%s: %d bytes", name, len(got[0]))
-				}
-				ents, _ := os.ReadDir(dir)
-				if len(ents) != 2 {
-					t.Errorf("%s: %d files in the directory, want 2 (no temporaries)", name, len(ents))
-				}
+			checkRenders(t, soc+" "+kind, fig, 6, 4)
+		}
+	}
+}
+
+// checkRenders saves fig twice in each format, wIn by hIn inches, and
+// checks each pair: byte-identical (PDF dates aside), the right size, fonts
+// embedded, no temporaries left, at most 2 MiB.
+func checkRenders(t *testing.T, what string, fig *Figure, wIn, hIn int) {
+	t.Helper()
+	for _, ext := range []string{"png", "svg", "pdf"} {
+		dir := t.TempDir()
+		var got [2][]byte
+		for i := range got {
+			path := filepath.Join(dir, string(rune('a'+i))+"."+ext)
+			if err := Save(fig, path, vg.Length(wIn)*vg.Inch, vg.Length(hIn)*vg.Inch); err != nil {
+				t.Fatalf("%s %s: %v", what, ext, err)
 			}
+			b, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got[i] = b
+		}
+		name := what + " " + ext
+		switch ext {
+		case "png":
+			img, err := png.Decode(bytes.NewReader(got[0]))
+			if err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+			if b := img.Bounds(); b.Dx() != wIn*PNGDPI || b.Dy() != hIn*PNGDPI {
+				t.Errorf("%s: %dx%d pixels, want %dx%d", name, b.Dx(), b.Dy(), wIn*PNGDPI, hIn*PNGDPI)
+			}
+		case "svg":
+			if !bytes.Contains(got[0], []byte("@font-face")) {
+				t.Errorf("%s: fonts are not embedded", name)
+			}
+		case "pdf":
+			if !bytes.HasPrefix(got[0], []byte("%PDF-")) {
+				t.Errorf("%s: not a PDF", name)
+			}
+			// fpdf stamps the current time; compare the rest.
+			got[0] = pdfDates.ReplaceAll(got[0], nil)
+			got[1] = pdfDates.ReplaceAll(got[1], nil)
+		}
+		if !bytes.Equal(got[0], got[1]) {
+			t.Errorf("%s: two renders differ", name)
+		}
+		if len(got[0]) > 2<<20 {
+			t.Errorf("%s: %d bytes", name, len(got[0]))
+		}
+		if ents, _ := os.ReadDir(dir); len(ents) != 2 {
+			t.Errorf("%s: %d files in the directory, want 2 (no temporaries)", name, len(ents))
 		}
 	}
 }
