@@ -28,6 +28,10 @@ type Options struct {
 	// Stat says which value of a configuration's runs and samples is fitted
 	// and predicted: Median (the zero value) or Best.
 	Stat Stat
+	// Kernels says whose kernels the runs ran (KernelsAuto: foreign for
+	// llama-bench runs). With KernelsForeign and Free nil, the free set is
+	// ForeignFree and the kernel rates get wide priors.
+	Kernels Kernels
 }
 
 // Stat is how the runs of one configuration become the one throughput
@@ -59,12 +63,17 @@ func ParseStat(s string) (Stat, error) {
 
 // ParamFit is one fitted parameter.
 type ParamFit struct {
-	Path         string  `json:"path"`
-	Prior        float64 `json:"prior"`
-	PriorSigma   float64 `json:"prior_sigma"`
-	Value        float64 `json:"value"`
-	Sigma        float64 `json:"sigma"`
-	Identifiable bool    `json:"identifiable"`
+	Path       string  `json:"path"`
+	Prior      float64 `json:"prior"`
+	PriorSigma float64 `json:"prior_sigma"`
+	// PriorFrom says where the prior came from.
+	PriorFrom    PriorSource `json:"prior_from"`
+	Value        float64     `json:"value"`
+	Sigma        float64     `json:"sigma"`
+	Identifiable bool        `json:"identifiable"`
+	// AtBound is "lower" or "upper" when the fitted value sits on a bound
+	// of the parameter (a rate at 0, an overlap at 1), else "".
+	AtBound string `json:"at_bound,omitempty"`
 }
 
 // Residual is one measurement's fit.
@@ -90,6 +99,22 @@ type Result struct {
 	// Downweighted counts the measurements the robust refit trusted less
 	// (residual beyond HuberK standard errors).
 	Downweighted int `json:"downweighted"`
+	// Kernels is whose kernels the fit took the runs for (never Auto).
+	Kernels Kernels `json:"kernels"`
+	// KernelScale is the factor the prior's kernel rates were scaled by to
+	// start a foreign fit (1 otherwise).
+	KernelScale float64 `json:"kernel_scale"`
+	// Skipped lists the throughputs left out because the prior profile
+	// cannot run their plan (more threads than an engine has cores, an
+	// engine it lacks).
+	Skipped []Skip `json:"skipped,omitempty"`
+}
+
+// Skip is a throughput left out of a fit, and why.
+type Skip struct {
+	ID     string `json:"id"`
+	Label  string `json:"label"`
+	Reason string `json:"reason"`
 }
 
 // HuberK is where the robust fit starts to discount a residual, in
@@ -131,38 +156,60 @@ func Fit(prior *model.SoC, ms []measure.Measurement, o Options) (*Result, error)
 	if priorRel == 0 {
 		priorRel = 0.5
 	}
-	obs := throughputs(ms, o.Stat)
+	pred := NewPredictor()
+	obs, skipped := runnable(prior, throughputs(ms, o.Stat), pred)
 	if len(obs) == 0 {
+		if len(skipped) > 0 {
+			return nil, fmt.Errorf("fit: no throughput can be predicted on the prior profile: %s: %s", skipped[0].Label, skipped[0].Reason)
+		}
 		return nil, ErrNoThroughput
+	}
+	kernels := o.Kernels.resolve(obs)
+	if o.Free == nil && kernels == KernelsForeign {
+		free = ForeignFree(prior, obs, pred)
+	}
+	scale := 1.0
+	if kernels == KernelsForeign {
+		scale = kernelScale(prior, free, obs, pred)
 	}
 	x0 := make([]float64, len(free))
 	priors := make([]lm.Prior, len(free))
 	bounds := make([]lm.Bound, len(free))
+	from := make([]PriorSource, len(free))
 	for i, path := range free {
 		v, err := prior.Get(path)
 		if err != nil {
 			return nil, fmt.Errorf("fit: %w", err)
 		}
 		sigma := prior.Uncertainty[path]
+		from[i] = PriorProfile
 		if sigma == 0 {
 			sigma = priorRel * math.Max(math.Abs(v), 1e-3)
+			from[i] = PriorDefault
 		}
 		if mv, ms, ok := microPrior(ms, path); ok {
 			v, sigma = mv, ms
+			from[i] = PriorMicrobenchmark
 		}
 		x0[i] = v
+		if kernels == KernelsForeign && isKernelRate(path) {
+			// The benchmark's own kernels: start from the scale that fits
+			// its runs best, and let the data alone place the rate.
+			x0[i] = v * scale
+			sigma = WideFactor * math.Max(math.Abs(v), math.Abs(x0[i]))
+			from[i] = PriorWide
+		}
 		priors[i] = lm.Prior{Mean: v, Sigma: sigma}
 		bounds[i] = boundFor(path, v)
 		x0[i] = math.Min(math.Max(x0[i], bounds[i].Lower), bounds[i].Upper)
 	}
-	pred := NewPredictor()
 	weights := make([]float64, len(obs))
 	for i, m := range obs {
 		rel := math.Max(m.CV, minRel)
 		weights[i] = 1 / (rel * rel)
 	}
 	work := prior.Clone()
-	r := &Result{}
+	r := &Result{Kernels: kernels, KernelScale: scale, Skipped: skipped}
 	var evalErr error
 	residuals := func(dst, x []float64) {
 		s := work.Clone()
@@ -234,7 +281,7 @@ func Fit(prior *model.SoC, ms []measure.Measurement, o Options) (*Result, error)
 		}
 		out.Uncertainty[path] = sd
 		r.Params = append(r.Params, ParamFit{Path: path, Prior: priors[i].Mean, PriorSigma: priors[i].Sigma,
-			Value: res.X[i], Sigma: sd, Identifiable: !unident[i]})
+			PriorFrom: from[i], Value: res.X[i], Sigma: sd, Identifiable: !unident[i], AtBound: atBound(res.X[i], bounds[i])})
 	}
 	vals, err := predictAll(pred, out, obs)
 	if err != nil {
@@ -242,6 +289,34 @@ func Fit(prior *model.SoC, ms []measure.Measurement, o Options) (*Result, error)
 	}
 	r.Residuals, r.RMSPct, r.MAPE = residualTable(obs, vals)
 	return r, nil
+}
+
+// runnable splits the throughputs into those the prior profile can
+// predict and those it cannot (their plan asks for more threads than an
+// engine has, or an engine it lacks), which are skipped with the reason.
+func runnable(prior *model.SoC, obs []measure.Measurement, p *Predictor) ([]measure.Measurement, []Skip) {
+	var ok []measure.Measurement
+	var skipped []Skip
+	for i := range obs {
+		if _, err := p.Predict(prior, &obs[i]); err != nil {
+			skipped = append(skipped, Skip{ID: obs[i].ID, Label: obs[i].Label(), Reason: err.Error()})
+			continue
+		}
+		ok = append(ok, obs[i])
+	}
+	return ok, skipped
+}
+
+// atBound says which bound x sits on, if any.
+func atBound(x float64, b lm.Bound) string {
+	tol := func(v float64) float64 { return 1e-6 * math.Max(1, math.Abs(v)) }
+	switch {
+	case !math.IsInf(b.Lower, -1) && x-b.Lower <= tol(b.Lower):
+		return "lower"
+	case !math.IsInf(b.Upper, 1) && b.Upper-x <= tol(b.Upper):
+		return "upper"
+	}
+	return ""
 }
 
 // microPrior returns the median of the microbenchmarks that inform path.

@@ -89,9 +89,24 @@ func (p *Predictor) Predict(soc *model.SoC, m *measure.Measurement) (float64, er
 	if err != nil {
 		return 0, err
 	}
-	r, err := sim.Run(soc, w, Plan(m.Plan))
+	r, err := sim.Run(soc, WithRun(w, m.Run), Plan(m.Plan))
 	if err != nil {
 		return 0, fmt.Errorf("measurement %s: %w", m.ID, err)
 	}
 	return r.TPS, nil
+}
+
+// WithRun returns w with a record's test applied (its prompt length,
+// ubatch and depth): w itself when r is nil or matches, else a copy.
+func WithRun(w *model.Workload, r *measure.Run) *model.Workload {
+	if r == nil || r.PromptTokens <= 0 {
+		return w
+	}
+	ub := min(max(r.Ubatch, 1), r.PromptTokens)
+	if w.Run.PromptTokens == r.PromptTokens && w.Run.Ubatch == ub && w.Run.Depth == r.Depth {
+		return w
+	}
+	c := *w
+	c.Run.PromptTokens, c.Run.Ubatch, c.Run.Depth = r.PromptTokens, ub, r.Depth
+	return &c
 }

@@ -214,7 +214,11 @@ func bestOf(group []measure.Measurement) (best, cv float64, top []float64) {
 // plan.
 func configKey(m *measure.Measurement) string {
 	p := m.Plan
-	return fmt.Sprintf("%s|%s|%x|%s|%v|%.6f|%v|%d", m.Kind, m.Workload, fnv64(m.WorkloadYAML), p.Mode, p.Engines, p.Fracs, p.Threads, p.Poll)
+	k := fmt.Sprintf("%s|%s|%x|%s|%v|%.6f|%v|%d", m.Kind, m.Workload, fnv64(m.WorkloadYAML), p.Mode, p.Engines, p.Fracs, p.Threads, p.Poll)
+	if r := m.Run; r != nil {
+		k += fmt.Sprintf("|%d/%d/%d/%d", r.PromptTokens, r.Ubatch, r.Depth, r.GenTokens)
+	}
+	return k
 }
 
 func fnv64(s string) uint64 {

@@ -129,7 +129,8 @@ func ReadFile(path string) ([]Measurement, []error) {
 	return Read(f, path)
 }
 
-// Done returns the IDs measured with status ok in path (none if the file
+// Done returns the IDs measured with status ok (or flagged: the run
+// finished, its record just does not fit the plan) in path (none if the file
 // does not exist yet), for --resume.
 func Done(path string) (map[string]bool, error) {
 	done := map[string]bool{}
@@ -143,7 +144,7 @@ func Done(path string) (map[string]bool, error) {
 	defer f.Close()
 	ms, _ := Read(f, path)
 	for _, m := range ms {
-		if m.Status == "ok" {
+		if m.Status == StatusOK || m.Status == StatusFlagged {
 			done[m.ID] = true
 		}
 	}

@@ -30,6 +30,32 @@ const (
 	Barrier         = "barrier"          // µs
 )
 
+// Statuses of a measurement.
+const (
+	// StatusOK is a finished run with a usable value.
+	StatusOK = "ok"
+	// StatusFailed is a run that did not finish or printed nothing usable.
+	StatusFailed = "failed"
+	// StatusTimeout is a run killed at its time limit.
+	StatusTimeout = "timeout"
+	// StatusFlagged is a run that finished, but whose record does not match
+	// what its knobs asked for (another thread count, model or test, as a
+	// fork may report them): Error says why. It is kept out of fits and,
+	// like an ok run, not run again by --resume.
+	StatusFlagged = "flagged"
+)
+
+// Run is the test a llama-bench record ran, when it says so: its prompt
+// length, ubatch, KV depth and generated tokens. It overrides the run of
+// the measurement's workload, so one grid can span prompt lengths and
+// ubatches (arithmetic intensity) over one model.
+type Run struct {
+	PromptTokens int `json:"prompt_tokens"`
+	Ubatch       int `json:"ubatch"`
+	Depth        int `json:"depth,omitempty"`
+	GenTokens    int `json:"gen_tokens,omitempty"`
+}
+
 // Plan is a dispatch plan as recorded (model.Plan in JSON form).
 type Plan struct {
 	Mode    string    `json:"mode"`
@@ -62,6 +88,9 @@ type Measurement struct {
 	Workload     string `json:"workload,omitempty"`
 	WorkloadYAML string `json:"workload_yaml,omitempty"`
 	Plan         *Plan  `json:"plan,omitempty"`
+	// Run is the test the record ran (llama-bench's n_prompt, n_ubatch,
+	// n_depth); nil means the workload's own run.
+	Run *Run `json:"run,omitempty"`
 	// Param is the SoC parameter path a microbenchmark informs; Engine
 	// the engine it ran on.
 	Param  string `json:"param,omitempty"`
@@ -122,8 +151,8 @@ func (m *Measurement) Validate() error {
 		return fmt.Errorf("id is empty")
 	case m.Kind == "":
 		return fmt.Errorf("kind is empty")
-	case m.Status != "ok" && m.Status != "failed" && m.Status != "timeout":
-		return fmt.Errorf("status %q is not ok, failed or timeout", m.Status)
+	case m.Status != StatusOK && m.Status != StatusFailed && m.Status != StatusTimeout && m.Status != StatusFlagged:
+		return fmt.Errorf("status %q is not ok, failed, timeout or flagged", m.Status)
 	case math.IsNaN(m.Median) || math.IsInf(m.Median, 0) || m.Median < 0:
 		return fmt.Errorf("median %g is not a finite non-negative number", m.Median)
 	case math.IsNaN(m.CV) || m.CV < 0:
@@ -133,6 +162,9 @@ func (m *Measurement) Validate() error {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
 			return fmt.Errorf("samples[%d] is %g", i, v)
 		}
+	}
+	if r := m.Run; r != nil && (r.PromptTokens < 0 || r.Ubatch < 0 || r.Depth < 0 || r.GenTokens < 0 || r.PromptTokens > 0 && r.Ubatch == 0) {
+		return fmt.Errorf("run %+v: counts must not be negative and a prompt needs a ubatch", *r)
 	}
 	if m.Plan != nil && len(m.Plan.Threads) != len(m.Plan.Engines) {
 		return fmt.Errorf("plan has %d engines but %d thread counts", len(m.Plan.Engines), len(m.Plan.Threads))
@@ -150,12 +182,27 @@ func (m *Measurement) Label() string {
 		return strings.Join(parts, " ")
 	}
 	p := m.Plan
+	var label string
 	if p.Mode == "native" {
-		return fmt.Sprintf("native poll=%d", p.Poll)
+		label = fmt.Sprintf("native poll=%d", p.Poll)
+	} else {
+		f := 0.0
+		if len(p.Fracs) > 1 {
+			f = p.Fracs[1]
+		}
+		label = fmt.Sprintf("%s f=%.3g poll=%d", p.Mode, f, p.Poll)
 	}
-	f := 0.0
-	if len(p.Fracs) > 1 {
-		f = p.Fracs[1]
+	if r := m.Run; r != nil {
+		// A record that says its test: the threads and the test too, so
+		// that --holdout can name "t=2", "pp256" or "ub=512".
+		t := make([]string, len(p.Threads))
+		for i, n := range p.Threads {
+			t[i] = fmt.Sprint(n)
+		}
+		label += fmt.Sprintf(" t=%s pp%d ub=%d", strings.Join(t, "+"), r.PromptTokens, r.Ubatch)
+		if r.Depth > 0 {
+			label += fmt.Sprintf(" d=%d", r.Depth)
+		}
 	}
-	return fmt.Sprintf("%s f=%.3g poll=%d", p.Mode, f, p.Poll)
+	return label
 }

@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"path"
 	"strconv"
 	"strings"
 
@@ -71,6 +72,7 @@ type Engines struct {
 //	big_threads: [ORK_BL_BIG_THREADS, -t, --threads]
 //	defaults: {ORK_BL_LITTLE_THREADS: "4"}  # the fork's defaults for knobs a run leaves unset
 //	engines: {big: big, little: little}
+//	n_threads: total                   # the records count big+little threads (big, total or ignore)
 //
 // A file replaces the whole mapping: a field it leaves out names no knob,
 // except enable_values, split_values and engines, which then take
@@ -87,7 +89,22 @@ type Mapping struct {
 	BigThreads    Names             `yaml:"big_threads"`
 	Defaults      map[string]string `yaml:"defaults"`
 	Engines       Engines           `yaml:"engines"`
+	// NThreads says how the fork's records count n_threads: "big" (the
+	// zero value: the big engine's threads, as stock llama-bench counts its
+	// one pool), "total" (big plus little threads of a split run) or
+	// "ignore" (the field means nothing; the knobs alone set the threads).
+	NThreads ThreadCount `yaml:"n_threads"`
 }
+
+// ThreadCount is how a fork's records count n_threads.
+type ThreadCount string
+
+// How records count n_threads.
+const (
+	ThreadsBig    ThreadCount = "big"
+	ThreadsTotal  ThreadCount = "total"
+	ThreadsIgnore ThreadCount = "ignore"
+)
 
 // DefaultMapping returns the knobs of the seed experiment's llama.cpp fork:
 // ORK_MOE_BIGLITTLE=1 turns the split on, ORK_BL_LITTLE_FRAC is the little
@@ -168,6 +185,11 @@ func (m Mapping) Validate() error {
 			return errors.New("defaults: empty knob name")
 		}
 	}
+	switch m.NThreads {
+	case "", ThreadsBig, ThreadsTotal, ThreadsIgnore:
+	default:
+		return fmt.Errorf("n_threads: %q is not big, total or ignore", m.NThreads)
+	}
 	return nil
 }
 
@@ -175,7 +197,7 @@ func (m Mapping) Validate() error {
 func (m Mapping) isZero() bool {
 	return len(m.Enable) == 0 && m.EnableValues == nil && len(m.LittleFrac) == 0 && len(m.Poll) == 0 &&
 		len(m.Split) == 0 && m.SplitValues == nil && len(m.LittleThreads) == 0 && len(m.BigThreads) == 0 &&
-		m.Defaults == nil && m.Engines == Engines{}
+		m.Defaults == nil && m.Engines == Engines{} && m.NThreads == ""
 }
 
 // EnvNames returns the names of the mapping that are environment variables
@@ -255,7 +277,21 @@ func (m Mapping) Plan(p Point, rec llamabench.Record) (measure.Plan, error) {
 		poll = rec.Poll
 	}
 
-	big, err := m.threads(p, m.BigThreads, rec.NThreads)
+	recBig := rec.NThreads
+	if m.NThreads == ThreadsIgnore {
+		recBig = 0
+	}
+	if frac > 0 && m.NThreads == ThreadsTotal && recBig > 0 {
+		// n_threads counts both pools: the big ones are what the little
+		// knob leaves (when it is set; else the count is unknown).
+		recBig = 0
+		if _, v, ok := m.lookup(p.Knobs, m.LittleThreads); ok {
+			if n, err := strconv.Atoi(strings.TrimSpace(v)); err == nil && n > 0 && rec.NThreads > n {
+				recBig = rec.NThreads - n
+			}
+		}
+	}
+	big, err := m.threads(p, m.BigThreads, recBig)
 	if err != nil {
 		return measure.Plan{}, err
 	}
@@ -303,3 +339,49 @@ func (m Mapping) threads(p Point, names Names, fallback int) (int, error) {
 // roundFrac removes the float noise of 1-f (1-0.3 is 0.7, not
 // 0.7000000000000001) by rounding to 12 decimals.
 func roundFrac(f float64) float64 { return math.Round(f*1e12) / 1e12 }
+
+// Mismatch says why a record does not match the run its point asked for,
+// or "" when it does: the thread count it reports (counted as NThreads
+// says) against the plan's, its prompt length and ubatch against the -p
+// and -ub knobs, its model file against the -m knob. A fork that reports
+// differently is flagged, not fitted: a wrong plan would bias the fit.
+func (m Mapping) Mismatch(p Point, rec llamabench.Record, plan measure.Plan) string {
+	if rec.NThreads > 0 && m.NThreads != ThreadsIgnore {
+		want, how := plan.Threads[0], "the big engine's"
+		if m.NThreads == ThreadsTotal {
+			want, how = 0, "all engines'"
+			for _, n := range plan.Threads {
+				want += n
+			}
+		}
+		if rec.NThreads != want {
+			hint := "n_threads: total"
+			if m.NThreads == ThreadsTotal {
+				hint = "n_threads: big"
+			}
+			return fmt.Sprintf("the record says n_threads %d, but the knobs imply %d (%s threads, plan %s %v); if your fork counts threads another way, say %q in --knobs",
+				rec.NThreads, want, how, plan.Mode, plan.Threads, hint)
+		}
+	}
+	intKnob := func(names ...string) (string, int, bool) {
+		for _, n := range names {
+			if v, ok := p.Knobs[n]; ok {
+				k, err := strconv.Atoi(strings.TrimSpace(v))
+				return n, k, err == nil
+			}
+		}
+		return "", 0, false
+	}
+	if name, n, ok := intKnob("-p", "--n-prompt"); ok && rec.NPrompt != n {
+		return fmt.Sprintf("the record's test is pp%d, but %s=%d asked for pp%d", rec.NPrompt, name, n, n)
+	}
+	if name, n, ok := intKnob("-ub", "--ubatch-size"); ok && rec.NUbatch > 0 && rec.NUbatch != n {
+		return fmt.Sprintf("the record's ubatch is %d, but %s=%d asked for %d", rec.NUbatch, name, n, n)
+	}
+	for _, name := range []string{"-m", "--model"} {
+		if v, ok := p.Knobs[name]; ok && rec.ModelFilename != "" && path.Base(v) != path.Base(rec.ModelFilename) {
+			return fmt.Sprintf("the record's model is %s, but %s=%s asked for %s", rec.ModelFilename, name, v, path.Base(v))
+		}
+	}
+	return ""
+}

@@ -77,6 +77,10 @@ type Config struct {
 	// or speeds up over a round does not fall on the same points, in the
 	// same direction, round after round.
 	Shuffle bool
+	// PlanCheck, when not nil, says why a record's plan cannot be what ran
+	// (e.g. more threads than the profile's engine has cores), or "": such
+	// a record is flagged and kept out of fits, and the grid goes on.
+	PlanCheck func(measure.Plan) string
 }
 
 // Summary counts what Run did.
@@ -87,14 +91,16 @@ type Summary struct {
 	OK           int // of which succeeded
 	Failed       int // of which failed: exit status, no output, garbage, not found, plan
 	TimedOut     int // of which timed out
+	Flagged      int // of which finished but printed a record that does not match their knobs
 	Measurements int // lines written (a run printing several pp tests writes several)
 }
 
 // Status values of a measurement.
 const (
-	statusOK      = "ok"
-	statusFailed  = "failed"
-	statusTimeout = "timeout"
+	statusOK      = measure.StatusOK
+	statusFailed  = measure.StatusFailed
+	statusTimeout = measure.StatusTimeout
+	statusFlagged = measure.StatusFlagged
 )
 
 // Run runs every point of cfg.Grid not in cfg.Done, in the order of
@@ -167,10 +173,16 @@ func Run(ctx context.Context, cfg Config, w *measure.Writer, progress func(done,
 			sum.Measurements++
 		}
 		sum.Runs++
-		switch ms[0].Status {
-		case statusOK:
+		flagged := false
+		for _, m := range ms {
+			flagged = flagged || m.Status == statusFlagged
+		}
+		switch {
+		case flagged:
+			sum.Flagged++
+		case ms[0].Status == statusOK:
 			sum.OK++
-		case statusTimeout:
+		case ms[0].Status == statusTimeout:
 			sum.TimedOut++
 		default:
 			sum.Failed++
@@ -389,11 +401,26 @@ func (r *runner) measurements(p Point, res *result) (ms []measure.Measurement, r
 			m.CV = rec.StddevTS / rec.AvgTS
 		}
 		m.Status = statusOK
+		m.Run = &measure.Run{PromptTokens: rec.NPrompt, Ubatch: rec.NUbatch, Depth: rec.NDepth, GenTokens: rec.NGen}
+		if m.Run.Ubatch <= 0 {
+			m.Run.Ubatch = min(max(rec.NBatch, 1), rec.NPrompt)
+			if rec.NBatch <= 0 {
+				m.Run.Ubatch = min(512, rec.NPrompt) // llama-bench's default -ub
+			}
+		}
 		plan, err := r.cfg.Mapping.Plan(eff, rec)
-		if err != nil {
+		switch {
+		case err != nil:
 			m.Status, m.Error = statusFailed, err.Error()
-		} else {
+		default:
 			m.Plan = &plan
+			if why := r.cfg.Mapping.Mismatch(eff, rec, plan); why != "" {
+				m.Status, m.Error = statusFlagged, why
+			} else if r.cfg.PlanCheck != nil {
+				if why := r.cfg.PlanCheck(plan); why != "" {
+					m.Status, m.Error = statusFlagged, why
+				}
+			}
 		}
 		out = append(out, m)
 	}

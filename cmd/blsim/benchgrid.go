@@ -8,12 +8,15 @@ import (
 	"os"
 	"os/signal"
 	"runtime"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
 
+	"github.com/blsim/blsim/calibrate/fit"
 	"github.com/blsim/blsim/calibrate/measure"
 	"github.com/blsim/blsim/calibrate/runner"
+	"github.com/blsim/blsim/model"
 	"github.com/spf13/pflag"
 )
 
@@ -33,6 +36,7 @@ type benchGridOptions struct {
 	Rounds       int           // passes over the grid (set by calibrate's --rounds)
 	Shuffle      bool          // each round in an order of its own
 	fileHoldout  []string      // the grid file's holdout patterns (set by config)
+	prior        *model.SoC    // the profile the runs will be fitted to, if any (adaptTo)
 
 	flags *pflag.FlagSet // tells flags given from defaults, so they win over the grid file
 }
@@ -144,6 +148,40 @@ func (o *benchGridOptions) config() (runner.Config, error) {
 	return cfg, nil
 }
 
+// adaptTo fits the runner's configuration to the prior profile the runs
+// will be fitted to: without a --knobs file, a split run that leaves the
+// little threads unset uses all of the little engine's cores (the seed's
+// fork runs its four A55 so), and a record whose plan the profile cannot
+// run (more threads than an engine has cores, an engine it lacks) is
+// flagged when it arrives, not fitted.
+func (o *benchGridOptions) adaptTo(cfg *runner.Config, prior *model.SoC) {
+	if o.Knobs == "" {
+		if e, _, err := prior.Engine(cfg.Mapping.Engines.Little); err == nil {
+			defaults := map[string]string{}
+			for k, v := range cfg.Mapping.Defaults {
+				defaults[k] = v
+			}
+			for _, n := range cfg.Mapping.LittleThreads {
+				if _, set := defaults[n]; set {
+					defaults[n] = strconv.Itoa(e.Cores)
+				}
+			}
+			cfg.Mapping.Defaults = defaults
+		}
+	}
+	cfg.PlanCheck = func(mp measure.Plan) string {
+		p := fit.Plan(&mp)
+		if err := p.Validate(prior); err != nil {
+			hint := ""
+			if cfg.Mapping.NThreads != runner.ThreadsTotal && mp.Mode != "native" {
+				hint = ` (if your fork counts big+little threads in n_threads, say "n_threads: total" in --knobs)`
+			}
+			return fmt.Sprintf("the profile %s cannot run this record's plan %v: %v%s", prior.Name, p, err, hint)
+		}
+		return ""
+	}
+}
+
 // runBenchGrid runs the benchmark over the grid, appending every run to
 // the measurements file as soon as it ends and printing one line per run
 // to stdout. It returns the measurements file's path. When ctx is done
@@ -153,6 +191,9 @@ func runBenchGrid(ctx context.Context, o *benchGridOptions, workloadName, worklo
 	cfg, err := o.config()
 	if err != nil {
 		return "", err
+	}
+	if o.prior != nil {
+		o.adaptTo(&cfg, o.prior)
 	}
 	// The benchmark runs in a process group of its own, out of reach of the
 	// terminal's Ctrl-C: catch it here, so that the runner kills the
@@ -204,6 +245,9 @@ func runBenchGrid(ctx context.Context, o *benchGridOptions, workloadName, worklo
 		runErr = fmt.Errorf("measurements %s: %w", path, err)
 	}
 	fmt.Fprintf(stdout, "%d runs: %d ok, %d failed, %d timed out", sum.Runs, sum.OK, sum.Failed, sum.TimedOut)
+	if sum.Flagged > 0 {
+		fmt.Fprintf(stdout, ", %d flagged (their records do not match their knobs: kept out of the fit)", sum.Flagged)
+	}
 	if sum.Skipped > 0 {
 		fmt.Fprintf(stdout, "; %d skipped (already measured)", sum.Skipped)
 	}

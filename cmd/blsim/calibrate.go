@@ -46,6 +46,8 @@ type calibrateOptions struct {
 	MicroBudget time.Duration
 	Stat        string
 	Holdout     []string
+	Kernels     string
+	AcceptPoor  bool
 	JSON        bool
 
 	flags *pflag.FlagSet
@@ -102,6 +104,8 @@ performance and stop everything else first.`,
 	f.IntVar(&o.Rounds, "rounds", 0, "passes over the grid, one plan after another, merged by --stat (default 5, 1 with --quick, 1 with --bench)")
 	addStatFlag(f, &o.Stat)
 	f.StringSliceVar(&o.Holdout, "holdout", nil, "fit on the runs matching none of these patterns and print the error on those that match\n(as blsim validate --holdout: f=0.15, a knob NAME=VALUE, part of the id; --plans fit+heldout: set=heldout)")
+	addKernelsFlag(f, &o.Kernels)
+	addAcceptPoorFlag(f, &o.AcceptPoor)
 	f.BoolVar(&o.JSON, "json", false, "print the fit (and the held-out error) as JSON; progress goes to stderr")
 	o.flags = f
 	f.StringVar(&o.SysRoot, "sysfs-root", "/", "root of the sysfs and procfs trees to read the topology from")
@@ -167,6 +171,19 @@ func cpuModel() string {
 func calibrateRun(ctx context.Context, o *calibrateOptions, stdout, stderr io.Writer) error {
 	if _, err := fit.ParseStat(o.Stat); err != nil {
 		return fmt.Errorf("--stat: %w", err)
+	}
+	if _, err := fit.ParseKernels(o.Kernels); err != nil {
+		return fmt.Errorf("--kernels: %w", err)
+	}
+	if !o.NoFit {
+		// Before any measuring: a profile that cannot be written, or would
+		// be written over the measurements, is found out now.
+		if err := checkOutput("-o", o.Out, o.Bench.Measurements, o.Prior); err != nil {
+			return err
+		}
+	}
+	if err := checkOutput("--measurements", o.Bench.Measurements, o.Prior); err != nil {
+		return err
 	}
 	if o.Bench.Bench != "" || o.Bench.Grid != "" {
 		return calibrateBench(ctx, o, stdout, stderr)
@@ -281,20 +298,27 @@ func calibrateRun(ctx context.Context, o *calibrateOptions, stdout, stderr io.Wr
 	if len(holdout) == 0 && o.Grid == calibrate.BothGrids {
 		holdout = []string{"set=" + calibrate.HeldOutGrid}
 	}
-	return fitProfile(stdout, o, prior, ms, holdout, "blsim calibrate on "+host.Name, host.Governors)
+	return fitProfile(stdout, stderr, o, prior, ms, holdout, "blsim calibrate on "+host.Name, host.Governors)
 }
 
 // fitProfile fits prior to ms, holding out the throughputs that match
 // holdout (none when it is empty), writes the profile to o.Out and prints
 // the fit and, with holdout, the held-out error.
-func fitProfile(stdout io.Writer, o *calibrateOptions, prior *model.SoC, ms []measure.Measurement, holdout []string, source string, governors map[string]string) error {
+func fitProfile(stdout, stderr io.Writer, o *calibrateOptions, prior *model.SoC, ms []measure.Measurement, holdout []string, source string, governors map[string]string) error {
 	stat, err := fit.ParseStat(o.Stat)
 	if err != nil {
 		return fmt.Errorf("--stat: %w", err)
 	}
-	job := fitJob{prior: prior, ms: ms, opts: fit.Options{Stat: stat}, holdout: holdout, source: source,
-		governors: governors, out: o.Out, path: o.Bench.Measurements}
+	kernels, err := fit.ParseKernels(o.Kernels)
+	if err != nil {
+		return fmt.Errorf("--kernels: %w", err)
+	}
+	job := fitJob{prior: prior, ms: ms, opts: fit.Options{Stat: stat, Kernels: kernels}, holdout: holdout, source: source,
+		governors: governors, out: o.Out, path: o.Bench.Measurements, acceptPoor: o.AcceptPoor, warn: stderr}
 	r, v, err := job.run()
+	if r != nil && err != nil && !o.JSON {
+		_ = writeFitAndHoldout(stdout, r, v, ms, stat, "")
+	}
 	if err != nil {
 		return err
 	}
@@ -409,6 +433,13 @@ func calibrateBench(ctx context.Context, o *calibrateOptions, stdout, stderr io.
 	if err != nil {
 		return err
 	}
+	if prior != nil {
+		o.Bench.prior = prior
+		o.Bench.adaptTo(&cfg, prior)
+		for _, gap := range cfg.Gaps() {
+			fmt.Fprintf(stderr, "blsim: warning: %s\n", gap)
+		}
+	}
 	switch {
 	case o.NoFit && len(o.Holdout) > 0:
 		return fmt.Errorf("--holdout: nothing is fitted with --no-fit (validate the file later with blsim validate --holdout)")
@@ -441,7 +472,7 @@ func calibrateBench(ctx context.Context, o *calibrateOptions, stdout, stderr io.
 	if err != nil {
 		return err
 	}
-	return fitProfile(stdout, o, prior, ms, o.Holdout, "blsim calibrate --bench from prior "+o.Prior, nil)
+	return fitProfile(stdout, stderr, o, prior, ms, o.Holdout, "blsim calibrate --bench from prior "+o.Prior, nil)
 }
 
 // checkHoldout makes sure, before anything runs, that the holdout patterns

@@ -51,7 +51,7 @@ func TestBenchThroughCalibrate(t *testing.T) {
 	bench := self + " bench -o jsonl -r 2 --cluster big=1 --cluster little=0"
 	runs, prof := filepath.Join(dir, "runs.jsonl"), filepath.Join(dir, "fitted.yaml")
 	args := []string{"calibrate", "--bench", bench, "--workload", "synthetic-moe", "--soc", prior,
-		"--measurements", runs, "-o", prof, "--rounds", "2", "--shuffle", "--stat", "best", "--holdout", "f=0.3,f=0.5",
+		"--measurements", runs, "-o", prof, "--rounds", "2", "--shuffle", "--stat", "best", "--holdout", "f=0.3,f=0.5", "--accept-poor-fit",
 		"--env", "ORK_MOE_BIGLITTLE=1", "--env", "ORK_BL_LITTLE_THREADS=1", "--env", "ORK_BL_BIG_THREADS=1",
 		"--env", "ORK_BL_LITTLE_FRAC=0.1:0.6:0.1", "--env", "ORK_BL_POLL=0,50", "--env", "ORK_BL_SPLIT=token"}
 	stdout, stderr, code := runCLI(t, args...)

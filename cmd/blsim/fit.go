@@ -15,6 +15,7 @@ import (
 	"github.com/blsim/blsim/model"
 	"github.com/blsim/blsim/presets"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 type fitOptions struct {
@@ -24,6 +25,8 @@ type fitOptions struct {
 	Free         []string
 	Stat         string
 	Holdout      []string
+	Kernels      string
+	AcceptPoor   bool
 	JSON         bool
 }
 
@@ -46,8 +49,20 @@ profile with each value's standard deviation and the fit's provenance.`,
 	f.StringSliceVar(&o.Free, "free", nil, "parameter paths to fit (default: kernel rates, bandwidths, overlaps, wake costs)")
 	addStatFlag(f, &o.Stat)
 	f.StringSliceVar(&o.Holdout, "holdout", nil, "fit on the throughputs matching none of these patterns and print the error on those that match\n(as blsim validate --holdout: f=0.15, a knob NAME=VALUE, part of the id)")
+	addKernelsFlag(f, &o.Kernels)
+	addAcceptPoorFlag(f, &o.AcceptPoor)
 	f.BoolVar(&o.JSON, "json", false, "print JSON")
 	return cmd
+}
+
+// addKernelsFlag defines --kernels, whose kernels the runs ran.
+func addKernelsFlag(f *pflag.FlagSet, kernels *string) {
+	f.StringVar(kernels, "kernels", "auto", "whose kernels the runs ran: prior (blsim's own: the kernel rates keep their microbenchmark priors),\nforeign (llama.cpp or a fork: every kernel rate the workload uses is fitted with a wide prior), or\nauto (foreign for llama-bench runs, prior otherwise)")
+}
+
+// addAcceptPoorFlag defines --accept-poor-fit.
+func addAcceptPoorFlag(f *pflag.FlagSet, accept *bool) {
+	f.BoolVar(accept, "accept-poor-fit", false, "write the profile even when the fit is poor (its MAPE above 10%, or more than a quarter of the\nthroughputs down-weighted as outliers), which otherwise exits non-zero and writes nothing")
 }
 
 // readMeasurements reads a measurements file, warning about bad lines on
@@ -84,6 +99,13 @@ func fitRun(o *fitOptions, stdout, stderr io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("--stat: %w", err)
 	}
+	kernels, err := fit.ParseKernels(o.Kernels)
+	if err != nil {
+		return fmt.Errorf("--kernels: %w", err)
+	}
+	if err := checkOutput("-o", o.Out, o.Measurements, o.SoC); err != nil {
+		return err
+	}
 	prior, err := presets.LoadSoC(o.SoC)
 	if err != nil {
 		return fmt.Errorf("--soc: %w", err)
@@ -97,9 +119,13 @@ func fitRun(o *fitOptions, stdout, stderr io.Writer) error {
 			return fmt.Errorf("--free: %w", err)
 		}
 	}
-	job := fitJob{prior: prior, ms: ms, opts: fit.Options{Free: o.Free, Stat: stat}, holdout: o.Holdout,
-		source: "fit of " + o.Measurements + " from prior " + o.SoC, out: o.Out, path: o.Measurements}
+	job := fitJob{prior: prior, ms: ms, opts: fit.Options{Free: o.Free, Stat: stat, Kernels: kernels}, holdout: o.Holdout,
+		source: "fit of " + o.Measurements + " from prior " + o.SoC, out: o.Out, path: o.Measurements, acceptPoor: o.AcceptPoor}
 	r, v, err := job.run()
+	if r != nil && err != nil && !o.JSON {
+		// A poor fit: show it, then say why nothing was written.
+		_ = writeFitAndHoldout(stdout, r, v, ms, stat, "")
+	}
 	if err != nil {
 		return err
 	}
@@ -125,11 +151,17 @@ type fitJob struct {
 	governors map[string]string // recorded in the provenance when set
 	out       string            // the profile's path
 	path      string            // the measurements file, for errors
+	// acceptPoor writes the profile of a poor fit (fit.Result.Check) too.
+	acceptPoor bool
+	// warn, if not nil, receives the one-line warning of a poor fit that
+	// acceptPoor lets through.
+	warn io.Writer
 }
 
 // run fits (holding out what matches j.holdout and scoring it), stamps the
 // provenance and writes the profile. The validation is nil without
-// holdout patterns.
+// holdout patterns. A poor fit (fit.Result.Check) writes nothing and
+// returns the fit with its error, unless acceptPoor.
 func (j fitJob) run() (*fit.Result, *fit.Validation, error) {
 	var r *fit.Result
 	var v *fit.Validation
@@ -155,6 +187,15 @@ func (j fitJob) run() (*fit.Result, *fit.Validation, error) {
 	stampProvenance(r, fitted, source)
 	if len(j.governors) > 0 {
 		r.SoC.Provenance.Governors = j.governors
+	}
+	if perr := r.Check(); perr != nil {
+		if !j.acceptPoor {
+			return r, v, fmt.Errorf("fit: %w; no profile written (--accept-poor-fit writes it anyway)", perr)
+		}
+		r.SoC.Provenance.Notes = append(r.SoC.Provenance.Notes, "poor fit, accepted: "+perr.Error())
+		if j.warn != nil {
+			fmt.Fprintf(j.warn, "blsim: warning: %v; the profile is written (--accept-poor-fit)\n", perr)
+		}
 	}
 	if err := writeProfile(j.out, r.SoC); err != nil {
 		return nil, nil, err
@@ -208,15 +249,31 @@ func writeProfile(path string, s *model.SoC) error {
 	return atomicfile.WriteFile(path, append([]byte(header), b...), 0o644)
 }
 
+// writeFitText prints the fit's table and summary; out is the profile
+// written ("" when none was).
 func writeFitText(w io.Writer, r *fit.Result, out string) error {
+	for i, s := range r.Skipped {
+		if i == 5 {
+			fmt.Fprintf(w, "skipped %d more throughputs the prior cannot run\n", len(r.Skipped)-5)
+			break
+		}
+		fmt.Fprintf(w, "skipped %s (%s): %s\n", s.Label, s.ID, s.Reason)
+	}
+	if r.Kernels == fit.KernelsForeign {
+		fmt.Fprintf(w, "kernels: the benchmark's own: their rates are fitted with priors %dx wide, started at %.3gx the prior's\n",
+			fit.WideFactor, r.KernelScale)
+	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "parameter\tprior\tfitted\t± σ\tidentifiable\n")
+	fmt.Fprintf(tw, "parameter\tprior\tprior from\tfitted\t± σ\tidentifiable\n")
 	for _, p := range r.Params {
 		id := "yes"
 		if !p.Identifiable {
 			id = "no (prior-led)"
 		}
-		fmt.Fprintf(tw, "%s\t%.4g ± %.2g\t%.4g\t%.2g\t%s\n", p.Path, p.Prior, p.PriorSigma, p.Value, p.Sigma, id)
+		if p.AtBound != "" {
+			id += ", at its " + p.AtBound + " bound"
+		}
+		fmt.Fprintf(tw, "%s\t%.4g ± %.2g\t%s\t%.4g\t%.2g\t%s\n", p.Path, p.Prior, p.PriorSigma, p.PriorFrom, p.Value, p.Sigma, id)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -225,8 +282,20 @@ func writeFitText(w io.Writer, r *fit.Result, out string) error {
 	if r.Downweighted == 1 {
 		outliers = "outlier"
 	}
-	fmt.Fprintf(w, "\n%d throughputs: RMS error %.2f%%, MAPE %.2f%% (%s after %d iterations; %d %s down-weighted)\nwrote %s\n",
-		len(r.Residuals), r.RMSPct, r.MAPE, words(r.Status), r.Iterations, r.Downweighted, outliers, out)
+	fmt.Fprintf(w, "\n%d throughputs: RMS error %.2f%%, MAPE %.2f%% (%s after %d iterations; %d %s down-weighted)\n",
+		len(r.Residuals), r.RMSPct, r.MAPE, words(r.Status), r.Iterations, r.Downweighted, outliers)
+	var unident []string
+	for _, p := range r.Params {
+		if !p.Identifiable {
+			unident = append(unident, p.Path)
+		}
+	}
+	if len(unident) > 0 {
+		fmt.Fprintf(w, "not identifiable from these runs (their values are the priors'): %s\n", strings.Join(unident, ", "))
+	}
+	if out != "" {
+		fmt.Fprintf(w, "wrote %s\n", out)
+	}
 	return nil
 }
 

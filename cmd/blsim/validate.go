@@ -19,6 +19,7 @@ type validateOptions struct {
 	Holdout      []string
 	Stat         string
 	Top          int
+	Kernels      string
 	JSON         bool
 }
 
@@ -51,6 +52,7 @@ only ever slow a run down.`,
 	f.StringSliceVar(&o.Holdout, "holdout", nil, "hold out the throughputs matching one of these patterns (comma-separated or repeated):\nwhole words of the label (f=0.15, expert f=0.35), a knob NAME=VALUE, or part of the id")
 	addStatFlag(f, &o.Stat)
 	f.IntVar(&o.Top, "top", 5, "how many of the worst configurations to list")
+	addKernelsFlag(f, &o.Kernels)
 	f.BoolVar(&o.JSON, "json", false, "print JSON")
 	return cmd
 }
@@ -69,6 +71,10 @@ func validateRun(o *validateOptions, stdout, stderr io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("--stat: %w", err)
 	}
+	kernels, err := fit.ParseKernels(o.Kernels)
+	if err != nil {
+		return fmt.Errorf("--kernels: %w", err)
+	}
 	soc, err := presets.LoadSoC(o.SoC)
 	if err != nil {
 		return fmt.Errorf("--soc: %w", err)
@@ -77,17 +83,21 @@ func validateRun(o *validateOptions, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	opts := fit.Options{Stat: stat, Kernels: kernels}
 	var v *fit.Validation
 	switch {
 	case o.LOO:
-		v, err = fit.LeaveOneOut(soc, ms, fit.Options{Stat: stat})
+		v, err = fit.LeaveOneOut(soc, ms, opts)
 	case len(o.Holdout) > 0:
-		v, _, err = fit.Holdout(soc, ms, o.Holdout, fit.Options{Stat: stat})
+		v, _, err = fit.Holdout(soc, ms, o.Holdout, opts)
 		if err != nil {
 			err = fmt.Errorf("--holdout: %s: %w", o.Measurements, err)
 		}
 	default:
-		v, err = fit.Predictions(soc, ms, fit.Options{Stat: stat})
+		if kernels != fit.KernelsAuto {
+			fmt.Fprintf(stderr, "blsim: warning: --kernels %s does nothing without --loo or --holdout: the profile is used as it is\n", kernels)
+		}
+		v, err = fit.Predictions(soc, ms, opts)
 	}
 	if err != nil {
 		return err

@@ -1,0 +1,220 @@
+package fit
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+
+	"github.com/blsim/blsim/calibrate/measure"
+	"github.com/blsim/blsim/model"
+)
+
+// Kernels says whose kernels the fitted throughputs ran, and so where the
+// priors of the kernel rates come from.
+type Kernels string
+
+const (
+	// KernelsAuto (the zero value) is KernelsForeign when any throughput
+	// is a llama-bench run (calibrate --bench: the user's llama.cpp, a
+	// fork, any dispatcher that prints llama-bench records), else
+	// KernelsPrior.
+	KernelsAuto Kernels = ""
+	// KernelsPrior keeps the prior profile's kernel rates and their
+	// uncertainty as priors: right when the runs are blsim's own
+	// dispatcher, whose kernels the microbenchmarks timed.
+	KernelsPrior Kernels = "prior"
+	// KernelsForeign frees the kernel rates with wide priors (WideFactor
+	// either way): a foreign dispatcher's kernels may be an order of
+	// magnitude faster or slower than the ones the microbenchmarks timed.
+	// What belongs to the machine (DRAM, the engines' bandwidth caps, the
+	// futex, spin and spawn costs) keeps its prior.
+	KernelsForeign Kernels = "foreign"
+)
+
+// ParseKernels reads "auto" (or ""), "prior" or "foreign".
+func ParseKernels(s string) (Kernels, error) {
+	switch Kernels(s) {
+	case KernelsAuto, "auto":
+		return KernelsAuto, nil
+	case KernelsPrior, KernelsForeign:
+		return Kernels(s), nil
+	}
+	return "", fmt.Errorf("%q is not a kernel source: auto, prior or foreign", s)
+}
+
+// resolve turns KernelsAuto into what the throughputs say.
+func (k Kernels) resolve(obs []measure.Measurement) Kernels {
+	if k != KernelsAuto {
+		return k
+	}
+	for _, m := range obs {
+		if m.Kind == measure.LlamaBench {
+			return KernelsForeign
+		}
+	}
+	return KernelsPrior
+}
+
+// WideFactor is how wide a foreign kernel rate's prior is: its standard
+// deviation is WideFactor times its value, so the data alone place it.
+const WideFactor = 100
+
+// PriorSource says where a free parameter's prior came from.
+type PriorSource string
+
+// Where priors come from.
+const (
+	// PriorMicrobenchmark is the median of the microbenchmarks in the
+	// measurements that inform the parameter.
+	PriorMicrobenchmark PriorSource = "microbenchmark"
+	// PriorProfile is the prior profile's value and its uncertainty.
+	PriorProfile PriorSource = "profile"
+	// PriorDefault is the prior profile's value with Options.PriorRelSigma.
+	PriorDefault PriorSource = "profile, default width"
+	// PriorWide is a kernel rate of a foreign dispatcher: WideFactor wide,
+	// started from the scale that best fits the runs.
+	PriorWide PriorSource = "wide: the benchmark's own"
+)
+
+// ForeignFree is the set of parameters a foreign dispatcher's grid can
+// inform: for each engine that some throughput's plan uses, the kernel rate
+// of every class that carries at least 2% of the workloads' matmul work
+// (and its MUL_MAT_ID efficiency when one class runs both dense and expert
+// matmuls, which the grid's ubatches then tell apart), its bandwidth cap
+// and burst overlap; the sustained DRAM bandwidth; the wake costs.
+func ForeignFree(s *model.SoC, obs []measure.Measurement, p *Predictor) []string {
+	engines := map[string]bool{}
+	for _, m := range obs {
+		if m.Plan != nil {
+			for _, e := range m.Plan.Engines {
+				engines[e] = true
+			}
+		}
+	}
+	classes, both := workloadClasses(obs, p)
+	var out []string
+	for _, e := range s.Engines {
+		if !engines[e.Name] {
+			continue
+		}
+		pre := "engines." + e.Name + "."
+		for _, c := range classes {
+			if _, ok := e.KernelOpsPerCycle[c]; ok {
+				out = append(out, pre+"kernel_ops_per_cycle."+c)
+			}
+		}
+		if both && !e.IsAccelerator() {
+			out = append(out, pre+"moe_efficiency")
+		}
+		out = append(out, pre+"bandwidth_max_gb_s", pre+"mem_compute_overlap")
+	}
+	return append(out, "dram.sustained_gb_s", "handoff.futex_wake_us", "handoff.sleep_exit_us", "handoff.spin_wake_us")
+}
+
+// workloadClasses lists the kernel classes carrying at least 2% of the
+// matmul work of the throughputs' workloads, and whether one of them runs
+// at least 2% of the work both as dense and as expert matmuls.
+func workloadClasses(obs []measure.Measurement, p *Predictor) ([]string, bool) {
+	dense, expert := map[string]float64{}, map[string]float64{}
+	total := 0.0
+	seen := map[string]bool{}
+	for i := range obs {
+		w, err := p.Workload(&obs[i])
+		if err != nil {
+			continue
+		}
+		w = WithRun(w, obs[i].Run)
+		key := fmt.Sprintf("%p|%d|%d", w, w.Run.PromptTokens, w.Run.Ubatch)
+		if seen[key] {
+			continue
+		}
+		seen[key] = true
+		for u := range w.Run.Ubatches() {
+			for _, op := range w.Ops(u) {
+				switch op.Kind {
+				case model.Matmul:
+					dense[op.Class] += op.Ops
+				case model.ExpertMatmul:
+					expert[op.Class] += op.Ops
+				default:
+					continue
+				}
+				total += op.Ops
+			}
+		}
+	}
+	var classes []string
+	both := false
+	for _, c := range model.KernelClasses {
+		d, e := dense[c], expert[c]
+		if total > 0 && (d+e)/total >= 0.02 {
+			classes = append(classes, c)
+		}
+		if total > 0 && d/total >= 0.02 && e/total >= 0.02 {
+			both = true
+		}
+	}
+	return classes, both
+}
+
+// isKernelRate reports whether path is an engine's kernel rate.
+func isKernelRate(path string) bool { return strings.Contains(path, ".kernel_ops_per_cycle.") }
+
+// kernelScale finds the factor by which to scale every free kernel rate
+// so that the prior predicts the throughputs best (least squares of the
+// log ratio, on the native runs when there are some), searching a log grid
+// from 1/1000 to 1000 and refining around its best point. It returns 1
+// when nothing can be predicted.
+func kernelScale(prior *model.SoC, free []string, obs []measure.Measurement, p *Predictor) float64 {
+	var use []measure.Measurement
+	for _, m := range obs {
+		if m.Plan != nil && m.Plan.Mode == string(model.Native) {
+			use = append(use, m)
+		}
+	}
+	if len(use) == 0 {
+		use = obs
+	}
+	cost := func(scale float64) float64 {
+		s := prior.Clone()
+		for _, path := range free {
+			if isKernelRate(path) {
+				v, _ := s.Get(path)
+				_ = s.Set(path, v*scale)
+			}
+		}
+		sum, n := 0.0, 0
+		for i := range use {
+			v, err := p.Predict(s, &use[i])
+			if err != nil || v <= 0 {
+				continue
+			}
+			d := math.Log(v / use[i].Median)
+			sum += d * d
+			n++
+		}
+		if n == 0 {
+			return math.Inf(1)
+		}
+		return sum / float64(n)
+	}
+	type pt struct{ s, c float64 }
+	var pts []pt
+	for k := -30; k <= 30; k++ {
+		sc := math.Pow(10, float64(k)/10)
+		pts = append(pts, pt{sc, cost(sc)})
+	}
+	sort.SliceStable(pts, func(i, j int) bool { return pts[i].c < pts[j].c })
+	best := pts[0]
+	if math.IsInf(best.c, 1) {
+		return 1
+	}
+	for k := -10; k <= 10; k++ {
+		sc := best.s * math.Pow(10, float64(k)/100)
+		if c := cost(sc); c < best.c {
+			best = pt{sc, c}
+		}
+	}
+	return best.s
+}

@@ -1,0 +1,83 @@
+package fit
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+)
+
+// What a fit must meet not to be poor (Result.Check).
+const (
+	// PoorMAPEPct is the fit's own MAPE above which the model and the
+	// measurements disagree.
+	PoorMAPEPct = 10.0
+	// PoorDownweightedFrac is the share of throughputs the robust refit may
+	// down-weight before the fit is poor: beyond it, the "outliers" are the
+	// data and the model is what is off. It applies from
+	// PoorMinThroughputs on: a quarter of four runs is one noisy run.
+	PoorDownweightedFrac = 0.25
+	// PoorMinThroughputs is the fewest throughputs for which the share of
+	// down-weighted ones is judged.
+	PoorMinThroughputs = 8
+)
+
+// PoorFitError says that a fit's model and measurements disagree: its own
+// MAPE is above PoorMAPEPct, or the robust refit down-weighted more than
+// PoorDownweightedFrac of the throughputs. It names the worst
+// configurations and the parameters that ended on a bound, which are where
+// to look: a rate at zero, an overlap at one, a prior too narrow for what
+// the benchmark does.
+type PoorFitError struct {
+	MAPE         float64
+	Downweighted int
+	N            int
+	// Worst are the (at most three) throughputs with the largest errors.
+	Worst []Residual
+	// AtBounds are the fitted parameters on a bound, as "path=value (lower)".
+	AtBounds []string
+}
+
+func (e *PoorFitError) Error() string {
+	var why []string
+	if e.MAPE > PoorMAPEPct {
+		why = append(why, fmt.Sprintf("MAPE %.2f%% > %.0f%%", e.MAPE, PoorMAPEPct))
+	}
+	if tooManyOutliers(e.Downweighted, e.N) {
+		why = append(why, fmt.Sprintf("%d of %d throughputs down-weighted as outliers", e.Downweighted, e.N))
+	}
+	msg := "the model and the measurements disagree (" + strings.Join(why, ", ") + ")"
+	var worst []string
+	for _, r := range e.Worst {
+		worst = append(worst, fmt.Sprintf("%s %+.1f%%", r.Label, r.ErrPct))
+	}
+	if len(worst) > 0 {
+		msg += "; worst: " + strings.Join(worst, ", ")
+	}
+	if len(e.AtBounds) > 0 {
+		msg += "; at a bound: " + strings.Join(e.AtBounds, ", ")
+	}
+	return msg
+}
+
+// Check returns a *PoorFitError when the fit is poor, else nil.
+func (r *Result) Check() error {
+	n := len(r.Residuals)
+	if n == 0 || r.MAPE <= PoorMAPEPct && !tooManyOutliers(r.Downweighted, n) {
+		return nil
+	}
+	e := &PoorFitError{MAPE: r.MAPE, Downweighted: r.Downweighted, N: n}
+	worst := append([]Residual(nil), r.Residuals...)
+	sort.SliceStable(worst, func(i, j int) bool { return math.Abs(worst[i].ErrPct) > math.Abs(worst[j].ErrPct) })
+	e.Worst = worst[:min(3, len(worst))]
+	for _, p := range r.Params {
+		if p.AtBound != "" {
+			e.AtBounds = append(e.AtBounds, fmt.Sprintf("%s=%.4g (%s)", p.Path, p.Value, p.AtBound))
+		}
+	}
+	return e
+}
+
+func tooManyOutliers(down, n int) bool {
+	return n >= PoorMinThroughputs && float64(down) > PoorDownweightedFrac*float64(n)
+}

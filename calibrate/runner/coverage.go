@@ -1,0 +1,122 @@
+package runner
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/blsim/blsim/calibrate/llamabench"
+)
+
+// Gaps says, before anything runs, what the grid lacks for a fit to tell
+// its free parameters apart, one line each with what to add:
+//
+//   - no native run: the benchmark's kernel rates and the split's costs
+//     then only ever appear together;
+//   - one arithmetic intensity (one ubatch size, after -p caps it): a
+//     compute-bound and a DRAM-bound run look alike;
+//   - split runs of only one mode: the other mode's predictions would
+//     rest on the model alone.
+//
+// The prompt and ubatch of a point come from its -p and -ub knobs, else
+// from the command's own -p and -ub (lists count as several tests), else
+// llama-bench's default 512. A grid with nothing to say returns nil.
+func (c Config) Gaps() []string {
+	var gaps []string
+	native, modes := 0, map[string]bool{}
+	ubatches := map[int]bool{}
+	for _, p := range c.Grid.Points() {
+		// Without a record the thread count may be unknown: any count will
+		// do to tell the plan's mode.
+		if plan, err := c.Mapping.Plan(p, llamabench.Record{NThreads: 1}); err == nil {
+			if plan.Mode == "native" {
+				native++
+			} else {
+				modes[plan.Mode] = true
+			}
+		}
+		for _, pp := range c.intValues(p, "-p", "--n-prompt") {
+			for _, ub := range c.intValues(p, "-ub", "--ubatch-size") {
+				if pp > 0 && ub > 0 {
+					ubatches[min(pp, ub)] = true
+				}
+			}
+		}
+	}
+	if native == 0 {
+		gaps = append(gaps, "the grid has no native run, so the benchmark's kernel rates and the split's costs cannot be told apart: add "+c.nativeHint())
+	}
+	if len(ubatches) == 1 {
+		var ub int
+		for k := range ubatches {
+			ub = k
+		}
+		other := ub / 4
+		if other < 1 {
+			other = ub * 4
+		}
+		lo, hi := min(ub, other), max(ub, other)
+		gaps = append(gaps, fmt.Sprintf("the grid runs one arithmetic intensity (ubatch %d), so compute-bound and DRAM-bound runs cannot be told apart: add --arg -ub=%d,%d", ub, lo, hi))
+	}
+	if len(modes) == 1 && len(c.Mapping.Split) > 0 {
+		var only string
+		for m := range modes {
+			only = m
+		}
+		other := map[string]string{"token": "expert", "expert": "token"}[only]
+		gaps = append(gaps, fmt.Sprintf("the grid splits only by %s, so %s-split predictions rest on the model alone: add --env %s=token,expert", only, other, c.Mapping.Split[0]))
+	}
+	return gaps
+}
+
+// nativeHint is the knob setting that adds native runs.
+func (c Config) nativeHint() string {
+	if len(c.Mapping.Enable) > 0 {
+		on := "1"
+		if len(c.Mapping.EnableValues) > 0 {
+			on = c.Mapping.EnableValues[0]
+		}
+		return fmt.Sprintf("--env %s=0,%s", c.Mapping.Enable[0], on)
+	}
+	if len(c.Mapping.LittleFrac) > 0 {
+		return fmt.Sprintf("0 to the values of %s", c.Mapping.LittleFrac[0])
+	}
+	return "native runs"
+}
+
+// intValues returns the values a point gives a llama-bench count flag: its
+// knob, else the command's own flag (a list: -p 64,512), else 512.
+func (c Config) intValues(p Point, names ...string) []int {
+	for _, n := range names {
+		if v, ok := p.Knobs[n]; ok {
+			return parseInts(v)
+		}
+	}
+	cmd := c.Grid.Command
+	for i := len(cmd) - 2; i >= 0; i-- {
+		if slices.Contains(names, cmd[i]) {
+			return parseInts(cmd[i+1])
+		}
+	}
+	for _, a := range cmd {
+		for _, n := range names {
+			if v, ok := strings.CutPrefix(a, n+"="); ok {
+				return parseInts(v)
+			}
+		}
+	}
+	return []int{512}
+}
+
+// parseInts reads "64" or a list "64,512"; what is not a number is left
+// out.
+func parseInts(s string) []int {
+	var out []int
+	for _, f := range strings.Split(s, ",") {
+		if n, err := strconv.Atoi(strings.TrimSpace(f)); err == nil {
+			out = append(out, n)
+		}
+	}
+	return out
+}
