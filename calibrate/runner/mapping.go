@@ -90,9 +90,11 @@ type Mapping struct {
 	Defaults      map[string]string `yaml:"defaults"`
 	Engines       Engines           `yaml:"engines"`
 	// NThreads says how the fork's records count n_threads: "big" (the
-	// zero value: the big engine's threads, as stock llama-bench counts its
-	// one pool), "total" (big plus little threads of a split run) or
-	// "ignore" (the field means nothing; the knobs alone set the threads).
+	// big engine's threads, as stock llama-bench counts its one pool),
+	// "total" (big plus little threads of a split run), "ignore" (the field
+	// means nothing; the knobs alone set the threads), or "" (auto: when the
+	// knobs set every engine's threads, either count matches; when a
+	// split's big threads come from the record, it counts the big ones).
 	NThreads ThreadCount `yaml:"n_threads"`
 }
 
@@ -101,6 +103,7 @@ type ThreadCount string
 
 // How records count n_threads.
 const (
+	ThreadsAuto   ThreadCount = ""
 	ThreadsBig    ThreadCount = "big"
 	ThreadsTotal  ThreadCount = "total"
 	ThreadsIgnore ThreadCount = "ignore"
@@ -186,7 +189,7 @@ func (m Mapping) Validate() error {
 		}
 	}
 	switch m.NThreads {
-	case "", ThreadsBig, ThreadsTotal, ThreadsIgnore:
+	case ThreadsAuto, ThreadsBig, ThreadsTotal, ThreadsIgnore:
 	default:
 		return fmt.Errorf("n_threads: %q is not big, total or ignore", m.NThreads)
 	}
@@ -347,14 +350,17 @@ func roundFrac(f float64) float64 { return math.Round(f*1e12) / 1e12 }
 // differently is flagged, not fitted: a wrong plan would bias the fit.
 func (m Mapping) Mismatch(p Point, rec llamabench.Record, plan measure.Plan) string {
 	if rec.NThreads > 0 && m.NThreads != ThreadsIgnore {
+		total := 0
+		for _, n := range plan.Threads {
+			total += n
+		}
 		want, how := plan.Threads[0], "the big engine's"
 		if m.NThreads == ThreadsTotal {
-			want, how = 0, "all engines'"
-			for _, n := range plan.Threads {
-				want += n
-			}
+			want, how = total, "all engines'"
 		}
-		if rec.NThreads != want {
+		// Auto: a fork that counts both pools says so by printing their sum.
+		auto := m.NThreads == ThreadsAuto && rec.NThreads == total
+		if rec.NThreads != want && !auto {
 			hint := "n_threads: total"
 			if m.NThreads == ThreadsTotal {
 				hint = "n_threads: big"

@@ -4,6 +4,28 @@
 // kernel, so the rate the microbenchmark measures is the rate the
 // dispatcher's runs are fitted with. The layouts follow ggml's Q4_0 and
 // Q8_0: 32 weights per block with a float16 scale.
+//
+// DotQ4Q8 and DotQ8Q8 run one of several implementations, chosen once at
+// init from the CPU's features (golang.org/x/sys/cpu), best first:
+//
+//   - amd64: "avx-vnni" (AVX-VNNI's VPDPBUSD), "avx512-vnni" (the same on
+//     ymm registers with AVX512-VNNI and AVX512VL), "avx2" (VPMADDUBSW and
+//     VPMADDWD; all three also need FMA and F16C);
+//   - arm64: "neon-dotprod" (SDOT), "neon" (SMULL, SADALP);
+//   - anywhere, and with the purego build tag: "generic", portable Go.
+//
+// The SIMD ones are Go assembly (no cgo) after ggml's kernels: per block,
+// the 32 integer products are summed into int32 lanes, converted to float32
+// and multiply-added, times the product of the two scales, into float32
+// lanes, which are added at the end. The integer part is exact for every
+// int8 value, -128 included, and equal across implementations; the float
+// sums differ only by rounding (the order of the additions), and any one
+// implementation is deterministic.
+//
+// The environment variable BLSIM_KERNELS, read at init, names the
+// implementation to use instead of the best (ignored if the CPU does not
+// run it); SetGeneric switches to the generic kernels and back at run
+// time; Impl names the implementation in use.
 package quant
 
 import "math"
@@ -55,44 +77,6 @@ func F32(h uint16) float32 {
 		return math.Float32frombits(uint32(h) << 16)
 	}
 	return math.Float32frombits(uint32(h&0x8000)<<16 | (uint32(h>>10&0x1f)+112)<<23 | uint32(h&0x3ff)<<13)
-}
-
-// DotQ4Q8 is the Q4_0×Q8_0 dot product of len(x) blocks: an integer
-// multiply-accumulate per block and one float multiply-add per block.
-func DotQ4Q8(x []BlockQ4, y []BlockQ8) float32 {
-	y = y[:len(x)]
-	var sum float32
-	for i := range x {
-		xq, yq := &x[i].Qs, &y[i].Qs
-		var s0, s1, s2, s3 int32
-		for j := 0; j < 16; j += 4 {
-			a, b, c, d := int32(xq[j]), int32(xq[j+1]), int32(xq[j+2]), int32(xq[j+3])
-			s0 += (a&0xF-8)*int32(yq[j]) + (b&0xF-8)*int32(yq[j+1])
-			s1 += (c&0xF-8)*int32(yq[j+2]) + (d&0xF-8)*int32(yq[j+3])
-			s2 += (a>>4-8)*int32(yq[j+16]) + (b>>4-8)*int32(yq[j+17])
-			s3 += (c>>4-8)*int32(yq[j+18]) + (d>>4-8)*int32(yq[j+19])
-		}
-		sum += float32(s0+s1+s2+s3) * (F32(x[i].D) * F32(y[i].D))
-	}
-	return sum
-}
-
-// DotQ8Q8 is the Q8_0×Q8_0 dot product of len(x) blocks.
-func DotQ8Q8(x, y []BlockQ8) float32 {
-	y = y[:len(x)]
-	var sum float32
-	for i := range x {
-		xq, yq := &x[i].Qs, &y[i].Qs
-		var s0, s1, s2, s3 int32
-		for j := 0; j < QK; j += 4 {
-			s0 += int32(xq[j]) * int32(yq[j])
-			s1 += int32(xq[j+1]) * int32(yq[j+1])
-			s2 += int32(xq[j+2]) * int32(yq[j+2])
-			s3 += int32(xq[j+3]) * int32(yq[j+3])
-		}
-		sum += float32(s0+s1+s2+s3) * (F32(x[i].D) * F32(y[i].D))
-	}
-	return sum
 }
 
 // DotF32 is a float32 dot product with four accumulators.

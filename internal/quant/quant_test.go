@@ -97,27 +97,3 @@ func TestKernelsMatchReference(t *testing.T) {
 		}
 	}
 }
-
-func BenchmarkDotQ4Q8(b *testing.B) {
-	r := newRNG(1)
-	x := make([]BlockQ4, 32)
-	y := make([]BlockQ8, 32)
-	for i := range x {
-		x[i].D = F16(1.0 / 64)
-		for j := range x[i].Qs {
-			x[i].Qs[j] = byte(r.next())
-		}
-		y[i].D = F16(1.0 / 128)
-		for j := range y[i].Qs {
-			y[i].Qs[j] = int8(r.next())
-		}
-	}
-	var s float32
-	for b.Loop() {
-		s += DotQ4Q8(x, y)
-	}
-	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/(32*32), "ns/MAC")
-	sink = s
-}
-
-var sink float32
