@@ -88,6 +88,10 @@ func Prior(name string, engines []Engine, ms []measure.Measurement, w *model.Wor
 		s.Uncertainty[p+"kernel_ops_per_cycle.q8"] = s.Uncertainty[p+"kernel_ops_per_cycle.q4"]
 		e.ScalarOpsPerCycle = f32 / 2
 		set(p+"bandwidth_max_gb_s", &e.BandwidthMaxGBs, 5)
+		if m, cv, ok := median(ms, p+"bandwidth_per_thread_gb_s"); ok && m > 0 && len(c.CPUs) > 1 {
+			e.BandwidthPerThreadGBs = math.Min(m, e.BandwidthMaxGBs)
+			s.Uncertainty[p+"bandwidth_per_thread_gb_s"] = m * math.Max(0.1, 3*cv)
+		}
 		maxBW = math.Max(maxBW, e.BandwidthMaxGBs)
 		s.Uncertainty[p+"mem_compute_overlap"] = 0.3
 		s.Engines = append(s.Engines, e)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"strings"
 	"time"
 
 	"github.com/blsim/blsim/calibrate/dispatch"
@@ -103,6 +104,16 @@ func MicroSteps(s *Settings) []Step {
 				st, err := probe.StreamRead(c.CPUs, len(c.CPUs), ws, ps)
 				return fromStats("stream/"+c.Name+"/"+tag(c.CPUs), measure.Stream, p+"bandwidth_max_gb_s", c.Name, "GB/s", st, 1), err
 			}},
+		)
+		if len(c.CPUs) > 1 {
+			// What one thread pulls, for plans that run fewer threads than
+			// the cluster has cores.
+			steps = append(steps, Step{ID: "stream1/" + c.Name + "/" + tag(c.CPUs[:1]), Label: "stream read, " + c.Name + ", 1 thread", run: func() (measure.Measurement, error) {
+				st, err := probe.StreamRead(c.CPUs[:1], 1, ws, ps)
+				return fromStats("stream1/"+c.Name+"/"+tag(c.CPUs[:1]), measure.Stream, p+"bandwidth_per_thread_gb_s", c.Name, "GB/s", st, 1), err
+			}})
+		}
+		steps = append(steps,
 			Step{ID: "kernel/q4/" + c.Name + "/" + tag(c.CPUs[:1]), Label: "q4 kernel, " + c.Name, run: func() (measure.Measurement, error) {
 				st, err := probe.KernelThroughput(c.CPUs[:1], 1, probe.KernelQ4Q8, ps)
 				return fromStats("kernel/q4/"+c.Name+"/"+tag(c.CPUs[:1]), measure.Kernel, p+"kernel_ops_per_cycle.q4", c.Name, "ops/cycle", st, 1/ghz), err
@@ -113,9 +124,19 @@ func MicroSteps(s *Settings) []Step {
 			}},
 		)
 	}
-	a, b := s.Engines[0].Cluster, s.Engines[1].Cluster
+	a := s.Engines[0].Cluster
+	if len(s.Engines) == 1 {
+		// One cluster (a host llama.cpp runs as one pool): the handoffs are
+		// between its own CPUs, and its stream is all the DRAM there is.
+		if len(a.CPUs) < 2 {
+			return steps
+		}
+		b := a
+		b.CPUs = a.CPUs[1:]
+		return append(steps, handoffSteps(a.CPUs[0], b.CPUs[0], tag(a.CPUs), ps, "CPUs")...)
+	}
+	b := s.Engines[1].Cluster
 	pair := tag(a.CPUs) + "+" + tag(b.CPUs)
-	from, to := a.CPUs[0], b.CPUs[0]
 	steps = append(steps,
 		Step{ID: "stream_contended/" + pair, Label: "stream read, all engines at once", run: func() (measure.Measurement, error) {
 			c, err := probe.StreamReadContended(a.CPUs, b.CPUs, ws, ps)
@@ -124,12 +145,19 @@ func MicroSteps(s *Settings) []Step {
 			m.Median = c.A.Median + c.B.Median
 			m.CV = math.Max(c.A.CV, c.B.CV)
 			return m, err
-		}},
-		Step{ID: fmt.Sprintf("futex_wake/%d-%d", from, to), Label: "futex wake across engines", run: func() (measure.Measurement, error) {
+		}})
+	return append(steps, handoffSteps(a.CPUs[0], b.CPUs[0], pair, ps, "engines")...)
+}
+
+// handoffSteps measure the wake, spin and barrier costs between CPUs from
+// and to (of two engines, or of one); pair tags the barrier's ID.
+func handoffSteps(from, to int, pair string, ps *probe.Settings, across string) []Step {
+	return []Step{
+		{ID: fmt.Sprintf("futex_wake/%d-%d", from, to), Label: "futex wake across " + across, run: func() (measure.Measurement, error) {
 			st, err := probe.FutexWake(from, to, 0, ps)
 			return fromStats(fmt.Sprintf("futex_wake/%d-%d", from, to), measure.FutexWake, "handoff.futex_wake_us", "", "us", st, 1), err
 		}},
-		Step{ID: fmt.Sprintf("futex_wake_idle/%d-%d", from, to), Label: "futex wake after 10 ms idle", run: func() (measure.Measurement, error) {
+		{ID: fmt.Sprintf("futex_wake_idle/%d-%d", from, to), Label: "futex wake after 10 ms idle", run: func() (measure.Measurement, error) {
 			idle, err := probe.FutexWake(from, to, 10*time.Millisecond, ps)
 			if err != nil {
 				return measure.Measurement{}, err
@@ -141,20 +169,19 @@ func MicroSteps(s *Settings) []Step {
 			m.Knobs = map[string]string{"idle_ms": "10", "wake_idle_us": fmt.Sprintf("%.2f", idle.Median), "wake_now_us": fmt.Sprintf("%.2f", now.Median)}
 			return m, err
 		}},
-		Step{ID: fmt.Sprintf("spin_wake/%d-%d", from, to), Label: "spin handoff", run: func() (measure.Measurement, error) {
+		{ID: fmt.Sprintf("spin_wake/%d-%d", from, to), Label: "spin handoff", run: func() (measure.Measurement, error) {
 			st, err := probe.SpinHandoff(from, to, ps)
 			return fromStats(fmt.Sprintf("spin_wake/%d-%d", from, to), measure.SpinWake, "handoff.spin_wake_us", "", "us", st, 1), err
 		}},
-		Step{ID: fmt.Sprintf("spin_unit/%d", to), Label: "spin window per poll unit", run: func() (measure.Measurement, error) {
+		{ID: fmt.Sprintf("spin_unit/%d", to), Label: "spin window per poll unit", run: func() (measure.Measurement, error) {
 			st, err := probe.SpinUnit(to, ps)
 			return fromStats(fmt.Sprintf("spin_unit/%d", to), measure.SpinWake, "handoff.spin_window_us_per_poll", "", "us", st, 1), err
 		}},
-		Step{ID: "barrier/" + pair, Label: "barrier across engines", run: func() (measure.Measurement, error) {
+		{ID: "barrier/" + pair, Label: "barrier across " + across, run: func() (measure.Measurement, error) {
 			st, err := probe.Barrier([]int{from, to}, ps)
 			return fromStats("barrier/"+pair, measure.Barrier, "handoff.join_us", "", "us", st, 1), err
 		}},
-	)
-	return steps
+	}
 }
 
 // The grids of Settings.Grid, and the values of a dispatcher measurement's
@@ -210,6 +237,9 @@ func planSets(s *Settings) ([]setPlan, error) {
 
 // grid1 is the plans of one grid, fit or heldout.
 func grid1(s *Settings, grid string) ([]model.Plan, error) {
+	if len(s.Engines) == 1 {
+		return nativeGrid(s, grid)
+	}
 	big, little := s.Engines[0].Cluster, s.Engines[1].Cluster
 	tb, tl := len(big.CPUs), len(little.CPUs)
 	var out []model.Plan
@@ -234,6 +264,40 @@ func grid1(s *Settings, grid string) ([]model.Plan, error) {
 	case grid == HeldOutGrid:
 		add(model.TokenSplit, []float64{0.15, 0.4, 0.6, 0.9}, []int{0, 50})
 		add(model.ExpertSplit, []float64{0.1, 0.4}, []int{0, 50})
+	default:
+		return nil, fmt.Errorf("grid %q is not fit, heldout or fit+heldout", s.Grid)
+	}
+	return out, nil
+}
+
+// nativeGrid is the grid of a one-cluster host: native runs (the plans
+// stock llama.cpp has) over thread counts and poll levels; the held-out
+// grid takes the thread counts between, and poll 25.
+func nativeGrid(s *Settings, grid string) ([]model.Plan, error) {
+	c := s.Engines[0].Cluster
+	n := len(c.CPUs)
+	threads := []int{n}
+	if n > 1 {
+		threads = []int{1, n}
+	}
+	var out []model.Plan
+	switch {
+	case grid == FitGrid && s.Quick:
+		for _, t := range threads {
+			out = append(out, model.NewNative(c.Name, t, 50))
+		}
+		out = append(out, model.NewNative(c.Name, n, 0))
+	case grid == FitGrid:
+		for _, poll := range []int{0, 50} {
+			for _, t := range threads {
+				out = append(out, model.NewNative(c.Name, t, poll))
+			}
+		}
+	case grid == HeldOutGrid:
+		for t := 2; t < n; t++ {
+			out = append(out, model.NewNative(c.Name, t, 50))
+		}
+		out = append(out, model.NewNative(c.Name, n, 25))
 	default:
 		return nil, fmt.Errorf("grid %q is not fit, heldout or fit+heldout", s.Grid)
 	}
@@ -278,9 +342,11 @@ func DispatcherSteps(s *Settings, workloadYAML string) ([]Step, error) {
 
 func dispatcherStep(s *Settings, sp setPlan, round, rounds, repeats int, cpus map[string][]int, workloadYAML string, mp **dispatch.Model) Step {
 	pl := sp.plan
-	id := fmt.Sprintf("dispatcher/%s/%s/%s=%s,%s=%s/round=%d", s.Workload.Name, pl,
-		s.Engines[0].Cluster.Name, topology.FormatCPUList(s.Engines[0].Cluster.CPUs),
-		s.Engines[1].Cluster.Name, topology.FormatCPUList(s.Engines[1].Cluster.CPUs), round)
+	var where []string
+	for _, en := range s.Engines {
+		where = append(where, en.Cluster.Name+"="+topology.FormatCPUList(en.Cluster.CPUs))
+	}
+	id := fmt.Sprintf("dispatcher/%s/%s/%s/round=%d", s.Workload.Name, pl, strings.Join(where, ","), round)
 	label := "dispatcher " + pl.String()
 	if rounds > 1 {
 		label += fmt.Sprintf(" (round %d/%d)", round, rounds)
@@ -294,7 +360,12 @@ func dispatcherStep(s *Settings, sp setPlan, round, rounds, repeats int, cpus ma
 			}
 			*mp = m
 		}
-		r, err := m.Run(dispatch.Config{Plan: pl, CPUs: cpus, Repeats: repeats, Warmup: 1, Seed: 1})
+		// A plan may use fewer threads than its engine has CPUs: the first ones.
+		use := map[string][]int{}
+		for i, name := range pl.Engines {
+			use[name] = cpus[name][:min(pl.Threads[i], len(cpus[name]))]
+		}
+		r, err := m.Run(dispatch.Config{Plan: pl, CPUs: use, Repeats: repeats, Warmup: 1, Seed: 1})
 		out := measure.Measurement{ID: id, Kind: measure.Dispatcher, Workload: s.Workload.Name,
 			WorkloadYAML: workloadYAML, Plan: fit.PlanOf(pl), Unit: "t/s", Samples: r.TPS,
 			Knobs: map[string]string{"repeats": fmt.Sprint(repeats), "round": fmt.Sprint(round), "weight_bytes": fmt.Sprint(r.WeightBytes), "set": sp.set}}

@@ -79,6 +79,12 @@ type Engine struct {
 	ThreadScalingLoss float64 `yaml:"thread_scaling_loss"`
 	// BandwidthMaxGBs is the most DRAM bandwidth this engine pulls alone.
 	BandwidthMaxGBs float64 `yaml:"bandwidth_max_gb_s"`
+	// BandwidthPerThreadGBs is the most DRAM bandwidth one of its threads
+	// pulls: a plan that runs fewer threads than the engine has cores
+	// streams at most threads times this (llama-bench -t 1 on a two-core
+	// cluster). Zero (or absent) sets no per-thread limit: the engine's
+	// cap alone.
+	BandwidthPerThreadGBs float64 `yaml:"bandwidth_per_thread_gb_s,omitempty"`
 	L2KiBPerCore    float64 `yaml:"l2_kib_per_core"`
 	SharedCacheKiB  float64 `yaml:"shared_cache_kib"`
 	// CacheUsableFrac is the share of a core's L2 (plus its share of the
@@ -300,6 +306,16 @@ func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
 // class class, in giga-operations per second.
 func (e *Engine) MatmulGOPS(class string, threads int) float64 {
 	return e.KernelOpsPerCycle[class] * e.ClockGHz * e.ThreadRate(threads)
+}
+
+// BandwidthGBs is the most DRAM bandwidth the engine pulls alone with
+// threads threads: its cap, or threads times its per-thread bandwidth when
+// that is less.
+func (e *Engine) BandwidthGBs(threads int) float64 {
+	if e.BandwidthPerThreadGBs > 0 && threads > 0 {
+		return math.Min(e.BandwidthMaxGBs, float64(threads)*e.BandwidthPerThreadGBs)
+	}
+	return e.BandwidthMaxGBs
 }
 
 // ScalarGOPS is the engine's rate for non-matmul work with threads threads.

@@ -139,6 +139,7 @@ func (s *SoC) Validate() error {
 		if c.err == nil && e.BandwidthMaxGBs > d.PeakGBs && e.UsesSharedDRAM() {
 			c.fail(p+"bandwidth_max_gb_s", "%g exceeds dram.peak_gb_s %g", e.BandwidthMaxGBs, d.PeakGBs)
 		}
+		c.num(p+"bandwidth_per_thread_gb_s", e.BandwidthPerThreadGBs, 0, 10000)
 		c.num(p+"l2_kib_per_core", e.L2KiBPerCore, 0, 1<<20)
 		c.num(p+"shared_cache_kib", e.SharedCacheKiB, 0, 1<<22)
 		c.num(p+"cache_usable_frac", e.CacheUsableFrac, 0, 1)

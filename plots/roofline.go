@@ -112,7 +112,7 @@ func rooflineOf(s *model.SoC, w *model.Workload, p model.Plan) (RooflineData, er
 			return RooflineData{}, err
 		}
 		d.Engines = append(d.Engines, RoofEngine{Name: e.Name, Threads: p.Threads[i], Accelerator: e.Kind == model.KindNPU, Class: class,
-			ComputeGOPS: e.MatmulGOPS(class, p.Threads[i]), BandwidthGBs: math.Min(e.BandwidthMaxGBs, s.DRAM.SustainedGBs)})
+			ComputeGOPS: e.MatmulGOPS(class, p.Threads[i]), BandwidthGBs: math.Min(e.BandwidthGBs(p.Threads[i]), s.DRAM.SustainedGBs)})
 	}
 	ops := w.Ops(0)
 	place := func(plan model.Plan, engines []string, shares []float64, only bool) error {

@@ -387,7 +387,7 @@ func (r *runner) solveShared(idx []int, sub []part, tms []timing) int {
 func (r *runner) partFor(op *model.Op, i int, frac, lo, hi float64, sharedBy int) part {
 	e := r.eng[i]
 	th := r.plan.Threads[i]
-	p := part{engine: i, overlap: e.MemComputeOverlap, capBs: e.BandwidthMaxGBs * 1e9, slowdown: 1,
+	p := part{engine: i, overlap: e.MemComputeOverlap, capBs: e.BandwidthGBs(th) * 1e9, slowdown: 1,
 		private: !e.UsesSharedDRAM()}
 	if e.IsAccelerator() {
 		sharedBy = th

@@ -78,88 +78,127 @@ const (
 )
 
 // ForeignFree is the set of parameters a foreign dispatcher's grid can
-// inform: for each engine that some throughput's plan uses, the kernel rate
-// of every class that carries at least 2% of the workloads' matmul work
-// (and its MUL_MAT_ID efficiency when one class runs both dense and expert
-// matmuls, which the grid's ubatches then tell apart), its bandwidth cap
-// and burst overlap; the sustained DRAM bandwidth; the wake costs.
+// inform: for each engine that some throughput's plan uses, the rate of
+// every kernel class (and the scalar rate) that takes at least 2% of the
+// workloads' compute time at the prior's rates, its MUL_MAT_ID efficiency
+// when one class runs both dense and expert matmuls (which the grid's
+// ubatches then tell apart), its bandwidth cap and burst overlap (and its
+// per-thread bandwidth when some plan runs fewer threads than it has
+// cores); the
+// sustained DRAM bandwidth; the wake costs.
 func ForeignFree(s *model.SoC, obs []measure.Measurement, p *Predictor) []string {
-	engines := map[string]bool{}
+	engines, fewerThreads := map[string]bool{}, map[string]bool{}
 	for _, m := range obs {
 		if m.Plan != nil {
-			for _, e := range m.Plan.Engines {
+			for i, e := range m.Plan.Engines {
 				engines[e] = true
+				if en, _, err := s.Engine(e); err == nil && i < len(m.Plan.Threads) && m.Plan.Threads[i] < en.Cores {
+					fewerThreads[e] = true
+				}
 			}
 		}
 	}
-	classes, both := workloadClasses(obs, p)
 	var out []string
 	for _, e := range s.Engines {
 		if !engines[e.Name] {
 			continue
 		}
+		w := workMix(&e, obs, p)
 		pre := "engines." + e.Name + "."
-		for _, c := range classes {
-			if _, ok := e.KernelOpsPerCycle[c]; ok {
+		for _, c := range model.KernelClasses {
+			if _, ok := e.KernelOpsPerCycle[c]; ok && w.share(c) >= 0.02 {
 				out = append(out, pre+"kernel_ops_per_cycle."+c)
 			}
 		}
-		if both && !e.IsAccelerator() {
+		if w.share(scalarClass) >= 0.02 {
+			out = append(out, pre+"scalar_ops_per_cycle")
+		}
+		if w.both && !e.IsAccelerator() {
 			out = append(out, pre+"moe_efficiency")
 		}
 		out = append(out, pre+"bandwidth_max_gb_s", pre+"mem_compute_overlap")
+		if e.BandwidthPerThreadGBs > 0 && fewerThreads[e.Name] {
+			out = append(out, pre+"bandwidth_per_thread_gb_s")
+		}
 	}
 	return append(out, "dram.sustained_gb_s", "handoff.futex_wake_us", "handoff.sleep_exit_us", "handoff.spin_wake_us")
 }
 
-// workloadClasses lists the kernel classes carrying at least 2% of the
-// matmul work of the throughputs' workloads, and whether one of them runs
-// at least 2% of the work both as dense and as expert matmuls.
-func workloadClasses(obs []measure.Measurement, p *Predictor) ([]string, bool) {
+// scalarClass is the key of the scalar ops in a mix.
+const scalarClass = "scalar"
+
+// mix is how an engine's compute time at the prior's rates divides among
+// kernel classes (and scalar work) over some workloads.
+type mix struct {
+	seconds map[string]float64
+	total   float64
+	// both says a class carries at least 2% of the time both as dense and
+	// as expert matmuls.
+	both bool
+}
+
+func (m mix) share(class string) float64 {
+	if m.total == 0 {
+		return 0
+	}
+	return m.seconds[class] / m.total
+}
+
+// workMix is e's compute-time mix over the throughputs' workloads, each
+// op costed at e's prior rate (one thread: the mix, not the time, counts).
+func workMix(e *model.Engine, obs []measure.Measurement, p *Predictor) mix {
+	m := mix{seconds: map[string]float64{}}
 	dense, expert := map[string]float64{}, map[string]float64{}
-	total := 0.0
 	seen := map[string]bool{}
+	rate := func(class string) float64 {
+		if class == scalarClass {
+			return math.Max(e.ScalarGOPS(1), 1e-9)
+		}
+		return math.Max(e.MatmulGOPS(class, 1), 1e-9)
+	}
 	for i := range obs {
 		w, err := p.Workload(&obs[i])
 		if err != nil {
 			continue
 		}
 		w = WithRun(w, obs[i].Run)
-		key := fmt.Sprintf("%p|%d|%d", w, w.Run.PromptTokens, w.Run.Ubatch)
+		key := fmt.Sprintf("%p|%d|%d|%d", w, w.Run.PromptTokens, w.Run.Ubatch, w.Run.Depth)
 		if seen[key] {
 			continue
 		}
 		seen[key] = true
 		for u := range w.Run.Ubatches() {
 			for _, op := range w.Ops(u) {
+				class := op.Class
+				if op.Kind == model.Scalar || class == "" {
+					class = scalarClass
+				}
+				t := op.Ops / rate(class)
 				switch op.Kind {
 				case model.Matmul:
-					dense[op.Class] += op.Ops
+					dense[class] += t
 				case model.ExpertMatmul:
-					expert[op.Class] += op.Ops
-				default:
-					continue
+					t /= math.Max(e.MoEEfficiency, 1e-3)
+					expert[class] += t
 				}
-				total += op.Ops
+				m.seconds[class] += t
+				m.total += t
 			}
 		}
 	}
-	var classes []string
-	both := false
-	for _, c := range model.KernelClasses {
-		d, e := dense[c], expert[c]
-		if total > 0 && (d+e)/total >= 0.02 {
-			classes = append(classes, c)
-		}
-		if total > 0 && d/total >= 0.02 && e/total >= 0.02 {
-			both = true
+	for c := range dense {
+		if m.total > 0 && dense[c]/m.total >= 0.02 && expert[c]/m.total >= 0.02 {
+			m.both = true
 		}
 	}
-	return classes, both
+	return m
 }
 
-// isKernelRate reports whether path is an engine's kernel rate.
-func isKernelRate(path string) bool { return strings.Contains(path, ".kernel_ops_per_cycle.") }
+// isKernelRate reports whether path is an engine's kernel rate or scalar
+// rate: what the dispatcher's own code sets, not the machine.
+func isKernelRate(path string) bool {
+	return strings.Contains(path, ".kernel_ops_per_cycle.") || strings.HasSuffix(path, ".scalar_ops_per_cycle")
+}
 
 // kernelScale finds the factor by which to scale every free kernel rate
 // so that the prior predicts the throughputs best (least squares of the

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/blsim/blsim/calibrate/llamabench"
+	"github.com/blsim/blsim/calibrate/measure"
 )
 
 // Gaps says, before anything runs, what the grid lacks for a fit to tell
@@ -68,6 +69,40 @@ func (c Config) Gaps() []string {
 		gaps = append(gaps, fmt.Sprintf("the grid splits only by %s, so %s-split predictions rest on the model alone: add --env %s=token,expert", only, other, c.Mapping.Split[0]))
 	}
 	return gaps
+}
+
+// PointRun is the test a point asks for when its knobs or the command
+// name one prompt length (and at most one ubatch: llama-bench's 512 when
+// none), as a record of it will say; nil when that is not known before
+// the run.
+func (c Config) PointRun(p Point) *measure.Run {
+	pp, ok := c.givenInts(p, "-p", "--n-prompt")
+	if !ok || len(pp) != 1 || pp[0] <= 0 {
+		return nil
+	}
+	ub := c.intValues(p, "-ub", "--ubatch-size")
+	if len(ub) != 1 || ub[0] <= 0 {
+		return nil
+	}
+	return &measure.Run{PromptTokens: pp[0], Ubatch: min(ub[0], pp[0])}
+}
+
+// givenInts is intValues without the default: ok is false when neither the
+// point nor the command sets the flag.
+func (c Config) givenInts(p Point, names ...string) ([]int, bool) {
+	for _, n := range names {
+		if _, ok := p.Knobs[n]; ok {
+			return c.intValues(p, names...), true
+		}
+	}
+	for _, a := range c.Grid.Command {
+		for _, n := range names {
+			if a == n || strings.HasPrefix(a, n+"=") {
+				return c.intValues(p, names...), true
+			}
+		}
+	}
+	return nil, false
 }
 
 // nativeHint is the knob setting that adds native runs.
