@@ -85,8 +85,8 @@ type Engine struct {
 	// cluster). Zero (or absent) sets no per-thread limit: the engine's
 	// cap alone.
 	BandwidthPerThreadGBs float64 `yaml:"bandwidth_per_thread_gb_s,omitempty"`
-	L2KiBPerCore    float64 `yaml:"l2_kib_per_core"`
-	SharedCacheKiB  float64 `yaml:"shared_cache_kib"`
+	L2KiBPerCore          float64 `yaml:"l2_kib_per_core"`
+	SharedCacheKiB        float64 `yaml:"shared_cache_kib"`
 	// CacheUsableFrac is the share of a core's L2 (plus its share of the
 	// shared cache) that holds the thread's weight slice between token tiles.
 	CacheUsableFrac float64 `yaml:"cache_usable_frac"`
