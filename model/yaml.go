@@ -139,10 +139,12 @@ func checkKeys(n *yaml.Node, t reflect.Type, path string) *FieldError {
 			return at(n, path, "want a mapping of keys, got %s", nodeKind(n))
 		}
 		fields := map[string]reflect.StructField{}
+		var order []string // the keys in the struct's order, for a deterministic first missing key
 		for i := 0; i < t.NumField(); i++ {
 			f := t.Field(i)
 			if key := strings.Split(f.Tag.Get("yaml"), ",")[0]; key != "" && key != "-" {
 				fields[key] = f
+				order = append(order, key)
 			}
 		}
 		seen := map[string]bool{}
@@ -160,8 +162,8 @@ func checkKeys(n *yaml.Node, t reflect.Type, path string) *FieldError {
 				return err
 			}
 		}
-		for key, f := range fields {
-			if !seen[key] && !strings.Contains(f.Tag.Get("yaml"), "omitempty") {
+		for _, key := range order {
+			if f := fields[key]; !seen[key] && !strings.Contains(f.Tag.Get("yaml"), "omitempty") {
 				return at(n, join(key), "missing required key")
 			}
 		}

@@ -324,6 +324,15 @@ func (r *runner) fluid(op *model.Op) {
 		for k, i := range idx {
 			dt = math.Min(dt, r.remain[i]*tms[k].totalS)
 		}
+		if math.IsInf(dt, 0) || math.IsNaN(dt) {
+			// A partition that never ends (a rate or a bandwidth of zero):
+			// the op takes forever, which is what the throughput says (0);
+			// looping on would never return.
+			for _, i := range idx {
+				r.remain[i], r.finish[i] = 0, math.Inf(1)
+			}
+			return
+		}
 		bytes := 0.0
 		for k, i := range idx {
 			frac := dt / tms[k].totalS

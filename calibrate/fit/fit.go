@@ -6,6 +6,7 @@ import (
 	"math"
 	"runtime"
 	"sort"
+	"strings"
 	"sync"
 
 	"github.com/blsim/blsim/calibrate/measure"
@@ -99,11 +100,16 @@ type Result struct {
 	// Downweighted counts the measurements the robust refit trusted less
 	// (residual beyond HuberK standard errors).
 	Downweighted int `json:"downweighted"`
+	// FarOutliers counts the down-weighted throughputs that the fit misses
+	// by more than PoorOutlierPct: noise a robust fit may discount is a
+	// few standard errors; a miss this large is the model or the data.
+	FarOutliers int `json:"far_outliers"`
 	// Kernels is whose kernels the fit took the runs for (never Auto).
 	Kernels Kernels `json:"kernels"`
-	// KernelScale is the factor the prior's kernel rates were scaled by to
-	// start a foreign fit (1 otherwise).
-	KernelScale float64 `json:"kernel_scale"`
+	// KernelScales are, by kernel class ("scalar" for the scalar rate),
+	// the factors the prior's rates were scaled by to centre a foreign
+	// fit's priors (nil otherwise).
+	KernelScales map[string]float64 `json:"kernel_scales,omitempty"`
 	// Skipped lists the throughputs left out because the prior profile
 	// cannot run their plan (more threads than an engine has cores, an
 	// engine it lacks).
@@ -168,9 +174,9 @@ func Fit(prior *model.SoC, ms []measure.Measurement, o Options) (*Result, error)
 	if o.Free == nil && kernels == KernelsForeign {
 		free = ForeignFree(prior, obs, pred)
 	}
-	scale := 1.0
+	var scales map[string]float64
 	if kernels == KernelsForeign {
-		scale = kernelScale(prior, free, obs, pred)
+		scales = kernelScales(prior, free, obs, pred)
 	}
 	x0 := make([]float64, len(free))
 	priors := make([]lm.Prior, len(free))
@@ -191,17 +197,19 @@ func Fit(prior *model.SoC, ms []measure.Measurement, o Options) (*Result, error)
 			v, sigma = mv, ms
 			from[i] = PriorMicrobenchmark
 		}
-		x0[i] = v
 		if kernels == KernelsForeign && isKernelRate(path) {
-			// The benchmark's own kernels: start from the scale that fits
-			// its runs best, and let the data alone place the rate.
-			x0[i] = v * scale
-			sigma = WideFactor * math.Max(math.Abs(v), math.Abs(x0[i]))
-			from[i] = PriorWide
+			// The benchmark's own kernels: centred on the prior's rate
+			// times its class's factor, as wide relative to it as the
+			// prior was.
+			rel := math.Max(MinScaledRelSigma, sigma/math.Max(math.Abs(v), 1e-12))
+			v *= scales[classOf(path)]
+			sigma = rel * math.Abs(v)
+			from[i] = PriorScaled
 		}
+		bounds[i] = boundFor(prior, path, v)
+		v = math.Min(math.Max(v, bounds[i].Lower), bounds[i].Upper)
+		x0[i] = v
 		priors[i] = lm.Prior{Mean: v, Sigma: sigma}
-		bounds[i] = boundFor(path, v)
-		x0[i] = math.Min(math.Max(x0[i], bounds[i].Lower), bounds[i].Upper)
 	}
 	weights := make([]float64, len(obs))
 	for i, m := range obs {
@@ -209,7 +217,7 @@ func Fit(prior *model.SoC, ms []measure.Measurement, o Options) (*Result, error)
 		weights[i] = 1 / (rel * rel)
 	}
 	work := prior.Clone()
-	r := &Result{Kernels: kernels, KernelScale: scale, Skipped: skipped}
+	r := &Result{Kernels: kernels, KernelScales: scales, Skipped: skipped}
 	var evalErr error
 	residuals := func(dst, x []float64) {
 		s := work.Clone()
@@ -249,10 +257,13 @@ func Fit(prior *model.SoC, ms []measure.Measurement, o Options) (*Result, error)
 		}
 		settings.Weights = robust
 		res, err = lm.Minimize(problem, res.X, bounds, settings)
-		r.Downweighted = 0
+		r.Downweighted, r.FarOutliers = 0, 0
 		for i := range robust {
 			if robust[i] < weights[i] {
 				r.Downweighted++
+				if err == nil && math.Abs(res.Residuals[i]) > PoorOutlierPct/100 {
+					r.FarOutliers++
+				}
 			}
 		}
 	}
@@ -339,14 +350,39 @@ func microPrior(ms []measure.Measurement, path string) (float64, float64, bool) 
 	return v, v * math.Max(0.25, 3*cv), true
 }
 
-func boundFor(path string, v float64) lm.Bound {
+func boundFor(prior *model.SoC, path string, v float64) lm.Bound {
 	switch {
+	case path == "dram.sustained_gb_s", hasSuffix(path, "bandwidth_max_gb_s") && prior.DRAM.PeakGBs > 0:
+		// The profile's peak bounds what DRAM sustains and what an engine
+		// pulls (an accelerator with memory of its own is not checked
+		// against it, and keeps no upper bound here either way).
+		up := prior.DRAM.PeakGBs
+		if hasSuffix(path, "bandwidth_max_gb_s") && !sharesDRAM(prior, path) {
+			up = math.Inf(1)
+		}
+		return lm.Bound{Lower: 1e-6 * math.Max(math.Abs(v), 1e-9), Upper: math.Max(up, v)}
 	case hasSuffix(path, "mem_compute_overlap"), hasSuffix(path, "cache_usable_frac"), hasSuffix(path, "moe_efficiency"):
 		return lm.Bound{Lower: 0, Upper: 1}
+	case isKernelRate(path):
+		// model.Validate's ceiling on ops per cycle.
+		return lm.Bound{Lower: 1e-6 * math.Max(math.Abs(v), 1e-9), Upper: math.Max(4096, v)}
 	case hasSuffix(path, "forfeit_pct"):
 		return lm.Bound{Lower: 0, Upper: 90}
 	}
-	return lm.Bound{Lower: 0, Upper: math.Inf(1)}
+	// Rates, bandwidths and costs stay positive: at zero an op would never
+	// end (or cost nothing), which no machine does.
+	return lm.Bound{Lower: 1e-6 * math.Max(math.Abs(v), 1e-9), Upper: math.Inf(1)}
+}
+
+// sharesDRAM says whether the engine of an engines.NAME.… path streams
+// from the SoC's DRAM.
+func sharesDRAM(s *model.SoC, path string) bool {
+	for i := range s.Engines {
+		if strings.HasPrefix(path, "engines."+s.Engines[i].Name+".") {
+			return s.Engines[i].UsesSharedDRAM()
+		}
+	}
+	return true
 }
 
 func hasSuffix(s, suf string) bool { return len(s) >= len(suf) && s[len(s)-len(suf):] == suf }

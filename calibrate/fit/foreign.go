@@ -24,9 +24,11 @@ const (
 	// uncertainty as priors: right when the runs are blsim's own
 	// dispatcher, whose kernels the microbenchmarks timed.
 	KernelsPrior Kernels = "prior"
-	// KernelsForeign frees the kernel rates with wide priors (WideFactor
-	// either way): a foreign dispatcher's kernels may be an order of
-	// magnitude faster or slower than the ones the microbenchmarks timed.
+	// KernelsForeign searches, per kernel class, the factor between the
+	// benchmark's rates and the prior's over six orders of magnitude, and
+	// fits each rate around its scaled value (PriorScaled): a foreign
+	// dispatcher's kernels may be an order of magnitude faster or slower
+	// than the ones the microbenchmarks timed.
 	// What belongs to the machine (DRAM, the engines' bandwidth caps, the
 	// futex, spin and spawn costs) keeps its prior.
 	KernelsForeign Kernels = "foreign"
@@ -56,9 +58,9 @@ func (k Kernels) resolve(obs []measure.Measurement) Kernels {
 	return KernelsPrior
 }
 
-// WideFactor is how wide a foreign kernel rate's prior is: its standard
-// deviation is WideFactor times its value, so the data alone place it.
-const WideFactor = 100
+// MinScaledRelSigma is the narrowest relative width of a foreign kernel
+// rate's prior around its scaled value.
+const MinScaledRelSigma = 0.25
 
 // PriorSource says where a free parameter's prior came from.
 type PriorSource string
@@ -72,9 +74,13 @@ const (
 	PriorProfile PriorSource = "profile"
 	// PriorDefault is the prior profile's value with Options.PriorRelSigma.
 	PriorDefault PriorSource = "profile, default width"
-	// PriorWide is a kernel rate of a foreign dispatcher: WideFactor wide,
-	// started from the scale that best fits the runs.
-	PriorWide PriorSource = "wide: the benchmark's own"
+	// PriorScaled is a kernel rate of a foreign dispatcher: the prior's
+	// rate times the factor for its class that fits the runs best (searched
+	// over six orders of magnitude), with the prior's relative width (at
+	// least MinScaledRelSigma). The benchmark sets how fast each kernel
+	// class runs; the hardware, as the microbenchmarks saw it, sets how the
+	// engines compare.
+	PriorScaled PriorSource = "scaled: the benchmark's own"
 )
 
 // ForeignFree is the set of parameters a foreign dispatcher's grid can
@@ -200,36 +206,45 @@ func isKernelRate(path string) bool {
 	return strings.Contains(path, ".kernel_ops_per_cycle.") || strings.HasSuffix(path, ".scalar_ops_per_cycle")
 }
 
-// kernelScale finds the factor by which to scale every free kernel rate
-// so that the prior predicts the throughputs best (least squares of the
-// log ratio, on the native runs when there are some), searching a log grid
-// from 1/1000 to 1000 and refining around its best point. It returns 1
-// when nothing can be predicted.
-func kernelScale(prior *model.SoC, free []string, obs []measure.Measurement, p *Predictor) float64 {
-	var use []measure.Measurement
-	for _, m := range obs {
-		if m.Plan != nil && m.Plan.Mode == string(model.Native) {
-			use = append(use, m)
+// classOf is the kernel class a kernel-rate path sets ("q4", "f16"), or
+// "scalar" for a scalar rate.
+func classOf(path string) string {
+	if strings.HasSuffix(path, ".scalar_ops_per_cycle") {
+		return scalarClass
+	}
+	return path[strings.LastIndex(path, ".")+1:]
+}
+
+// kernelScales finds, for each kernel class among the free rates (and the
+// scalar rate), the factor by which to scale every engine's rate of that
+// class so that the prior predicts the throughputs best (least squares of
+// the log ratio), searching a log grid from 1/1000 to 1000 class by class,
+// twice over. Where the runs cannot tell (a flat cost), the factor closest
+// to 1 is kept.
+func kernelScales(prior *model.SoC, free []string, obs []measure.Measurement, p *Predictor) map[string]float64 {
+	scales := map[string]float64{}
+	var classes []string
+	for _, path := range free {
+		if c := classOf(path); isKernelRate(path) && scales[c] == 0 {
+			scales[c] = 1
+			classes = append(classes, c)
 		}
 	}
-	if len(use) == 0 {
-		use = obs
-	}
-	cost := func(scale float64) float64 {
+	cost := func() float64 {
 		s := prior.Clone()
 		for _, path := range free {
 			if isKernelRate(path) {
 				v, _ := s.Get(path)
-				_ = s.Set(path, v*scale)
+				_ = s.Set(path, v*scales[classOf(path)])
 			}
 		}
 		sum, n := 0.0, 0
-		for i := range use {
-			v, err := p.Predict(s, &use[i])
+		for i := range obs {
+			v, err := p.Predict(s, &obs[i])
 			if err != nil || v <= 0 {
 				continue
 			}
-			d := math.Log(v / use[i].Median)
+			d := math.Log(v / obs[i].Median)
 			sum += d * d
 			n++
 		}
@@ -238,22 +253,42 @@ func kernelScale(prior *model.SoC, free []string, obs []measure.Measurement, p *
 		}
 		return sum / float64(n)
 	}
-	type pt struct{ s, c float64 }
-	var pts []pt
-	for k := -30; k <= 30; k++ {
-		sc := math.Pow(10, float64(k)/10)
-		pts = append(pts, pt{sc, cost(sc)})
-	}
-	sort.SliceStable(pts, func(i, j int) bool { return pts[i].c < pts[j].c })
-	best := pts[0]
-	if math.IsInf(best.c, 1) {
-		return 1
-	}
-	for k := -10; k <= 10; k++ {
-		sc := best.s * math.Pow(10, float64(k)/100)
-		if c := cost(sc); c < best.c {
-			best = pt{sc, c}
+	for pass := 0; pass < 2; pass++ {
+		for _, c := range classes {
+			type pt struct{ s, c float64 }
+			var pts []pt
+			for k := -30; k <= 30; k++ {
+				scales[c] = math.Pow(10, float64(k)/10)
+				pts = append(pts, pt{scales[c], cost()})
+			}
+			best := pts[0]
+			for _, q := range pts {
+				if q.c < best.c {
+					best = q
+				}
+			}
+			if math.IsInf(best.c, 1) {
+				scales[c] = 1
+				continue
+			}
+			// Of the points as good as the best within the noise (5% of
+			// the cost, or a 1% rms error), the one nearest 1: where
+			// the runs cannot tell, the prior stands.
+			sort.SliceStable(pts, func(i, j int) bool { return math.Abs(math.Log(pts[i].s)) < math.Abs(math.Log(pts[j].s)) })
+			for _, q := range pts {
+				if q.c <= best.c+math.Max(0.05*best.c, 1e-4) {
+					best = q
+					break
+				}
+			}
+			for k := -10; k <= 10; k++ {
+				scales[c] = best.s * math.Pow(10, float64(k)/100)
+				if v := cost(); v < best.c {
+					best = pt{scales[c], v}
+				}
+			}
+			scales[c] = best.s
 		}
 	}
-	return best.s
+	return scales
 }

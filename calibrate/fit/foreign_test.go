@@ -1,7 +1,6 @@
 package fit
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -66,7 +65,7 @@ func scaleKernels(s *model.SoC, f float64) {
 
 // A foreign dispatcher whose kernels run 20x faster than the prior's (as
 // llama.cpp's against blsim's scalar ones): with the prior's narrow kernel
-// priors the fit cannot follow and says so; as a foreign benchmark, with
+// priors the fit cannot follow; as a foreign benchmark, with
 // wide kernel priors, it recovers the rates and predicts held-out
 // fractions and the split mode it never saw.
 func TestForeignKernelsRecovered(t *testing.T) {
@@ -86,26 +85,26 @@ func TestForeignKernelsRecovered(t *testing.T) {
 	truth.Engines[1].KernelOpsPerCycle["q4"] *= 0.7 // not one common factor
 	ms := synthForeign(t, truth, rand.New(rand.NewPCG(7, 7)), 0.01)
 
-	narrow, err := Fit(prior, ms, Options{Kernels: KernelsPrior})
+	held := []string{"f=0.3", "f=0.45", "expert"}
+	vn, narrow, err := Holdout(prior, ms, held, Options{Kernels: KernelsPrior})
 	if err != nil {
 		t.Fatal(err)
 	}
-	var poor *PoorFitError
-	if err := narrow.Check(); !errors.As(err, &poor) {
-		t.Errorf("narrow kernel priors: MAPE %.2f%%, Check() = %v; want a poor fit", narrow.MAPE, err)
-	} else {
-		t.Logf("narrow kernel priors: %v", poor)
+	t.Logf("narrow kernel priors: fit MAPE %.2f%%, held-out MAPE %.2f%% (max %.2f%%); check: %v", narrow.MAPE, vn.MAPE, vn.MaxErrPct, narrow.Check())
+	if vn.MAPE < 5 {
+		t.Errorf("narrow kernel priors: held-out MAPE %.2f%%, want the fit to fail to follow (above 5%%)", vn.MAPE)
 	}
 
 	// Auto is foreign for llama-bench runs. Hold out fractions and the
 	// whole expert split.
-	held := []string{"f=0.3", "f=0.45", "expert"}
 	v, r, err := Holdout(prior, ms, held, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.Kernels != KernelsForeign || r.KernelScale < 5 || r.KernelScale > 80 {
-		t.Errorf("kernels %q started at %.3gx, want foreign near 20x", r.Kernels, r.KernelScale)
+	// The search must find the kernels far faster than the prior's (past
+	// ~20x the expert ops turn DRAM-bound, so the factor is a lower bound).
+	if r.Kernels != KernelsForeign || r.KernelScales["q4"] < 5 {
+		t.Errorf("kernels %q scaled by %v, want foreign with q4 scaled by more than 5", r.Kernels, r.KernelScales)
 	}
 	if err := r.Check(); err != nil {
 		t.Errorf("wide kernel priors: %v", err)
@@ -118,7 +117,7 @@ func TestForeignKernelsRecovered(t *testing.T) {
 		if !isKernelRate(p.Path) {
 			continue
 		}
-		if p.PriorFrom != PriorWide {
+		if p.PriorFrom != PriorScaled {
 			t.Errorf("%s: prior from %q", p.Path, p.PriorFrom)
 		}
 		want, _ := truth.Get(p.Path)
@@ -179,13 +178,13 @@ func TestCheck(t *testing.T) {
 	}{
 		{"good", []float64{1, -2, 3, 0.5}, 0, "", ""},
 		{"high mape", []float64{30, -20, 3, 1}, 0, "", "MAPE 13.50% > 10%"},
-		{"many outliers", []float64{4, -4, 4, -4, 1, 1, 1, 1, 1, 1}, 3, "", "3 of 10 throughputs down-weighted"},
+		{"many outliers", []float64{4, -4, 4, -4, 1, 1, 1, 1, 1, 1}, 3, "", "3 of 10 throughputs down-weighted as outliers and missed by more than 5%"},
 		{"a quarter is fine", []float64{4, -4, 1, 1, 1, 1, 1, 1}, 2, "", ""},
 		{"few points", []float64{4, -4, 1, 1}, 2, "", ""},
 		{"names the worst and the bounds", []float64{90, -80, 3, 1}, 0, "lower", "worst: run 0 +90.0%, run 1 -80.0%, run 2 +3.0%; at a bound: engines.big.kernel_ops_per_cycle.q4=0 (lower)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			r := &Result{Residuals: res(tc.errs...), Downweighted: tc.down}
+			r := &Result{Residuals: res(tc.errs...), Downweighted: tc.down, FarOutliers: tc.down}
 			r.MAPE = mape(r.Residuals)
 			r.Params = []ParamFit{{Path: "engines.big.kernel_ops_per_cycle.q4", AtBound: tc.at}}
 			err := r.Check()

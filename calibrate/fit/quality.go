@@ -13,10 +13,16 @@ const (
 	// measurements disagree.
 	PoorMAPEPct = 10.0
 	// PoorDownweightedFrac is the share of throughputs the robust refit may
-	// down-weight before the fit is poor: beyond it, the "outliers" are the
-	// data and the model is what is off. It applies from
-	// PoorMinThroughputs on: a quarter of four runs is one noisy run.
+	// down-weight, and still miss by more than PoorOutlierPct, before the
+	// fit is poor: beyond it, the "outliers" are the data and the model is
+	// what is off. It applies from PoorMinThroughputs on: a quarter of four
+	// runs is one noisy run.
 	PoorDownweightedFrac = 0.25
+	// PoorOutlierPct is the error beyond which a down-weighted throughput
+	// counts against the fit (Result.FarOutliers); within it, a robust fit
+	// down-weighting a run a few of its tight standard errors off is
+	// ordinary noise.
+	PoorOutlierPct = 5.0
 	// PoorMinThroughputs is the fewest throughputs for which the share of
 	// down-weighted ones is judged.
 	PoorMinThroughputs = 8
@@ -29,7 +35,8 @@ const (
 // to look: a rate at zero, an overlap at one, a prior too narrow for what
 // the benchmark does.
 type PoorFitError struct {
-	MAPE         float64
+	MAPE float64
+	// Downweighted counts the far outliers (Result.FarOutliers).
 	Downweighted int
 	N            int
 	// Worst are the (at most three) throughputs with the largest errors.
@@ -44,7 +51,7 @@ func (e *PoorFitError) Error() string {
 		why = append(why, fmt.Sprintf("MAPE %.2f%% > %.0f%%", e.MAPE, PoorMAPEPct))
 	}
 	if tooManyOutliers(e.Downweighted, e.N) {
-		why = append(why, fmt.Sprintf("%d of %d throughputs down-weighted as outliers", e.Downweighted, e.N))
+		why = append(why, fmt.Sprintf("%d of %d throughputs down-weighted as outliers and missed by more than %.0f%%", e.Downweighted, e.N, PoorOutlierPct))
 	}
 	msg := "the model and the measurements disagree (" + strings.Join(why, ", ") + ")"
 	var worst []string
@@ -63,10 +70,10 @@ func (e *PoorFitError) Error() string {
 // Check returns a *PoorFitError when the fit is poor, else nil.
 func (r *Result) Check() error {
 	n := len(r.Residuals)
-	if n == 0 || r.MAPE <= PoorMAPEPct && !tooManyOutliers(r.Downweighted, n) {
+	if n == 0 || r.MAPE <= PoorMAPEPct && !tooManyOutliers(r.FarOutliers, n) {
 		return nil
 	}
-	e := &PoorFitError{MAPE: r.MAPE, Downweighted: r.Downweighted, N: n}
+	e := &PoorFitError{MAPE: r.MAPE, Downweighted: r.FarOutliers, N: n}
 	worst := append([]Residual(nil), r.Residuals...)
 	sort.SliceStable(worst, func(i, j int) bool { return math.Abs(worst[i].ErrPct) > math.Abs(worst[j].ErrPct) })
 	e.Worst = worst[:min(3, len(worst))]

@@ -414,8 +414,9 @@ func calibrateBench(ctx context.Context, o *calibrateOptions, stdout, stderr io.
 	if err != nil {
 		return fmt.Errorf("--workload: %w", err)
 	}
+	// With --no-fit a prior still checks each record's plan as it arrives.
 	var prior *model.SoC
-	if !o.NoFit {
+	if o.Prior != "" {
 		if prior, err = presets.LoadSoC(o.Prior); err != nil {
 			return fmt.Errorf("--soc: %w", err)
 		}

@@ -3,7 +3,9 @@ package main
 import (
 	"fmt"
 	"io"
+	"maps"
 	"os"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -120,7 +122,7 @@ func fitRun(o *fitOptions, stdout, stderr io.Writer) error {
 		}
 	}
 	job := fitJob{prior: prior, ms: ms, opts: fit.Options{Free: o.Free, Stat: stat, Kernels: kernels}, holdout: o.Holdout,
-		source: "fit of " + o.Measurements + " from prior " + o.SoC, out: o.Out, path: o.Measurements, acceptPoor: o.AcceptPoor}
+		source: "fit of " + o.Measurements + " from prior " + o.SoC, out: o.Out, path: o.Measurements, acceptPoor: o.AcceptPoor, warn: stderr}
 	r, v, err := job.run()
 	if r != nil && err != nil && !o.JSON {
 		// A poor fit: show it, then say why nothing was written.
@@ -260,8 +262,12 @@ func writeFitText(w io.Writer, r *fit.Result, out string) error {
 		fmt.Fprintf(w, "skipped %s (%s): %s\n", s.Label, s.ID, s.Reason)
 	}
 	if r.Kernels == fit.KernelsForeign {
-		fmt.Fprintf(w, "kernels: the benchmark's own: their rates are fitted with priors %dx wide, started at %.3gx the prior's\n",
-			fit.WideFactor, r.KernelScale)
+		var parts []string
+		for _, c := range slices.Sorted(maps.Keys(r.KernelScales)) {
+			parts = append(parts, fmt.Sprintf("%s x%.3g", c, r.KernelScales[c]))
+		}
+		fmt.Fprintf(w, "kernels: the benchmark's own: the prior's rates scaled by the factor per class that fits the runs best (%s), then fitted\n",
+			strings.Join(parts, ", "))
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "parameter\tprior\tprior from\tfitted\t± σ\tidentifiable\n")
