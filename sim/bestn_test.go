@@ -277,3 +277,18 @@ func BenchmarkBestN3(b *testing.B) {
 		})
 	}
 }
+
+// A rate of zero (a fit's step may try one) makes an op endless: the run
+// must say so with a throughput of zero, not loop forever.
+func TestZeroRateEnds(t *testing.T) {
+	s, w := mustSoC(t, "rk3588"), mustWorkload(t, "qwen3.5-35b-a3b")
+	s.Engines[0].KernelOpsPerCycle["q4"] = 0
+	s.Engines[0].BandwidthMaxGBs = 0
+	r, err := Run(s, w, model.NewSplit(model.TokenSplit, "big", "little", 4, 4, 0.12, 50))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.TPS != 0 {
+		t.Errorf("TPS %g with a zero rate, want 0", r.TPS)
+	}
+}
