@@ -21,6 +21,7 @@ import (
 	"github.com/blsim/blsim/calibrate/probe"
 	"github.com/blsim/blsim/calibrate/runner"
 	"github.com/blsim/blsim/calibrate/topology"
+	"github.com/blsim/blsim/internal/quant"
 	"github.com/blsim/blsim/model"
 	"github.com/blsim/blsim/presets"
 	"github.com/schollz/progressbar/v3"
@@ -212,6 +213,12 @@ func calibrateRun(ctx context.Context, o *calibrateOptions, stdout, stderr io.Wr
 	for _, warn := range topology.NonPerformance(host.Governors) {
 		fmt.Fprintf(stderr, "blsim: warning: %s\n", warn)
 	}
+	line, slow := kernelsLine()
+	if slow {
+		fmt.Fprintf(stderr, "blsim: warning: %s\n", line)
+	} else {
+		fmt.Fprintf(stderr, "blsim: %s\n", line)
+	}
 	s := &calibrate.Settings{Engines: calibrate.NewEngines(cs), Quick: o.Quick, Grid: o.Grid, NoMicro: o.NoFit,
 		Repeats: o.Repeats, Rounds: o.Rounds, Host: host, MicroBudget: o.MicroBudget, Shuffle: o.Bench.Shuffle}
 	if o.Workload != "" {
@@ -297,6 +304,18 @@ func calibrateRun(ctx context.Context, o *calibrateOptions, stdout, stderr io.Wr
 	return fitProfile(stdout, stderr, o, prior, ms, holdout, "blsim calibrate on "+host.Name, host.Governors)
 }
 
+// kernelsLine says which dot kernels the built-in dispatcher and its
+// microbenchmark run (internal/quant), and whether they are the slow
+// generic ones: then the dispatcher's runs stay compute-bound and cannot
+// load DRAM as ggml's kernels do.
+func kernelsLine() (string, bool) {
+	impl := quant.Impl()
+	if impl == "generic" {
+		return "dispatcher kernels: generic Go (no SIMD kernel for this CPU, or BLSIM_KERNELS=generic): about 15x slower than ggml's, so the runs stay compute-bound", true
+	}
+	return "dispatcher kernels: " + impl, false
+}
+
 // fitProfile fits prior to ms, holding out the throughputs that match
 // holdout (none when it is empty), writes the profile to o.Out and prints
 // the fit and, with holdout, the held-out error.
@@ -311,6 +330,11 @@ func fitProfile(stdout, stderr io.Writer, o *calibrateOptions, prior *model.SoC,
 	}
 	job := fitJob{prior: prior, ms: ms, opts: fit.Options{Stat: stat, Kernels: kernels}, holdout: holdout, source: source,
 		governors: governors, out: o.Out, path: o.Bench.Measurements, acceptPoor: o.AcceptPoor, warn: stderr}
+	if o.Bench.Bench == "" && o.Bench.Grid == "" {
+		// The built-in dispatcher's runs: which kernels they ran.
+		line, _ := kernelsLine()
+		job.notes = append(job.notes, line)
+	}
 	r, v, err := job.run()
 	if r != nil && err != nil && !o.JSON {
 		_ = writeFitAndHoldout(stdout, r, v, ms, stat, "")

@@ -10,6 +10,7 @@ import (
 
 	"github.com/blsim/blsim/calibrate/fit"
 	"github.com/blsim/blsim/calibrate/measure"
+	"github.com/blsim/blsim/internal/quant"
 	"github.com/blsim/blsim/model"
 )
 
@@ -30,6 +31,9 @@ func TestCalibrateQuick(t *testing.T) {
 	stdout, stderr, code := runCLI(t, args...)
 	if code != 0 {
 		t.Fatalf("calibrate exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(stderr, "dispatcher kernels: "+quant.Impl()) {
+		t.Errorf("calibrate does not say which kernels ran:\n%s", stderr)
 	}
 	if !strings.Contains(stderr, "[16/16] dispatcher") || !strings.Contains(stdout, "wrote "+prof) {
 		t.Errorf("progress/output:\n%s\n%s", stderr, stdout)
@@ -178,5 +182,19 @@ func TestNoiseLine(t *testing.T) {
 	}
 	if got := noiseLine([]measure.Measurement{run(0.1, 200)}, fit.Median); got != "" {
 		t.Errorf("one sample: %q", got)
+	}
+}
+
+// The kernels line names the SIMD kernels in use, and with the generic
+// ones forced (as on a CPU without AVX2 or NEON) it is a warning.
+func TestKernelsLine(t *testing.T) {
+	line, slow := kernelsLine()
+	if !strings.Contains(line, quant.Impl()) || slow != (quant.Impl() == "generic") {
+		t.Errorf("kernelsLine() = %q, %v with %s", line, slow, quant.Impl())
+	}
+	quant.SetGeneric(true)
+	defer quant.SetGeneric(false)
+	if line, slow := kernelsLine(); !slow || !strings.Contains(line, "generic") {
+		t.Errorf("forced generic: %q, %v", line, slow)
 	}
 }

@@ -153,6 +153,8 @@ type fitJob struct {
 	governors map[string]string // recorded in the provenance when set
 	out       string            // the profile's path
 	path      string            // the measurements file, for errors
+	// notes are added to the profile's provenance.
+	notes []string
 	// acceptPoor writes the profile of a poor fit (fit.Result.Check) too.
 	acceptPoor bool
 	// warn, if not nil, receives the one-line warning of a poor fit that
@@ -190,6 +192,7 @@ func (j fitJob) run() (*fit.Result, *fit.Validation, error) {
 	if len(j.governors) > 0 {
 		r.SoC.Provenance.Governors = j.governors
 	}
+	r.SoC.Provenance.Notes = append(r.SoC.Provenance.Notes, j.notes...)
 	if perr := r.Check(); perr != nil {
 		if !j.acceptPoor {
 			return r, v, fmt.Errorf("fit: %w; no profile written (--accept-poor-fit writes it anyway)", perr)
