@@ -1,12 +1,6 @@
 package fit
 
-import (
-	"os"
-	"testing"
-
-	"github.com/blsim/blsim/calibrate/measure"
-	"github.com/blsim/blsim/model"
-)
+import "testing"
 
 // TestRecordedCDispatchHeldOut fits the development VM's two 1-core
 // engines to the independent C dispatcher's grid (testdata/cdispatch:
@@ -16,21 +10,7 @@ import (
 // and 0.5: the split mode and the fractions it never saw must be
 // predicted within 5%.
 func TestRecordedCDispatchHeldOut(t *testing.T) {
-	prior, err := model.LoadSoCFile("testdata/cdispatch/prior.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	wyaml, err := os.ReadFile("../../cmd/blsim/testdata/cdispatch/workload.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ms, errs := measure.ReadFile("testdata/cdispatch/grid.jsonl")
-	if len(errs) != 0 || len(ms) != 88 {
-		t.Fatalf("%d measurements, errors %v", len(ms), errs)
-	}
-	for i := range ms {
-		ms[i].WorkloadYAML = string(wyaml)
-	}
+	prior, ms := loadRecorded(t, "testdata/cdispatch/prior.yaml", "../../cmd/blsim/testdata/cdispatch/workload.yaml", "testdata/cdispatch/grid.jsonl", 88)
 	v, r, err := Holdout(prior, ms, []string{"expert", "f=0.3", "f=0.5"}, Options{})
 	if err != nil {
 		t.Fatal(err)

@@ -41,15 +41,7 @@ func synth(t testing.TB, truth *model.SoC, rng *rand.Rand, noise float64) []meas
 	for i, pl := range plans {
 		m := measure.Measurement{Schema: measure.Schema, ID: fmt.Sprint("run", i), Kind: measure.Dispatcher,
 			Workload: "small-moe", WorkloadYAML: string(yaml), Plan: PlanOf(pl), Unit: "t/s", Status: "ok"}
-		v, err := p.Predict(truth, &m)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for k := 0; k < 5; k++ {
-			m.Samples = append(m.Samples, v*(1+noise*rng.NormFloat64()))
-		}
-		m.Summarize()
-		m.CV = 1.2533 * noise / math.Sqrt(5) // the median's relative error
+		measureOn(t, p, truth, &m, rng, noise)
 		out = append(out, m)
 	}
 	return out
@@ -185,4 +177,19 @@ func TestRunsOfOneConfigurationMerge(t *testing.T) {
 	if last.Median != one.Median*1.0 || last.Knobs["runs"] != "3" || last.CV < 0.2 {
 		t.Errorf("merged = median %g (want %g), runs %s, cv %g", last.Median, one.Median, last.Knobs["runs"], last.CV)
 	}
+}
+
+// measureOn fills m with five samples of its throughput on truth, each off
+// by relative noise, and the CV of their median.
+func measureOn(t testing.TB, p *Predictor, truth *model.SoC, m *measure.Measurement, rng *rand.Rand, noise float64) {
+	t.Helper()
+	v, err := p.Predict(truth, m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k := 0; k < 5; k++ {
+		m.Samples = append(m.Samples, v*(1+noise*rng.NormFloat64()))
+	}
+	m.Summarize()
+	m.CV = 1.2533 * noise / math.Sqrt(5) // the median's relative error
 }

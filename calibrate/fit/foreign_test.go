@@ -39,15 +39,7 @@ func synthForeign(t testing.TB, truth *model.SoC, rng *rand.Rand, noise float64)
 			m := measure.Measurement{Schema: measure.Schema, ID: fmt.Sprintf("ub%d-run%d", ub, i), Kind: measure.LlamaBench,
 				Workload: "small-moe", WorkloadYAML: string(yaml), Plan: PlanOf(pl), Unit: "t/s", Status: "ok",
 				Run: &measure.Run{PromptTokens: 64, Ubatch: ub}}
-			v, err := p.Predict(truth, &m)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for k := 0; k < 5; k++ {
-				m.Samples = append(m.Samples, v*(1+noise*rng.NormFloat64()))
-			}
-			m.Summarize()
-			m.CV = 1.2533 * noise / math.Sqrt(5)
+			measureOn(t, p, truth, &m, rng, noise)
 			out = append(out, m)
 		}
 	}

@@ -1,12 +1,6 @@
 package fit
 
-import (
-	"os"
-	"testing"
-
-	"github.com/blsim/blsim/calibrate/measure"
-	"github.com/blsim/blsim/model"
-)
+import "testing"
 
 // TestRecordedLlamaCppHeldOut fits the development VM's one-cluster
 // profile to stock llama-bench runs of a random-weight Mixtral-shaped
@@ -16,21 +10,7 @@ import (
 // rates are llama.cpp's own: fitted with wide priors from the prior's
 // blsim-kernel values, they must predict the held-out runs within 5%.
 func TestRecordedLlamaCppHeldOut(t *testing.T) {
-	prior, err := model.LoadSoCFile("testdata/llamacpp/prior.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	wyaml, err := os.ReadFile("testdata/llamacpp/workload.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ms, errs := measure.ReadFile("testdata/llamacpp/grid.jsonl")
-	if len(errs) != 0 || len(ms) != 48 {
-		t.Fatalf("%d measurements, errors %v", len(ms), errs)
-	}
-	for i := range ms {
-		ms[i].WorkloadYAML = string(wyaml)
-	}
+	prior, ms := loadRecorded(t, "testdata/llamacpp/prior.yaml", "testdata/llamacpp/workload.yaml", "testdata/llamacpp/grid.jsonl", 48)
 	held := []string{"t=2 pp256", "t=1 pp64 ub=16"}
 	v, r, err := Holdout(prior, ms, held, Options{})
 	if err != nil {

@@ -17,21 +17,7 @@ import (
 // third: the best sample predicts the held-out points within 5%, the
 // median of runs does not.
 func TestRecordedGridHeldOut(t *testing.T) {
-	prior, err := model.LoadSoCFile("testdata/vm-prior.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	wyaml, err := os.ReadFile("testdata/vm-bench-workload.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ms, errs := measure.ReadFile("testdata/vm-bench-grid.jsonl")
-	if len(errs) != 0 || len(ms) != 288 {
-		t.Fatalf("%d measurements, errors %v", len(ms), errs)
-	}
-	for i := range ms {
-		ms[i].WorkloadYAML = string(wyaml)
-	}
+	prior, ms := loadRecorded(t, "testdata/vm-prior.yaml", "testdata/vm-bench-workload.yaml", "testdata/vm-bench-grid.jsonl", 288)
 	held := []string{"f=0.15", "f=0.25", "f=0.35", "f=0.45"}
 	// blsim bench runs blsim's own kernels, so the microbenchmark priors
 	// of its kernel rates hold (KernelsPrior); fitted as a foreign
@@ -63,4 +49,26 @@ func TestRecordedGridHeldOut(t *testing.T) {
 			t.Errorf("%s kernels: held-out MAPE: median %.2f%%, best %.2f%%: the median should be the worse on this host", kernels, mape[Median], mape[Best])
 		}
 	}
+}
+
+// loadRecorded reads a recorded grid (n measurements, whose workload is in
+// a file of its own) and the prior it is fitted from.
+func loadRecorded(t *testing.T, priorPath, workloadPath, gridPath string, n int) (*model.SoC, []measure.Measurement) {
+	t.Helper()
+	prior, err := model.LoadSoCFile(priorPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wyaml, err := os.ReadFile(workloadPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ms, errs := measure.ReadFile(gridPath)
+	if len(errs) != 0 || len(ms) != n {
+		t.Fatalf("%s: %d measurements, errors %v; want %d", gridPath, len(ms), errs, n)
+	}
+	for i := range ms {
+		ms[i].WorkloadYAML = string(wyaml)
+	}
+	return prior, ms
 }

@@ -24,19 +24,7 @@ import (
 //     fit table says where each prior came from, and the profile is
 //     written.
 func TestCDispatchThroughCalibrate(t *testing.T) {
-	if runtime.GOOS != "linux" || runtime.NumCPU() < 2 {
-		t.Skip("needs Linux and two CPUs")
-	}
-	if testing.Short() {
-		t.Skip("runs the C dispatcher 24 times")
-	}
-	bin := buildCDispatch(t)
-	big, little := cdispatchCPUs(t)
-	dir := t.TempDir()
-	prior := filepath.Join(dir, "prior.yaml")
-	if err := os.WriteFile(prior, []byte(testPrior), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	bin, big, little, dir, prior := cdispatchSetup(t)
 	runs := filepath.Join(dir, "runs.jsonl")
 	args := []string{"calibrate", "--bench", bin + " -o jsonl -r 2 -p 64", "--workload", "testdata/cdispatch/workload.yaml",
 		"--soc", prior, "--measurements", runs, "--no-fit",
@@ -104,19 +92,7 @@ func TestCDispatchThroughCalibrate(t *testing.T) {
 // threads left to the record (2, on a 1-core engine), the profile's check
 // flags them and says how to tell blsim the fork's convention.
 func TestForkRecordsFlagged(t *testing.T) {
-	if runtime.GOOS != "linux" || runtime.NumCPU() < 2 {
-		t.Skip("needs Linux and two CPUs")
-	}
-	if testing.Short() {
-		t.Skip("runs the C dispatcher")
-	}
-	bin := buildCDispatch(t)
-	big, little := cdispatchCPUs(t)
-	dir := t.TempDir()
-	prior := filepath.Join(dir, "prior.yaml")
-	if err := os.WriteFile(prior, []byte(testPrior), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	bin, big, little, dir, prior := cdispatchSetup(t)
 	knobs := filepath.Join(dir, "knobs.yaml")
 	if err := os.WriteFile(knobs, []byte(`enable: ORK_MOE_BIGLITTLE
 little_frac: ORK_BL_LITTLE_FRAC
@@ -176,4 +152,26 @@ n_threads: big
 	if stdout, _, code := runCLI(t, append(args, "--resume")...); code != 0 || !strings.Contains(stdout, "2 skipped") {
 		t.Errorf("resume: %d\n%s", code, stdout)
 	}
+}
+
+// cdispatchSetup skips where the C dispatcher cannot run its two pools (not
+// Linux, one CPU, -short), builds it, and writes the two-engine test prior
+// into a fresh folder: the binary, the big and little CPUs, the folder and
+// the prior's path.
+func cdispatchSetup(t *testing.T) (bin, big, little, dir, prior string) {
+	t.Helper()
+	if runtime.GOOS != "linux" || runtime.NumCPU() < 2 {
+		t.Skip("needs Linux and two CPUs")
+	}
+	if testing.Short() {
+		t.Skip("runs the C dispatcher")
+	}
+	bin = buildCDispatch(t)
+	big, little = cdispatchCPUs(t)
+	dir = t.TempDir()
+	prior = filepath.Join(dir, "prior.yaml")
+	if err := os.WriteFile(prior, []byte(testPrior), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return bin, big, little, dir, prior
 }
