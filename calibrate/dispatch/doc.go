@@ -1,6 +1,7 @@
 // Package dispatch runs a workload's ops for real on the CPUs, the way
 // blsim's simulator (package sim) charges them: a MUL_MAT_ID-style
-// big/little dispatcher in pure Go with two persistent pinned worker pools
+// big/little dispatcher in Go (its dot kernels in Go assembly, package
+// internal/quant) with two persistent pinned worker pools
 // (calibrate/probe), native, token-split and expert-split plans and a poll
 // knob, over synthetic quantised weights (Q4_0-like and Q8_0-like blocks,
 // float32 for the float classes) that can be sized to exceed the last-level

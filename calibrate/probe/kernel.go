@@ -16,7 +16,8 @@ const (
 	// Q4_0 layout: 32 weights per block as nibbles offset by 8, with a
 	// float16 scale) with 8-bit quantised activations (Q8_0), integer
 	// multiply-accumulate per block and one float multiply-add per block,
-	// in pure Go: quant.DotQ4Q8, the kernel the built-in dispatcher runs.
+	// quant.DotQ4Q8: the kernel the built-in dispatcher runs (Go assembly
+	// for the CPU's SIMD units, quant.Impl names it).
 	// 64 ops per block: a multiply and an add per weight.
 	KernelQ4Q8 Kernel = iota
 	// KernelF32 is quant.DotF32, a float32 dot product with four

@@ -51,7 +51,7 @@ func benchCmd(o *benchOptions, stdout, stderr io.Writer, runF func(*benchOptions
 		Use:   "bench",
 		Short: "Run the built-in big/little dispatcher for real and print llama-bench records",
 		Long: `Run a workload's prompt processing for real with blsim's built-in dispatcher
-(package calibrate/dispatch): synthetic quantised weights, pure-Go kernels and
+(package calibrate/dispatch): synthetic quantised weights, SIMD dot kernels (Go assembly) and
 persistent pinned worker pools, natively on the first cluster or with the
 routed-expert ops split with the second by tokens or by experts. Prints one
 llama-bench-compatible record per run (json, jsonl, csv or md).

@@ -35,29 +35,23 @@ func reportOps(b *testing.B, weights int) {
 }
 
 func BenchmarkDotQ4Q8(b *testing.B) {
-	for _, bk := range benchKernels() {
-		for _, w := range []int{1024, 4096} {
-			b.Run(fmt.Sprintf("%s/%d", bk.name, w), func(b *testing.B) {
-				x, _, y := randQ4Q8(w/QK, 1)
-				var s float32
-				for b.Loop() {
-					s += bk.k.q4q8(&x[0], &y[0], len(x))
-				}
-				sink = s
-				reportOps(b, w)
-			})
-		}
-	}
+	benchDot(b, func(k benchKernel, x []BlockQ4, _, y []BlockQ8) float32 { return k.k.q4q8(&x[0], &y[0], len(x)) })
 }
 
 func BenchmarkDotQ8Q8(b *testing.B) {
+	benchDot(b, func(k benchKernel, _ []BlockQ4, x, y []BlockQ8) float32 { return k.k.q8q8(&x[0], &y[0], len(x)) })
+}
+
+// benchDot times dot over rows of 1024 and 4096 weights with every kernel
+// the CPU runs.
+func benchDot(b *testing.B, dot func(k benchKernel, x4 []BlockQ4, x8, y []BlockQ8) float32) {
 	for _, bk := range benchKernels() {
 		for _, w := range []int{1024, 4096} {
 			b.Run(fmt.Sprintf("%s/%d", bk.name, w), func(b *testing.B) {
-				_, x, y := randQ4Q8(w/QK, 1)
+				x4, x8, y := randQ4Q8(w/QK, 1)
 				var s float32
 				for b.Loop() {
-					s += bk.k.q8q8(&x[0], &y[0], len(x))
+					s += dot(bk, x4, x8, y)
 				}
 				sink = s
 				reportOps(b, w)
