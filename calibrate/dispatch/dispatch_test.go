@@ -117,7 +117,7 @@ func TestPartitionsCoverEverySlot(t *testing.T) {
 	for _, parts := range [][]partition{
 		{tokenPartition(groups, K, 0, n)},
 		{tokenPartition(groups, K, 0, 35), tokenPartition(groups, K, 35, n)},
-		{expertPartition(groups, 0, 11), expertPartition(groups, 11, E)},
+		{expertPartition(groups, K, 0, 11), expertPartition(groups, K, 11, E)},
 	} {
 		seen := make([]int, n*K)
 		for _, p := range parts {

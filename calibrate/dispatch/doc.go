@@ -8,23 +8,29 @@
 // cache. Run times the whole prompt end to end, repeat by repeat; the
 // calibration fits the SoC profile to those times.
 //
-// What runs where follows the model (DESIGN.md section 5 item 3):
+// What runs where follows the model (DESIGN.md section 5 item 3), and the
+// hot loop follows ggml's CPU backend (kernel.go says how):
 //
-//   - Matmul ops run on the plan's first engine: each thread owns a static
-//     slice of output rows and walks the tokens in tiles of 16, so a slice
-//     larger than its cache is re-streamed once per tile.
-//   - ExpertMatmul ops are routed by a seeded uniform top-k router; for each
-//     expert, each thread of a partition owns a static slice of the expert's
-//     rows and runs one gemv per routed token (token tile 1, as ggml's
-//     repacked path). Native runs all tokens on the first engine; a token
-//     split gives the second engine the last fraction of the tokens, an
-//     expert split the last fraction of the experts (tokens gathered into a
-//     contiguous buffer, results scattered back). Both partitions run at
-//     once: the first engine's pool is driven by the calling goroutine, the
-//     second's by a persistent driver goroutine signalled per op, and the op
-//     ends when both are done.
+//   - Every matmul and expert op quantises its input rows to Q8 blocks
+//     first (the op's threads share the work), then meets at a spinning
+//     barrier, then computes; the op is one fork-join of its pool.
+//   - Matmul ops run on the plan's first engine. The output (rows × tokens)
+//     is cut into ggml's 16×16 chunks, which threads claim from a shared
+//     counter, and each chunk is walked in tiles of 16 rows × 16 tokens.
+//   - ExpertMatmul ops are routed by a seeded uniform top-k router; each
+//     expert's rows × routed tokens are chunked and tiled the same way
+//     (MUL_MAT_ID; on arm64, one static slice of rows per thread, as ggml
+//     there). Native runs all tokens on the first engine; a token split
+//     gives the second engine the last fraction of the tokens, an expert
+//     split the last fraction of the experts (tokens gathered and
+//     quantised into a contiguous buffer, results scattered back). Both
+//     partitions run at once: the first engine's pool is driven by the
+//     calling goroutine, the second's by a persistent driver goroutine
+//     signalled per op, and the op ends when both are done.
 //   - AttentionScores and Scalar ops are float32 loops of about op.Ops
 //     operations on the first engine.
+//
+// Nothing allocates during the timed runs (Result.Allocs counts it).
 //
 // Splits never change the math: every output element is one dot product of
 // the same operands in the same order whichever thread computes it, so all

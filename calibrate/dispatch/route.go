@@ -39,6 +39,12 @@ type expertWork struct {
 type partition struct {
 	work  []expertWork
 	pairs int // total slots
+	// tok0, tok1 are the tokens whose activations it reads in place (a
+	// token partition).
+	tok0, tok1 int
+	// slots and tokens are, pair by pair in gather-buffer order, the slot
+	// and the token of each (an expert partition gathers them).
+	slots, tokens []int32
 }
 
 // bySlot groups a route's slots by expert, in token order.
@@ -53,7 +59,7 @@ func bySlot(route []int32, experts int) [][]int32 {
 // tokenPartition keeps, of every expert, the slots whose token is in
 // [lo, hi).
 func tokenPartition(groups [][]int32, topK, lo, hi int) partition {
-	var p partition
+	p := partition{tok0: lo, tok1: hi}
 	for e, slots := range groups {
 		var mine []int32
 		for _, s := range slots {
@@ -70,12 +76,16 @@ func tokenPartition(groups [][]int32, topK, lo, hi int) partition {
 }
 
 // expertPartition keeps the experts in [lo, hi) with all their slots.
-func expertPartition(groups [][]int32, lo, hi int) partition {
+func expertPartition(groups [][]int32, topK, lo, hi int) partition {
 	var p partition
 	for e := lo; e < hi; e++ {
 		if len(groups[e]) > 0 {
 			p.work = append(p.work, expertWork{expert: e, slots: groups[e], base: p.pairs})
 			p.pairs += len(groups[e])
+			for _, s := range groups[e] {
+				p.slots = append(p.slots, s)
+				p.tokens = append(p.tokens, s/int32(topK))
+			}
 		}
 	}
 	return p

@@ -37,6 +37,9 @@ type Config struct {
 	// Checksum adds one untimed run after the timed ones that hashes every
 	// matmul's and expert matmul's output into Result.Checksums.
 	Checksum bool
+	// Run, when set, replaces the workload's test (prompt length, ubatch,
+	// depth): one Model's weights serve prompts of any shape.
+	Run *model.Run
 }
 
 // Result is what a Run measured.
@@ -63,6 +66,9 @@ type Result struct {
 	ExpertTime []time.Duration
 	// Plan is the plan's label.
 	Plan string
+	// Allocs is the number of heap allocations during the timed repeats,
+	// all goroutines together: 0 when the hot loop allocates nothing.
+	Allocs uint64
 }
 
 // MeanTPS is the mean of TPS.
@@ -85,11 +91,15 @@ func Run(cfg Config) (Result, error) {
 	return m.Run(cfg)
 }
 
-// engine is one partition: its pinned pool and its gather buffers.
+// engine is one partition: its pinned pool, its barrier and chunk
+// counters, and its gather buffers.
 type engine struct {
 	name string
 	cpus []int
 	pool *probe.Pool
+	bar  barrier
+	mm   counter   // dense matmul chunks
+	ctr  []counter // expert op chunks, one per expert of the partition
 	g    acts      // gathered activations (expert split)
 	gout []float32 // contiguous outputs (expert split)
 }
@@ -111,6 +121,7 @@ type step struct {
 
 type runner struct {
 	m       *Model
+	w       *model.Workload // the workload with this Run's test
 	split   bool
 	expertS bool
 	eng     []*engine
@@ -122,6 +133,14 @@ type runner struct {
 	steps   []step
 	busy    [2]time.Duration // ExpertTime accumulators
 	busyB   time.Duration    // written by the driver goroutine, read after Wait
+
+	// The op being run and the functions the pools run (see bind).
+	cur       *step
+	t0        time.Time
+	fnMatmul  func(int)
+	fnScalar  func(int)
+	fnExperts [2]func(int)
+	fnDrive   func(*probe.Pool)
 }
 
 // Run runs the model's workload under cfg.Plan: cfg.Warmup untimed and
@@ -138,7 +157,11 @@ func (m *Model) Run(cfg Config) (Result, error) {
 		return Result{}, fmt.Errorf("dispatch: repeats %d and warmup %d must not be negative", cfg.Repeats, cfg.Warmup)
 	}
 	reps := max(cfg.Repeats, 1)
-	r := &runner{m: m, split: p.Mode != model.Native, expertS: p.Mode == model.ExpertSplit, topK: m.w.Model.MoE.TopK}
+	wl, err := m.withRun(cfg.Run)
+	if err != nil {
+		return Result{}, err
+	}
+	r := &runner{m: m, w: wl, split: p.Mode != model.Native, expertS: p.Mode == model.ExpertSplit, topK: m.w.Model.MoE.TopK}
 	nEng := 1
 	if r.split {
 		nEng = 2
@@ -166,7 +189,8 @@ func (m *Model) Run(cfg Config) (Result, error) {
 			r.close()
 			return Result{}, fmt.Errorf("dispatch: engine %s: %w", name, err)
 		}
-		e := &engine{name: name, cpus: append([]int(nil), cfg.CPUs[name]...), pool: pool}
+		e := &engine{name: name, cpus: append([]int(nil), cfg.CPUs[name]...), pool: pool,
+			bar: barrier{n: int32(pool.Size())}, ctr: make([]counter, max(wl.Model.MoE.Experts, 1))}
 		r.eng = append(r.eng, e)
 		if i == 1 {
 			if r.drv, err = newDriver(pool, spins); err != nil {
@@ -182,18 +206,25 @@ func (m *Model) Run(cfg Config) (Result, error) {
 		r.fill()
 		m.filled = true
 	}
-	r.prepare(cfg.Seed, p)
+	if err := r.prepare(cfg.Seed, p); err != nil {
+		return Result{}, err
+	}
+	r.bind()
 
 	// A garbage collection during a timed run would put the runtime's GC
 	// workers on the cores the pinned workers use and stall the fork-join:
 	// collect now, and not again until the run is over.
 	runtime.GC()
 	defer debug.SetGCPercent(debug.SetGCPercent(-1))
-	res := Result{Tokens: m.w.Run.PromptTokens, Ops: len(r.steps), WeightBytes: m.bytes, Plan: p.String()}
+	res := Result{Tokens: wl.Run.PromptTokens, Ops: len(r.steps), WeightBytes: m.bytes, Plan: p.String()}
 	for range cfg.Warmup {
 		r.prompt(nil)
 	}
 	r.busy = [2]time.Duration{}
+	res.Samples, res.TPS = make([]time.Duration, 0, reps), make([]float64, 0, reps)
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	allocs := ms.Mallocs
 	for range reps {
 		t0 := time.Now()
 		r.prompt(nil)
@@ -201,6 +232,8 @@ func (m *Model) Run(cfg Config) (Result, error) {
 		res.Samples = append(res.Samples, d)
 		res.TPS = append(res.TPS, float64(res.Tokens)/d.Seconds())
 	}
+	runtime.ReadMemStats(&ms)
+	res.Allocs = ms.Mallocs - allocs
 	for i := range r.eng {
 		res.ExpertTime = append(res.ExpertTime, r.busy[i]/time.Duration(reps))
 	}
@@ -290,9 +323,9 @@ func (r *runner) fill() {
 
 // prepare builds the activations, output and scratch buffers, the routes
 // and every engine's share of each expert op.
-func (r *runner) prepare(seed uint64, p model.Plan) {
+func (r *runner) prepare(seed uint64, p model.Plan) error {
 	m := r.m
-	w := m.w
+	w := r.w
 	n := min(w.Run.Ubatch, w.Run.PromptTokens)
 	K := r.topK
 	qs := (m.maxIn + quant.QK - 1) / quant.QK // rows padded to whole blocks
@@ -302,8 +335,7 @@ func (r *runner) prepare(seed uint64, p model.Plan) {
 	for i := range r.act.f {
 		r.act.f[i] = g.float()
 	}
-	r.act.q = make([]quant.BlockQ8, n*r.act.qs)
-	quant.QuantizeQ8(r.act.q, r.act.f)
+	r.act.q = make([]quant.BlockQ8, n*r.act.qs) // each op quantises its rows
 	r.out = make([]float32, n*max(K, 1)*m.maxOut)
 	main := r.eng[0].pool.Size()
 	r.scratch = make([][]float32, main)
@@ -314,8 +346,8 @@ func (r *runner) prepare(seed uint64, p model.Plan) {
 		}
 		r.scratch[w] = s
 	})
-	for i, e := range r.eng {
-		if i == 1 || r.expertS {
+	for _, e := range r.eng {
+		if r.expertS {
 			e.g = acts{q: make([]quant.BlockQ8, len(r.act.q)*K), f: make([]float32, len(r.act.f)*K), qs: r.act.qs, fs: r.act.fs}
 			e.gout = make([]float32, len(r.out))
 		}
@@ -331,6 +363,9 @@ func (r *runner) prepare(seed uint64, p model.Plan) {
 		groupLayer := -2
 		for _, o := range w.Ops(u) {
 			s := step{op: o, t: m.tensors[o.Name]}
+			if s.t == nil && (o.Kind == model.Matmul || o.Kind == model.ExpertMatmul) {
+				return fmt.Errorf("dispatch: op %s of prompt %d, ubatch %d has no weights in this model", o.Name, w.Run.PromptTokens, w.Run.Ubatch)
+			}
 			if o.Kind == model.ExpertMatmul {
 				if o.Layer != groupLayer {
 					groups = bySlot(Route(seed, u, o.Layer, o.Tokens, E, K), E)
@@ -341,8 +376,8 @@ func (r *runner) prepare(seed uint64, p model.Plan) {
 					s.parts[0] = tokenPartition(groups, K, 0, o.Tokens)
 				case r.expertS:
 					e0 := int(math.Round(float64(E) * (1 - frac)))
-					s.parts[0] = expertPartition(groups, 0, e0)
-					s.parts[1] = expertPartition(groups, e0, E)
+					s.parts[0] = expertPartition(groups, K, 0, e0)
+					s.parts[1] = expertPartition(groups, K, e0, E)
 				default:
 					n0 := int(math.Round(float64(o.Tokens) * (1 - frac)))
 					s.parts[0] = tokenPartition(groups, K, 0, n0)
@@ -352,6 +387,7 @@ func (r *runner) prepare(seed uint64, p model.Plan) {
 			r.steps = append(r.steps, s)
 		}
 	}
+	return nil
 }
 
 // prompt runs every op of the prompt once; with sums, it appends a hash of
@@ -363,136 +399,6 @@ func (r *runner) prompt(sums *[]uint64) {
 		if sums != nil {
 			*sums = append(*sums, r.hash(s))
 		}
-	}
-}
-
-func (r *runner) exec(s *step) {
-	a := r.eng[0].pool
-	nw := a.Size()
-	switch s.op.Kind {
-	case model.Matmul:
-		a.Run(func(w int) { r.matmul(s, w, nw) })
-	case model.ExpertMatmul:
-		t0 := time.Now()
-		if r.drv != nil {
-			r.drv.Start(func(p *probe.Pool) { r.experts(s, 1, p); r.busyB = time.Since(t0) })
-			r.experts(s, 0, a)
-			r.busy[0] += time.Since(t0)
-			r.drv.Wait()
-			r.busy[1] += r.busyB
-			return
-		}
-		r.experts(s, 0, a)
-		r.busy[0] += time.Since(t0)
-	default:
-		a.Run(func(w int) { r.scalar(s, w, nw) })
-	}
-}
-
-// dot is weight row row of t (over all experts) dotted with row i of x.
-func dot(t *tensor, row int, x *acts, i int) float32 {
-	switch t.kind {
-	case kindQ4:
-		return quant.DotQ4Q8(t.q4[row*t.nb:(row+1)*t.nb], x.q[i*x.qs:i*x.qs+t.nb])
-	case kindQ8:
-		return quant.DotQ8Q8(t.q8[row*t.nb:(row+1)*t.nb], x.q[i*x.qs:i*x.qs+t.nb])
-	}
-	return quant.DotF32(t.f[row*t.in:(row+1)*t.in], x.f[i*x.fs:i*x.fs+t.in])
-}
-
-// matmul is worker w's static slice of output rows, token tile by tile.
-func (r *runner) matmul(s *step, w, nw int) {
-	t, n := s.t, s.op.Tokens
-	lo, hi := span(t.rows, w, nw)
-	out := r.out
-	for t0 := 0; t0 < n; t0 += TokenTile {
-		t1 := min(n, t0+TokenTile)
-		for row := lo; row < hi; row++ {
-			for tok := t0; tok < t1; tok++ {
-				out[tok*t.rows+row] = dot(t, row, &r.act, tok)
-			}
-		}
-	}
-}
-
-// experts runs engine e's partition of an expert op on pool p.
-func (r *runner) experts(s *step, e int, p *probe.Pool) {
-	part := &s.parts[e]
-	nw := p.Size()
-	t, K := s.t, r.topK
-	if !r.expertS {
-		// Direct: one gemv per routed token over the worker's row slice.
-		p.Run(func(w int) {
-			lo, hi := span(t.rows, w, nw)
-			for _, ew := range part.work {
-				base := ew.expert * t.rows
-				for _, slot := range ew.slots {
-					tok := int(slot) / K
-					o := r.out[int(slot)*t.rows : int(slot+1)*t.rows]
-					for row := lo; row < hi; row++ {
-						o[row] = dot(t, base+row, &r.act, tok)
-					}
-				}
-			}
-		})
-		return
-	}
-	eng := r.eng[e]
-	g := &eng.g
-	quant := t.kind != kindF32
-	// Gather the routed tokens' activations, expert by expert.
-	p.Run(func(w int) {
-		for _, ew := range part.work {
-			lo, hi := span(len(ew.slots), w, nw)
-			for i := lo; i < hi; i++ {
-				j, tok := ew.base+i, int(ew.slots[i])/K
-				if quant {
-					copy(g.q[j*g.qs:j*g.qs+t.nb], r.act.q[tok*r.act.qs:tok*r.act.qs+t.nb])
-				} else {
-					copy(g.f[j*g.fs:j*g.fs+t.in], r.act.f[tok*r.act.fs:tok*r.act.fs+t.in])
-				}
-			}
-		}
-	})
-	// Compute into the contiguous output.
-	p.Run(func(w int) {
-		lo, hi := span(t.rows, w, nw)
-		for _, ew := range part.work {
-			base := ew.expert * t.rows
-			for i := range ew.slots {
-				j := ew.base + i
-				o := eng.gout[j*t.rows : (j+1)*t.rows]
-				for row := lo; row < hi; row++ {
-					o[row] = dot(t, base+row, g, j)
-				}
-			}
-		}
-	})
-	// Scatter the results back to their (token, choice) slots.
-	p.Run(func(w int) {
-		for _, ew := range part.work {
-			lo, hi := span(len(ew.slots), w, nw)
-			for i := lo; i < hi; i++ {
-				j, slot := ew.base+i, int(ew.slots[i])
-				copy(r.out[slot*t.rows:(slot+1)*t.rows], eng.gout[j*t.rows:(j+1)*t.rows])
-			}
-		}
-	})
-}
-
-// scalar does worker w's share of about op.Ops float32 operations (a
-// multiply and an add per element) over its in-cache scratch buffer.
-func (r *runner) scalar(s *step, w, nw int) {
-	buf := r.scratch[w]
-	x, y := buf[:len(buf)/2], buf[len(buf)/2:]
-	elems := int64(s.op.Ops/2) / int64(nw)
-	for elems > 0 {
-		k := min(int64(len(y)), elems)
-		yy, xx := y[:k], x[:k]
-		for i := range yy {
-			yy[i] = yy[i]*0.5 + xx[i]
-		}
-		elems -= k
 	}
 }
 

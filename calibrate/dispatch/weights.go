@@ -152,6 +152,20 @@ func NewModel(w *model.Workload, seed uint64) (*Model, error) {
 	return m, nil
 }
 
+// withRun is the model's workload with run's test, checked; nil keeps its
+// own.
+func (m *Model) withRun(run *model.Run) (*model.Workload, error) {
+	if run == nil {
+		return m.w, nil
+	}
+	c := *m.w
+	c.Run = *run
+	if err := c.Validate(); err != nil {
+		return nil, fmt.Errorf("dispatch: workload %s with prompt %d, ubatch %d, depth %d: %w", c.Name, run.PromptTokens, run.Ubatch, run.Depth, err)
+	}
+	return &c, nil
+}
+
 // Workload returns the model's workload.
 func (m *Model) Workload() *model.Workload { return m.w }
 

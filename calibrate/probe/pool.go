@@ -19,8 +19,10 @@ type Pool struct {
 	poll  int
 	spins int
 	// caller: worker 0 is the goroutine that calls Run, pinned to cpus[0]
-	// by its own Pin; goroutines serve cpus[1:].
+	// by its own Pin; goroutines serve cpus[1:], and goroutine i runs
+	// fn(i+base) (base 1 in a caller pool, else 0).
 	caller bool
+	base   int
 
 	work waitWord // generation counter the workers wait on
 	done waitWord // workers finished in this generation
@@ -112,7 +114,7 @@ func NewCallerPool(cpus []int, poll int) (*Pool, error) {
 	}
 	p.cpus = append([]int{cpus[0]}, p.cpus...)
 	p.tids = append([]int{0}, p.tids...)
-	p.caller = true
+	p.caller, p.base = true, 1
 	return p, nil
 }
 
@@ -131,7 +133,7 @@ func (p *Pool) worker(i, cpu int, errs chan<- error) {
 		gen = p.work.wait(gen, p.spins)
 		stop := p.stop
 		if !stop {
-			p.fn(i)
+			p.fn(i + p.base)
 		}
 		if p.done.add(1) == p.live {
 			p.done.wake()
@@ -153,7 +155,7 @@ func (p *Pool) Run(fn func(worker int)) {
 			fn(0)
 			return
 		}
-		p.fn = func(i int) { fn(i + 1) }
+		p.fn = fn
 		atomic.StoreUint32(&p.done.word, 0)
 		p.work.store(p.work.load() + 1)
 		fn(0)

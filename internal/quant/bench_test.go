@@ -59,3 +59,16 @@ func benchDot(b *testing.B, dot func(k benchKernel, x4 []BlockQ4, x8, y []BlockQ
 		}
 	}
 }
+
+// BenchmarkQuantizeQ8 quantises one 4096-wide activation row per op.
+func BenchmarkQuantizeQ8(b *testing.B) {
+	x := make([]float32, 4096)
+	for i := range x {
+		x[i] = float32(i%251)/125 - 1
+	}
+	dst := make([]BlockQ8, len(x)/QK)
+	b.SetBytes(int64(4 * len(x)))
+	for b.Loop() {
+		QuantizeQ8(dst, x)
+	}
+}

@@ -98,23 +98,27 @@ func DotF32(x, y []float32) float32 {
 }
 
 // QuantizeQ8 quantises x (len a multiple of 32) into Q8_0-like blocks, as
-// ggml quantises activations: scale max|x|/127, round to nearest.
+// ggml quantises activations: scale max|x|/127, round to nearest (ties to
+// even, as ggml's x86 and NEON paths round).
 func QuantizeQ8(dst []BlockQ8, x []float32) {
+	const magic = 12582912 // 1.5·2²³: adding it rounds |v| < 2²² to an integer
 	for i := range dst {
-		v := x[i*QK : (i+1)*QK]
-		amax := float32(0)
+		v := (*[QK]float32)(x[i*QK : (i+1)*QK])
+		var amax uint32
 		for _, f := range v {
-			amax = max(amax, float32(math.Abs(float64(f))))
+			amax = max(amax, math.Float32bits(f)&^(1<<31))
 		}
-		d := amax / 127
+		d := math.Float32frombits(amax) / 127
 		dst[i].D = F16(d)
 		inv := float32(0)
 		if d != 0 {
 			inv = 1 / F32(dst[i].D)
 		}
+		q := &dst[i].Qs
 		for j, f := range v {
-			q := math.Round(float64(f * inv))
-			dst[i].Qs[j] = int8(max(-127, min(127, q)))
+			p := float32(f * inv) // rounded here: no fused multiply-add on any GOARCH
+			r := int32(math.Float32bits(p+magic)) - 0x4b400000
+			q[j] = int8(max(-127, min(127, r)))
 		}
 	}
 }

@@ -83,6 +83,24 @@ func TestKernelsMatchReference(t *testing.T) {
 	if got := float64(DotF32(a, b)); math.Abs(got-want) > 1e-5 {
 		t.Errorf("f32: %g, want %g", got, want)
 	}
+	// Quantising rounds to nearest, ties to even, as ggml's SIMD paths.
+	for _, tc := range []struct {
+		x    float32
+		want int8
+	}{{0.5, 0}, {1.5, 2}, {2.5, 2}, {-0.5, 0}, {-1.5, -2}, {126.5, 126}, {-127, -127}, {3.49, 3}} {
+		blk := make([]float32, QK)
+		blk[0], blk[1] = tc.x, 127 // the scale is exactly 1
+		q := make([]BlockQ8, 1)
+		QuantizeQ8(q, blk)
+		if F32(q[0].D) != 1 || q[0].Qs[0] != tc.want || q[0].Qs[1] != 127 || q[0].Qs[2] != 0 {
+			t.Errorf("quantised %g (scale %g) as %d, want %d", tc.x, F32(q[0].D), q[0].Qs[0], tc.want)
+		}
+	}
+	zero := make([]BlockQ8, 1)
+	QuantizeQ8(zero, make([]float32, QK))
+	if zero[0].D != 0 || zero[0].Qs != ([QK]int8{}) {
+		t.Errorf("a zero block quantised as %+v", zero[0])
+	}
 	// Quantising activations keeps them within half a step.
 	x := make([]float32, 64)
 	for i := range x {

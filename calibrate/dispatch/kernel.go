@@ -1,0 +1,287 @@
+package dispatch
+
+import (
+	"runtime"
+	"sync/atomic"
+	"time"
+
+	"github.com/blsim/blsim/calibrate/probe"
+	"github.com/blsim/blsim/internal/quant"
+	"github.com/blsim/blsim/model"
+)
+
+// The hot loop follows ggml's CPU backend (ggml-cpu.c, MUL_MAT and
+// MUL_MAT_ID at llama.cpp c392e50):
+//
+//   - An op is one fork-join of its engine's pool. Its threads first
+//     quantise the op's input rows to Q8 blocks (each thread a share of each
+//     row's blocks), meet at a spinning barrier, then compute.
+//   - The output (rows × tokens; for MUL_MAT_ID, per expert, rows × the
+//     expert's routed tokens) is cut into chunks of 16×16 (64 when either
+//     side is 1). When there are fewer than 4 chunks per thread it is cut
+//     into one chunk per thread instead, along the longer side. Threads
+//     claim chunks from a shared counter: their own index first, then the
+//     counter's next value. ggml on arm64 skips the chunking of MUL_MAT_ID
+//     (one static slice per thread); so does this package on arm64.
+//   - Inside a chunk, tiles of 16 tokens × 16 rows: each tile's 16 weight
+//     rows are dotted with each of its tokens before the next rows, so the
+//     rows are read from memory once per tile and from L1 after.
+//
+// Nothing in the loop allocates: the functions the pools run are built
+// once per Run, and each op's state is in the runner.
+
+// tile is the side of ggml's blocks inside a chunk (blck_0, blck_1).
+const tile = 16
+
+// staticExperts is ggml's disable_chunking for MUL_MAT_ID: on arm64 each
+// thread takes one static slice of each expert's rows.
+var staticExperts = runtime.GOARCH == "arm64"
+
+// counter is a chunk counter on a cache line of its own.
+type counter struct {
+	v atomic.Int32
+	_ [60]byte
+}
+
+// barrier is a spinning barrier for the n threads of one pool, as
+// ggml_barrier: the last to arrive releases the others.
+type barrier struct {
+	n     int32
+	count atomic.Int32
+	gen   atomic.Uint32
+}
+
+func (b *barrier) wait() {
+	if b.n <= 1 {
+		return
+	}
+	g := b.gen.Load()
+	if b.count.Add(1) == b.n {
+		b.count.Store(0)
+		b.gen.Add(1)
+		return
+	}
+	for b.gen.Load() == g {
+	}
+}
+
+// chunks is how an nr0×nr1 output (rows × tokens) is cut for nth threads.
+type chunks struct {
+	n0, n1   int // chunks along rows and tokens
+	d0, d1   int // chunk size along rows and tokens
+	nr0, nr1 int
+}
+
+func chunking(nr0, nr1, nth int, static bool) chunks {
+	size := 16
+	if nr0 == 1 || nr1 == 1 {
+		size = 64
+	}
+	n0, n1 := (nr0+size-1)/size, (nr1+size-1)/size
+	if n0*n1 < 4*nth || static {
+		if nr0 > nr1 {
+			n0, n1 = nth, 1
+		} else {
+			n0, n1 = 1, nth
+		}
+	}
+	return chunks{n0: n0, n1: n1, d0: (nr0 + n0 - 1) / n0, d1: (nr1 + n1 - 1) / n1, nr0: nr0, nr1: nr1}
+}
+
+func (c chunks) total() int { return c.n0 * c.n1 }
+
+// bounds is chunk i's rows [r0, r1) and tokens [t0, t1); either may be empty.
+func (c chunks) bounds(i int) (r0, r1, t0, t1 int) {
+	a, b := i%c.n0, i/c.n0
+	r0 = min(a*c.d0, c.nr0)
+	t0 = min(b*c.d1, c.nr1)
+	return r0, min(r0+c.d0, c.nr0), t0, min(t0+c.d1, c.nr1)
+}
+
+// claim runs do for worker w's chunks: its own index, then whatever the
+// counter (set to nth before the op) hands out.
+func claim(c chunks, w, nth int, ctr *counter, do func(chunk int)) {
+	n := c.total()
+	for i := w; i < n; {
+		do(i)
+		if nth >= n {
+			return
+		}
+		i = int(ctr.v.Add(1)) - 1
+	}
+}
+
+// dot is weight row row of t (over all experts) dotted with row i of x.
+func dot(t *tensor, row int, x *acts, i int) float32 {
+	switch t.kind {
+	case kindQ4:
+		return quant.DotQ4Q8(t.q4[row*t.nb:(row+1)*t.nb], x.q[i*x.qs:i*x.qs+t.nb])
+	case kindQ8:
+		return quant.DotQ8Q8(t.q8[row*t.nb:(row+1)*t.nb], x.q[i*x.qs:i*x.qs+t.nb])
+	}
+	return quant.DotF32(t.f[row*t.in:(row+1)*t.in], x.f[i*x.fs:i*x.fs+t.in])
+}
+
+// quantRows quantises worker w's share (of nw) of the blocks of each row
+// [lo, hi) of src's floats into the same rows of dst, for a tensor t of
+// a quantised kind; float kinds read src directly.
+func quantRows(t *tensor, src, dst *acts, lo, hi, w, nw int) {
+	if t.kind == kindF32 {
+		return
+	}
+	b0, b1 := span(t.nb, w, nw)
+	for i := lo; i < hi; i++ {
+		f := src.f[i*src.fs:]
+		quant.QuantizeQ8(dst.q[i*dst.qs+b0:i*dst.qs+b1], f[b0*quant.QK:b1*quant.QK])
+	}
+}
+
+// matmulWorker is worker w's part of the current dense matmul on the main
+// engine: quantise, barrier, then its chunks.
+func (r *runner) matmulWorker(w int) {
+	e := r.eng[0]
+	s := r.cur
+	t, n, nw := s.t, s.op.Tokens, e.pool.Size()
+	quantRows(t, &r.act, &r.act, 0, n, w, nw)
+	c := chunking(t.rows, n, nw, false)
+	if w == 0 {
+		e.mm.v.Store(int32(nw))
+	}
+	e.bar.wait()
+	claim(c, w, nw, &e.mm, func(i int) {
+		r0, r1, t0, t1 := c.bounds(i)
+		for tt := t0; tt < t1; tt += tile {
+			te := min(tt+tile, t1)
+			for rr := r0; rr < r1; rr += tile {
+				re := min(rr+tile, r1)
+				for tok := tt; tok < te; tok++ {
+					o := r.out[tok*t.rows:]
+					for row := rr; row < re; row++ {
+						o[row] = dot(t, row, &r.act, tok)
+					}
+				}
+			}
+		}
+	})
+}
+
+// expertWorker is worker w of engine ei's part of the current expert op.
+// Native and token-split plans dot the shared activations and write each
+// (token, choice) slot's output in place; an expert split first gathers
+// (and quantises) its tokens' activations into the engine's own buffer,
+// computes into a contiguous output, and scatters it back.
+func (r *runner) expertWorker(ei, w int) {
+	e := r.eng[ei]
+	part := &r.cur.parts[ei]
+	t, K, nw := r.cur.t, r.topK, e.pool.Size()
+	gathered := r.expertS
+	if gathered {
+		lo, hi := span(part.pairs, w, nw)
+		for j := lo; j < hi; j++ {
+			tok := int(part.tokens[j])
+			if t.kind == kindF32 {
+				copy(e.g.f[j*e.g.fs:j*e.g.fs+t.in], r.act.f[tok*r.act.fs:tok*r.act.fs+t.in])
+				continue
+			}
+			quant.QuantizeQ8(e.g.q[j*e.g.qs:j*e.g.qs+t.nb], r.act.f[tok*r.act.fs:tok*r.act.fs+t.in])
+		}
+	} else {
+		quantRows(t, &r.act, &r.act, part.tok0, part.tok1, w, nw)
+	}
+	for i := w; i < len(part.work); i += nw {
+		e.ctr[i].v.Store(int32(nw))
+	}
+	e.bar.wait()
+	for k := range part.work {
+		ew := &part.work[k]
+		base := ew.expert * t.rows
+		c := chunking(t.rows, len(ew.slots), nw, staticExperts)
+		claim(c, w, nw, &e.ctr[k], func(i int) {
+			r0, r1, t0, t1 := c.bounds(i)
+			for tt := t0; tt < t1; tt += tile {
+				te := min(tt+tile, t1)
+				for rr := r0; rr < r1; rr += tile {
+					re := min(rr+tile, r1)
+					for x := tt; x < te; x++ {
+						var o []float32
+						var src *acts
+						var xi int
+						if gathered {
+							xi = ew.base + x
+							o, src = e.gout[xi*t.rows:], &e.g
+						} else {
+							slot := int(ew.slots[x])
+							xi = slot / K
+							o, src = r.out[slot*t.rows:], &r.act
+						}
+						for row := rr; row < re; row++ {
+							o[row] = dot(t, base+row, src, xi)
+						}
+					}
+				}
+			}
+		})
+	}
+	if !gathered {
+		return
+	}
+	e.bar.wait()
+	lo, hi := span(part.pairs, w, nw)
+	for j := lo; j < hi; j++ {
+		slot := int(part.slots[j])
+		copy(r.out[slot*t.rows:(slot+1)*t.rows], e.gout[j*t.rows:(j+1)*t.rows])
+	}
+}
+
+// scalarWorker does worker w's share of about op.Ops float32 operations (a
+// multiply and an add per element) over its in-cache scratch buffer.
+func (r *runner) scalarWorker(w int) {
+	nw := r.eng[0].pool.Size()
+	buf := r.scratch[w]
+	x, y := buf[:len(buf)/2], buf[len(buf)/2:]
+	elems := int64(r.cur.op.Ops/2) / int64(nw)
+	for elems > 0 {
+		k := min(int64(len(y)), elems)
+		yy, xx := y[:k], x[:k]
+		for i := range yy {
+			yy[i] = yy[i]*0.5 + xx[i]
+		}
+		elems -= k
+	}
+}
+
+// bind builds, once per Run, the functions the pools run.
+func (r *runner) bind() {
+	r.fnMatmul = r.matmulWorker
+	r.fnScalar = r.scalarWorker
+	r.fnExperts[0] = func(w int) { r.expertWorker(0, w) }
+	r.fnExperts[1] = func(w int) { r.expertWorker(1, w) }
+	r.fnDrive = func(p *probe.Pool) {
+		p.Run(r.fnExperts[1])
+		r.busyB = time.Since(r.t0)
+	}
+}
+
+// exec runs one op.
+func (r *runner) exec(s *step) {
+	r.cur = s
+	a := r.eng[0].pool
+	switch s.op.Kind {
+	case model.Matmul:
+		a.Run(r.fnMatmul)
+	case model.ExpertMatmul:
+		r.t0 = time.Now()
+		if r.drv != nil {
+			r.drv.Start(r.fnDrive)
+			a.Run(r.fnExperts[0])
+			r.busy[0] += time.Since(r.t0)
+			r.drv.Wait()
+			r.busy[1] += r.busyB
+			return
+		}
+		a.Run(r.fnExperts[0])
+		r.busy[0] += time.Since(r.t0)
+	default:
+		a.Run(r.fnScalar)
+	}
+}
