@@ -3,12 +3,15 @@ package calibrate
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"path/filepath"
 	"testing"
 
+	"github.com/blsim/blsim/calibrate/dispatch"
 	"github.com/blsim/blsim/calibrate/measure"
 	"github.com/blsim/blsim/calibrate/topology"
+	"github.com/blsim/blsim/model"
 )
 
 func twoEngines() []Engine {
@@ -53,12 +56,12 @@ func TestPriorFromMicrobenchmarks(t *testing.T) {
 
 func TestPlans(t *testing.T) {
 	s := &Settings{Engines: twoEngines()}
-	fitPlans, err := Plans(s)
+	fitPlans, err := Points(s)
 	if err != nil || len(fitPlans) != 14 {
 		t.Fatalf("fit grid: %d plans, %v", len(fitPlans), err)
 	}
 	s.Grid = "heldout"
-	held, _ := Plans(s)
+	held, _ := Points(s)
 	if len(held) < 12 {
 		t.Errorf("held-out grid has %d plans, want at least 12", len(held))
 	}
@@ -72,13 +75,60 @@ func TestPlans(t *testing.T) {
 		}
 	}
 	s.Grid = BothGrids
-	both, err := Plans(s)
+	both, err := Points(s)
 	if err != nil || len(both) != len(fitPlans)+len(held) {
 		t.Errorf("fit+heldout: %d plans (%v), want %d", len(both), err, len(fitPlans)+len(held))
 	}
 	s.Grid = "bogus"
-	if _, err := Plans(s); err == nil {
+	if _, err := Points(s); err == nil {
 		t.Error("want an error for an unknown grid")
+	}
+}
+
+// TestGridSpansIntensity: with an MoE workload, the grid runs the
+// decode-like and prefill-like shapes too, fit and held out, and every
+// point is distinct.
+func TestGridSpansIntensity(t *testing.T) {
+	w := dispatch.SyntheticWorkload(8<<20, 0)
+	low, high := Shapes(w)
+	per := func(r *model.Run) float64 {
+		return float64(r.Ubatch*w.Model.MoE.TopK) / float64(w.Model.MoE.Experts)
+	}
+	if low == nil || high == nil || per(low) > 0.5 || per(high) < 16 {
+		t.Fatalf("shapes %+v %+v", low, high)
+	}
+	if low.PromptTokens < 8*low.Ubatch {
+		t.Errorf("decode-like prompt %d of ubatch %d: too few ubatches to stream the weights several times", low.PromptTokens, low.Ubatch)
+	}
+	for _, engines := range [][]Engine{twoEngines(), twoEngines()[:1]} {
+		for _, quick := range []bool{false, true} {
+			s := &Settings{Engines: engines, Workload: w, Grid: BothGrids, Quick: quick}
+			pts, err := Points(s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			seen := map[string]bool{}
+			count := map[string]int{}
+			for _, p := range pts {
+				key := p.String()
+				if seen[key] {
+					t.Errorf("%d engines, quick %v: %s twice", len(engines), quick, key)
+				}
+				seen[key] = true
+				shape := "own"
+				switch p.Run {
+				case nil:
+				default:
+					shape = fmt.Sprintf("ub%d", p.Run.Ubatch)
+				}
+				count[p.Set+" "+shape]++
+			}
+			for _, k := range []string{"fit own", "fit ub8", "fit ub512", "heldout ub8", "heldout ub512"} {
+				if count[k] == 0 {
+					t.Errorf("%d engines, quick %v: no %s points (%v)", len(engines), quick, k, count)
+				}
+			}
+		}
 	}
 }
 

@@ -76,7 +76,9 @@ func Prior(name string, engines []Engine, ms []measure.Measurement, w *model.Wor
 		e := model.Engine{Name: c.Name, Kind: "cpu", CoreType: c.CoreType, Cores: len(c.CPUs), ClockGHz: en.ClockGHz,
 			KernelOpsPerCycle: map[string]float64{}, MoEEfficiency: 1, ThreadScalingLoss: 0.02,
 			L2KiBPerCore: float64(c.L2KiBPerCore), SharedCacheKiB: float64(c.SharedCacheKiB), CacheUsableFrac: 0.5,
-			TokenTile: 16, ExpertTokenTile: 1, MemComputeOverlap: 0.3}
+			// ggml's generic MUL_MAT and MUL_MAT_ID, and the built-in
+			// dispatcher, walk weight rows in tiles of 16 tokens.
+			TokenTile: 16, ExpertTokenTile: 16, MemComputeOverlap: 0.3}
 		p := "engines." + c.Name + "."
 		var q4, f32 float64
 		set(p+"kernel_ops_per_cycle.q4", &q4, 1/en.ClockGHz)

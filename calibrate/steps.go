@@ -192,28 +192,46 @@ const (
 	BothGrids   = "fit+heldout"
 )
 
-// Plans is the dispatcher grid: "fit" covers native, token and expert
-// splits at both poll levels; "heldout" uses other fractions;
-// "fit+heldout" is the one then the other.
-func Plans(s *Settings) ([]model.Plan, error) {
-	sets, err := planSets(s)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]model.Plan, len(sets))
-	for i, sp := range sets {
-		out[i] = sp.plan
-	}
-	return out, nil
+// Point is one configuration of the dispatcher grid: a plan, the prompt
+// shape it runs (nil: the workload's own) and the grid it belongs to (the
+// value of its measurement's "set" knob).
+type Point struct {
+	Plan model.Plan
+	Run  *model.Run
+	Set  string
 }
 
-// setPlan is a plan and the grid it belongs to.
-type setPlan struct {
-	plan model.Plan
-	set  string
+// String is the plan, and the shape when it is not the workload's own.
+func (p Point) String() string {
+	if p.Run == nil {
+		return p.Plan.String()
+	}
+	return fmt.Sprintf("%s pp%d ub=%d", p.Plan, p.Run.PromptTokens, p.Run.Ubatch)
 }
 
-func planSets(s *Settings) ([]setPlan, error) {
+// Shapes are the prompt shapes the dispatcher grid runs besides the
+// workload's own, chosen by the tokens each routed expert gets per ubatch
+// (ubatch × top-k / experts), which sets the arithmetic intensity of the
+// expert ops: about a quarter of a token (decode-like: each touched expert
+// is walked for about one token, so the runs lean on DRAM) and 16 tokens
+// (prefill-like, compute-bound). The decode-like prompt is long enough to
+// stream the expert weights several times; both are nil for a workload
+// without experts.
+func Shapes(w *model.Workload) (low, high *model.Run) {
+	if w == nil || w.Model.MoE.Experts == 0 || w.Model.MoE.TopK == 0 {
+		return nil, nil
+	}
+	e, k := w.Model.MoE.Experts, w.Model.MoE.TopK
+	ubLow := max(1, e/(4*k))
+	ubHigh := max(1, 16*e/k)
+	return &model.Run{PromptTokens: 16 * ubLow, Ubatch: ubLow}, &model.Run{PromptTokens: ubHigh, Ubatch: ubHigh}
+}
+
+// Points is the dispatcher grid. "fit" covers native, token and expert
+// splits at both poll levels on the workload's own prompt, and fewer plans
+// on the decode-like and prefill-like shapes (Shapes); "heldout" uses other
+// fractions on each; "fit+heldout" is the one then the other.
+func Points(s *Settings) ([]Point, error) {
 	grid := s.Grid
 	if grid == "" {
 		grid = FitGrid
@@ -222,92 +240,135 @@ func planSets(s *Settings) ([]setPlan, error) {
 	if grid == BothGrids {
 		grids = []string{FitGrid, HeldOutGrid}
 	}
-	var out []setPlan
+	var out []Point
 	for _, g := range grids {
 		ps, err := grid1(s, g)
 		if err != nil {
 			return nil, err
 		}
-		for _, p := range ps {
-			out = append(out, setPlan{p, g})
-		}
+		out = append(out, ps...)
 	}
 	return out, nil
 }
 
-// grid1 is the plans of one grid, fit or heldout.
-func grid1(s *Settings, grid string) ([]model.Plan, error) {
+// grid1 is the points of one grid, fit or heldout.
+func grid1(s *Settings, grid string) ([]Point, error) {
+	if grid != FitGrid && grid != HeldOutGrid {
+		return nil, fmt.Errorf("grid %q is not fit, heldout or fit+heldout", s.Grid)
+	}
 	if len(s.Engines) == 1 {
-		return nativeGrid(s, grid)
+		return nativeGrid(s, grid), nil
 	}
 	big, little := s.Engines[0].Cluster, s.Engines[1].Cluster
 	tb, tl := len(big.CPUs), len(little.CPUs)
-	var out []model.Plan
-	add := func(mode model.Mode, fracs []float64, polls []int) {
+	low, high := Shapes(s.Workload)
+	var out []Point
+	add := func(run *model.Run, mode model.Mode, fracs []float64, polls ...int) {
 		for _, poll := range polls {
-			for _, f := range fracs {
-				out = append(out, model.NewSplit(mode, big.Name, little.Name, tb, tl, f, poll))
+			if mode == model.Native {
+				out = append(out, Point{Plan: model.NewNative(big.Name, tb, poll), Run: run, Set: grid})
+				continue
 			}
+			for _, f := range fracs {
+				out = append(out, Point{Plan: model.NewSplit(mode, big.Name, little.Name, tb, tl, f, poll), Run: run, Set: grid})
+			}
+		}
+	}
+	shaped := func(run *model.Run, f func(run *model.Run)) {
+		if run != nil {
+			f(run)
 		}
 	}
 	switch {
 	case grid == FitGrid && s.Quick:
-		out = append(out, model.NewNative(big.Name, tb, 50))
-		add(model.TokenSplit, []float64{0.2, 0.5}, []int{50})
-		add(model.ExpertSplit, []float64{0.5}, []int{0})
+		add(nil, model.Native, nil, 50)
+		add(nil, model.TokenSplit, []float64{0.2, 0.5}, 50)
+		add(nil, model.ExpertSplit, []float64{0.5}, 0)
+		shaped(low, func(r *model.Run) {
+			add(r, model.Native, nil, 50)
+			add(r, model.TokenSplit, []float64{0.5}, 0)
+		})
+		shaped(high, func(r *model.Run) { add(r, model.Native, nil, 50) })
 	case grid == FitGrid:
-		for _, poll := range []int{0, 50} {
-			out = append(out, model.NewNative(big.Name, tb, poll))
-		}
-		add(model.TokenSplit, []float64{0.1, 0.3, 0.5, 0.7}, []int{0, 50})
-		add(model.ExpertSplit, []float64{0.25, 0.5}, []int{0, 50})
-	case grid == HeldOutGrid:
-		add(model.TokenSplit, []float64{0.15, 0.4, 0.6, 0.9}, []int{0, 50})
-		add(model.ExpertSplit, []float64{0.1, 0.4}, []int{0, 50})
+		add(nil, model.Native, nil, 0, 50)
+		add(nil, model.TokenSplit, []float64{0.1, 0.3, 0.5, 0.7}, 0, 50)
+		add(nil, model.ExpertSplit, []float64{0.25, 0.5}, 0, 50)
+		shaped(low, func(r *model.Run) {
+			add(r, model.Native, nil, 0, 50)
+			add(r, model.TokenSplit, []float64{0.3}, 0)
+			add(r, model.TokenSplit, []float64{0.5}, 50)
+			add(r, model.ExpertSplit, []float64{0.5}, 0)
+		})
+		shaped(high, func(r *model.Run) {
+			add(r, model.Native, nil, 50)
+			add(r, model.TokenSplit, []float64{0.3}, 50)
+			add(r, model.TokenSplit, []float64{0.5}, 0)
+			add(r, model.ExpertSplit, []float64{0.5}, 50)
+		})
 	default:
-		return nil, fmt.Errorf("grid %q is not fit, heldout or fit+heldout", s.Grid)
+		add(nil, model.TokenSplit, []float64{0.15, 0.4, 0.6, 0.9}, 0, 50)
+		add(nil, model.ExpertSplit, []float64{0.1, 0.4}, 0, 50)
+		shaped(low, func(r *model.Run) {
+			add(r, model.TokenSplit, []float64{0.4}, 50)
+			add(r, model.ExpertSplit, []float64{0.25}, 0)
+		})
+		shaped(high, func(r *model.Run) {
+			add(r, model.TokenSplit, []float64{0.4}, 0)
+			add(r, model.ExpertSplit, []float64{0.25}, 50)
+		})
 	}
 	return out, nil
 }
 
 // nativeGrid is the grid of a one-cluster host: native runs (the plans
-// stock llama.cpp has) over thread counts and poll levels; the held-out
-// grid takes the thread counts between, and poll 25.
-func nativeGrid(s *Settings, grid string) ([]model.Plan, error) {
+// stock llama.cpp has) over thread counts and poll levels, on the
+// workload's own prompt and its decode-like and prefill-like shapes; the
+// held-out grid takes the thread counts between, and poll 25.
+func nativeGrid(s *Settings, grid string) []Point {
 	c := s.Engines[0].Cluster
 	n := len(c.CPUs)
 	threads := []int{n}
 	if n > 1 {
 		threads = []int{1, n}
 	}
-	var out []model.Plan
+	low, high := Shapes(s.Workload)
+	var out []Point
+	add := func(run *model.Run, poll int, ts ...int) {
+		for _, t := range ts {
+			out = append(out, Point{Plan: model.NewNative(c.Name, t, poll), Run: run, Set: grid})
+		}
+	}
 	switch {
 	case grid == FitGrid && s.Quick:
-		for _, t := range threads {
-			out = append(out, model.NewNative(c.Name, t, 50))
-		}
-		out = append(out, model.NewNative(c.Name, n, 0))
+		add(nil, 50, threads...)
+		add(nil, 0, n)
 	case grid == FitGrid:
-		for _, poll := range []int{0, 50} {
-			for _, t := range threads {
-				out = append(out, model.NewNative(c.Name, t, poll))
-			}
-		}
-	case grid == HeldOutGrid:
-		for t := 2; t < n; t++ {
-			out = append(out, model.NewNative(c.Name, t, 50))
-		}
-		out = append(out, model.NewNative(c.Name, n, 25))
+		add(nil, 0, threads...)
+		add(nil, 50, threads...)
 	default:
-		return nil, fmt.Errorf("grid %q is not fit, heldout or fit+heldout", s.Grid)
+		for t := 2; t < n; t++ {
+			add(nil, 50, t)
+		}
+		add(nil, 25, n)
 	}
-	return out, nil
+	for _, r := range []*model.Run{low, high} {
+		if r == nil {
+			continue
+		}
+		switch grid {
+		case FitGrid:
+			add(r, 50, threads...)
+		default:
+			add(r, 25, n)
+		}
+	}
+	return out
 }
 
 // DispatcherSteps times the built-in dispatcher over the grid, on weights
 // allocated once (lazily, at the first step that runs).
 func DispatcherSteps(s *Settings, workloadYAML string) ([]Step, error) {
-	plans, err := planSets(s)
+	plans, err := Points(s)
 	if err != nil {
 		return nil, err
 	}
@@ -329,7 +390,7 @@ func DispatcherSteps(s *Settings, workloadYAML string) ([]Step, error) {
 	var m *dispatch.Model
 	var steps []Step
 	for round := 1; round <= rounds; round++ {
-		these := append([]setPlan(nil), plans...)
+		these := append([]Point(nil), plans...)
 		if s.Shuffle {
 			shuffle.Round(these, round)
 		}
@@ -340,14 +401,14 @@ func DispatcherSteps(s *Settings, workloadYAML string) ([]Step, error) {
 	return steps, nil
 }
 
-func dispatcherStep(s *Settings, sp setPlan, round, rounds, repeats int, cpus map[string][]int, workloadYAML string, mp **dispatch.Model) Step {
-	pl := sp.plan
+func dispatcherStep(s *Settings, sp Point, round, rounds, repeats int, cpus map[string][]int, workloadYAML string, mp **dispatch.Model) Step {
+	pl := sp.Plan
 	var where []string
 	for _, en := range s.Engines {
 		where = append(where, en.Cluster.Name+"="+topology.FormatCPUList(en.Cluster.CPUs))
 	}
-	id := fmt.Sprintf("dispatcher/%s/%s/%s/round=%d", s.Workload.Name, pl, strings.Join(where, ","), round)
-	label := "dispatcher " + pl.String()
+	id := fmt.Sprintf("dispatcher/%s/%s/%s/round=%d", s.Workload.Name, sp, strings.Join(where, ","), round)
+	label := "dispatcher " + sp.String()
 	if rounds > 1 {
 		label += fmt.Sprintf(" (round %d/%d)", round, rounds)
 	}
@@ -365,10 +426,13 @@ func dispatcherStep(s *Settings, sp setPlan, round, rounds, repeats int, cpus ma
 		for i, name := range pl.Engines {
 			use[name] = cpus[name][:min(pl.Threads[i], len(cpus[name]))]
 		}
-		r, err := m.Run(dispatch.Config{Plan: pl, CPUs: use, Repeats: repeats, Warmup: 1, Seed: 1})
+		r, err := m.Run(dispatch.Config{Plan: pl, CPUs: use, Repeats: repeats, Warmup: 1, Seed: 1, Run: sp.Run})
 		out := measure.Measurement{ID: id, Kind: measure.Dispatcher, Workload: s.Workload.Name,
 			WorkloadYAML: workloadYAML, Plan: fit.PlanOf(pl), Unit: "t/s", Samples: r.TPS,
-			Knobs: map[string]string{"repeats": fmt.Sprint(repeats), "round": fmt.Sprint(round), "weight_bytes": fmt.Sprint(r.WeightBytes), "set": sp.set}}
+			Knobs: map[string]string{"repeats": fmt.Sprint(repeats), "round": fmt.Sprint(round), "weight_bytes": fmt.Sprint(r.WeightBytes), "set": sp.Set}}
+		if sp.Run != nil {
+			out.Run = &measure.Run{PromptTokens: sp.Run.PromptTokens, Ubatch: sp.Run.Ubatch, Depth: sp.Run.Depth}
+		}
 		out.Summarize()
 		return out, err
 	}}

@@ -84,6 +84,10 @@ type Residual struct {
 	Measured  float64 `json:"measured"`
 	Predicted float64 `json:"predicted"`
 	ErrPct    float64 `json:"err_pct"`
+	// DRAMBoundPct is the share of the predicted run's critical path the
+	// model says was waiting on DRAM (sim.Bound.DRAM), in percent: which
+	// regime the run was in.
+	DRAMBoundPct float64 `json:"dram_bound_pct"`
 }
 
 // Result is a fitted profile and how well it fits.
@@ -224,7 +228,7 @@ func Fit(prior *model.SoC, ms []measure.Measurement, o Options) (*Result, error)
 		for i, path := range free {
 			_ = s.Set(path, x[i])
 		}
-		vals, err := predictAll(pred, s, obs)
+		vals, _, err := predictAll(pred, s, obs)
 		if err != nil {
 			evalErr = err
 			for i := range dst {
@@ -294,11 +298,11 @@ func Fit(prior *model.SoC, ms []measure.Measurement, o Options) (*Result, error)
 		r.Params = append(r.Params, ParamFit{Path: path, Prior: priors[i].Mean, PriorSigma: priors[i].Sigma,
 			PriorFrom: from[i], Value: res.X[i], Sigma: sd, Identifiable: !unident[i], AtBound: atBound(res.X[i], bounds[i])})
 	}
-	vals, err := predictAll(pred, out, obs)
+	vals, dram, err := predictAll(pred, out, obs)
 	if err != nil {
 		return nil, err
 	}
-	r.Residuals, r.RMSPct, r.MAPE = residualTable(obs, vals)
+	r.Residuals, r.RMSPct, r.MAPE = residualTable(obs, vals, dram)
 	return r, nil
 }
 
@@ -387,9 +391,11 @@ func sharesDRAM(s *model.SoC, path string) bool {
 
 func hasSuffix(s, suf string) bool { return len(s) >= len(suf) && s[len(s)-len(suf):] == suf }
 
-// predictAll predicts every measurement on all cores.
-func predictAll(p *Predictor, s *model.SoC, obs []measure.Measurement) ([]float64, error) {
+// predictAll predicts every measurement on all cores: its t/s and the
+// share of its critical path that was DRAM-bound, in percent.
+func predictAll(p *Predictor, s *model.SoC, obs []measure.Measurement) (tps, dramPct []float64, err error) {
 	out := make([]float64, len(obs))
+	dram := make([]float64, len(obs))
 	errs := make([]error, len(obs))
 	var wg sync.WaitGroup
 	next := make(chan int)
@@ -398,7 +404,12 @@ func predictAll(p *Predictor, s *model.SoC, obs []measure.Measurement) ([]float6
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				out[i], errs[i] = p.Predict(s, &obs[i])
+				r, err := p.Simulate(s, &obs[i])
+				if err != nil {
+					errs[i] = err
+					continue
+				}
+				out[i], dram[i] = r.TPS, 100*r.Bound.DRAM
 			}
 		}()
 	}
@@ -409,20 +420,20 @@ func predictAll(p *Predictor, s *model.SoC, obs []measure.Measurement) ([]float6
 	wg.Wait()
 	for _, err := range errs {
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
-	return out, nil
+	return out, dram, nil
 }
 
-func residualTable(obs []measure.Measurement, pred []float64) ([]Residual, float64, float64) {
+func residualTable(obs []measure.Measurement, pred, dramPct []float64) ([]Residual, float64, float64) {
 	var rows []Residual
 	ss, sa := 0.0, 0.0
 	for i, m := range obs {
 		e := 100 * (pred[i]/m.Median - 1)
 		ss += e * e
 		sa += math.Abs(e)
-		rows = append(rows, Residual{ID: m.ID, Label: m.Label(), Measured: m.Median, Predicted: pred[i], ErrPct: e})
+		rows = append(rows, Residual{ID: m.ID, Label: m.Label(), Measured: m.Median, Predicted: pred[i], ErrPct: e, DRAMBoundPct: dramPct[i]})
 	}
 	n := float64(len(obs))
 	return rows, math.Sqrt(ss / n), sa / n

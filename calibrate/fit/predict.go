@@ -82,18 +82,28 @@ func PlanOf(p model.Plan) *measure.Plan {
 
 // Predict returns the simulated t/s of a throughput measurement on soc.
 func (p *Predictor) Predict(soc *model.SoC, m *measure.Measurement) (float64, error) {
-	if !Throughput(m) {
-		return 0, fmt.Errorf("measurement %s (%s) is not a throughput", m.ID, m.Kind)
-	}
-	w, err := p.Workload(m)
+	r, err := p.Simulate(soc, m)
 	if err != nil {
 		return 0, err
 	}
+	return r.TPS, nil
+}
+
+// Simulate runs the simulator for a throughput measurement on soc: its
+// workload with the measurement's test, under its plan.
+func (p *Predictor) Simulate(soc *model.SoC, m *measure.Measurement) (*sim.Result, error) {
+	if !Throughput(m) {
+		return nil, fmt.Errorf("measurement %s (%s) is not a throughput", m.ID, m.Kind)
+	}
+	w, err := p.Workload(m)
+	if err != nil {
+		return nil, err
+	}
 	r, err := sim.Run(soc, WithRun(w, m.Run), Plan(m.Plan))
 	if err != nil {
-		return 0, fmt.Errorf("measurement %s: %w", m.ID, err)
+		return nil, fmt.Errorf("measurement %s: %w", m.ID, err)
 	}
-	return r.TPS, nil
+	return r, nil
 }
 
 // WithRun returns w with a record's test applied (its prompt length,

@@ -32,11 +32,11 @@ func Predictions(soc *model.SoC, ms []measure.Measurement, o Options) (*Validati
 	if len(obs) == 0 {
 		return nil, ErrNoThroughput
 	}
-	vals, err := predictAll(NewPredictor(), soc, obs)
+	vals, dram, err := predictAll(NewPredictor(), soc, obs)
 	if err != nil {
 		return nil, err
 	}
-	rows, _, _ := residualTable(obs, vals)
+	rows, _, _ := residualTable(obs, vals, dram)
 	return summarize("predict", rows), nil
 }
 
@@ -57,12 +57,13 @@ func LeaveOneOut(prior *model.SoC, ms []measure.Measurement, o Options) (*Valida
 		if err != nil {
 			return nil, err
 		}
-		v, err := pred.Predict(r.SoC, &obs[i])
+		sr, err := pred.Simulate(r.SoC, &obs[i])
 		if err != nil {
 			return nil, err
 		}
+		v := sr.TPS
 		rows = append(rows, Residual{ID: obs[i].ID, Label: obs[i].Label(), Measured: obs[i].Median, Predicted: v,
-			ErrPct: 100 * (v/obs[i].Median - 1)})
+			ErrPct: 100 * (v/obs[i].Median - 1), DRAMBoundPct: 100 * sr.Bound.DRAM})
 	}
 	return summarize("loo", rows), nil
 }

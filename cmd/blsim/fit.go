@@ -217,10 +217,49 @@ func writeFitAndHoldout(w io.Writer, r *fit.Result, v *fit.Validation, ms []meas
 	if err := writeFitText(w, r, out); err != nil {
 		return err
 	}
-	if v == nil {
+	if v != nil {
+		if err := writeValidation(w, v, stat, 5); err != nil {
+			return err
+		}
+	}
+	return writeRegimes(w, r, v)
+}
+
+// writeRegimes prints, for every configuration fitted and held out, the
+// measured and predicted rates and the share of the run the fitted model
+// says waited on DRAM, and how many were mostly DRAM-bound.
+func writeRegimes(w io.Writer, r *fit.Result, v *fit.Validation) error {
+	type row struct {
+		fit.Residual
+		set string
+	}
+	var rows []row
+	for _, x := range r.Residuals {
+		rows = append(rows, row{x, "fit"})
+	}
+	if v != nil {
+		for _, x := range v.Worst {
+			rows = append(rows, row{x, "held out"})
+		}
+	}
+	if len(rows) == 0 {
 		return nil
 	}
-	return writeValidation(w, v, stat, 5)
+	fmt.Fprintf(w, "\nregime of each configuration (DRAM-bound: the share of the run the fitted model spends waiting on DRAM)\n")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "configuration\tset\tmeasured t/s\tpredicted t/s\terror\tDRAM-bound\n")
+	bound := 0
+	for _, x := range rows {
+		if x.DRAMBoundPct >= 50 {
+			bound++
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%.4g\t%.4g\t%+.2f%%\t%.0f%%\n", x.Label, x.set, x.Measured, x.Predicted, x.ErrPct, x.DRAMBoundPct)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "%d of %d configurations at least 50%% DRAM-bound\n", bound, len(rows))
+	return nil
 }
 
 // stampProvenance records where a fitted profile came from.
