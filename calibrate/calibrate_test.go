@@ -90,15 +90,17 @@ func TestPlans(t *testing.T) {
 // point is distinct.
 func TestGridSpansIntensity(t *testing.T) {
 	w := dispatch.SyntheticWorkload(8<<20, 0)
-	low, high := Shapes(w)
+	gemv, low, high := Shapes(w)
 	per := func(r *model.Run) float64 {
 		return float64(r.Ubatch*w.Model.MoE.TopK) / float64(w.Model.MoE.Experts)
 	}
-	if low == nil || high == nil || per(low) > 0.5 || per(high) < 16 {
-		t.Fatalf("shapes %+v %+v", low, high)
+	if gemv == nil || low == nil || high == nil || per(gemv) > 0.1 || per(low) > 0.5 || per(high) < 16 {
+		t.Fatalf("shapes %+v %+v %+v", gemv, low, high)
 	}
-	if low.PromptTokens < 8*low.Ubatch {
-		t.Errorf("decode-like prompt %d of ubatch %d: too few ubatches to stream the weights several times", low.PromptTokens, low.Ubatch)
+	for _, r := range []*model.Run{gemv, low} {
+		if touched := float64(r.PromptTokens/r.Ubatch) * (1 - math.Pow(1-per(r)/float64(r.Ubatch), float64(r.Ubatch))); touched < 1.5 {
+			t.Errorf("decode-like prompt %d of ubatch %d walks the expert weights %.2f times: too few", r.PromptTokens, r.Ubatch, touched)
+		}
 	}
 	for _, engines := range [][]Engine{twoEngines(), twoEngines()[:1]} {
 		for _, quick := range []bool{false, true} {
@@ -123,7 +125,7 @@ func TestGridSpansIntensity(t *testing.T) {
 				}
 				count[p.Set+" "+shape]++
 			}
-			for _, k := range []string{"fit own", "fit ub8", "fit ub512", "heldout ub8", "heldout ub512"} {
+			for _, k := range []string{"fit own", "fit ub2", "fit ub8", "fit ub512", "heldout ub2", "heldout ub8", "heldout ub512"} {
 				if count[k] == 0 {
 					t.Errorf("%d engines, quick %v: no %s points (%v)", len(engines), quick, k, count)
 				}

@@ -199,6 +199,10 @@ type Point struct {
 	Plan model.Plan
 	Run  *model.Run
 	Set  string
+	// NoWarmup: the point's prompt is long (the prefill-like shape, a
+	// second or more) and its weights are in DRAM anyway, so the untimed
+	// run before the timed ones would only cost time.
+	NoWarmup bool
 }
 
 // String is the plan, and the shape when it is not the workload's own.
@@ -212,19 +216,23 @@ func (p Point) String() string {
 // Shapes are the prompt shapes the dispatcher grid runs besides the
 // workload's own, chosen by the tokens each routed expert gets per ubatch
 // (ubatch × top-k / experts), which sets the arithmetic intensity of the
-// expert ops: about a quarter of a token (decode-like: each touched expert
-// is walked for about one token, so the runs lean on DRAM) and 16 tokens
-// (prefill-like, compute-bound). The decode-like prompt is long enough to
-// stream the expert weights several times; both are nil for a workload
-// without experts.
-func Shapes(w *model.Workload) (low, high *model.Run) {
+// expert ops: about 1/16 of a token (decode-like: each touched expert is
+// walked for one token, a gemv, as in token generation), a quarter of a
+// token (most touched experts still see one), and 16 tokens (prefill-like,
+// compute-bound). The first two prompts are long enough to stream the
+// expert weights several times. All are nil for a workload without
+// experts.
+func Shapes(w *model.Workload) (gemv, low, high *model.Run) {
 	if w == nil || w.Model.MoE.Experts == 0 || w.Model.MoE.TopK == 0 {
-		return nil, nil
+		return nil, nil, nil
 	}
 	e, k := w.Model.MoE.Experts, w.Model.MoE.TopK
-	ubLow := max(1, e/(4*k))
-	ubHigh := max(1, 16*e/k)
-	return &model.Run{PromptTokens: 16 * ubLow, Ubatch: ubLow}, &model.Run{PromptTokens: ubHigh, Ubatch: ubHigh}
+	ubGemv := max(1, e/(16*k))
+	ubLow := max(ubGemv+1, e/(4*k))
+	ubHigh := max(ubLow+1, 16*e/k)
+	return &model.Run{PromptTokens: 32 * ubGemv, Ubatch: ubGemv},
+		&model.Run{PromptTokens: 16 * ubLow, Ubatch: ubLow},
+		&model.Run{PromptTokens: ubHigh, Ubatch: ubHigh}
 }
 
 // Points is the dispatcher grid. "fit" covers native, token and expert
@@ -261,16 +269,17 @@ func grid1(s *Settings, grid string) ([]Point, error) {
 	}
 	big, little := s.Engines[0].Cluster, s.Engines[1].Cluster
 	tb, tl := len(big.CPUs), len(little.CPUs)
-	low, high := Shapes(s.Workload)
+	gemv, low, high := Shapes(s.Workload)
 	var out []Point
 	add := func(run *model.Run, mode model.Mode, fracs []float64, polls ...int) {
 		for _, poll := range polls {
 			if mode == model.Native {
-				out = append(out, Point{Plan: model.NewNative(big.Name, tb, poll), Run: run, Set: grid})
+				out = append(out, Point{Plan: model.NewNative(big.Name, tb, poll), Run: run, Set: grid, NoWarmup: run != nil && run == high})
 				continue
 			}
 			for _, f := range fracs {
-				out = append(out, Point{Plan: model.NewSplit(mode, big.Name, little.Name, tb, tl, f, poll), Run: run, Set: grid})
+				out = append(out, Point{Plan: model.NewSplit(mode, big.Name, little.Name, tb, tl, f, poll), Run: run, Set: grid,
+					NoWarmup: run != nil && run == high})
 			}
 		}
 	}
@@ -284,6 +293,10 @@ func grid1(s *Settings, grid string) ([]Point, error) {
 		add(nil, model.Native, nil, 50)
 		add(nil, model.TokenSplit, []float64{0.2, 0.5}, 50)
 		add(nil, model.ExpertSplit, []float64{0.5}, 0)
+		shaped(gemv, func(r *model.Run) {
+			add(r, model.Native, nil, 0)
+			add(r, model.ExpertSplit, []float64{0.5}, 50)
+		})
 		shaped(low, func(r *model.Run) {
 			add(r, model.Native, nil, 50)
 			add(r, model.TokenSplit, []float64{0.5}, 0)
@@ -293,6 +306,12 @@ func grid1(s *Settings, grid string) ([]Point, error) {
 		add(nil, model.Native, nil, 0, 50)
 		add(nil, model.TokenSplit, []float64{0.1, 0.3, 0.5, 0.7}, 0, 50)
 		add(nil, model.ExpertSplit, []float64{0.25, 0.5}, 0, 50)
+		shaped(gemv, func(r *model.Run) {
+			add(r, model.Native, nil, 0, 50)
+			add(r, model.TokenSplit, []float64{0.5}, 0)
+			add(r, model.ExpertSplit, []float64{0.25}, 0)
+			add(r, model.ExpertSplit, []float64{0.5}, 50)
+		})
 		shaped(low, func(r *model.Run) {
 			add(r, model.Native, nil, 0, 50)
 			add(r, model.TokenSplit, []float64{0.3}, 0)
@@ -301,21 +320,21 @@ func grid1(s *Settings, grid string) ([]Point, error) {
 		})
 		shaped(high, func(r *model.Run) {
 			add(r, model.Native, nil, 50)
-			add(r, model.TokenSplit, []float64{0.3}, 50)
 			add(r, model.TokenSplit, []float64{0.5}, 0)
 			add(r, model.ExpertSplit, []float64{0.5}, 50)
 		})
 	default:
 		add(nil, model.TokenSplit, []float64{0.15, 0.4, 0.6, 0.9}, 0, 50)
 		add(nil, model.ExpertSplit, []float64{0.1, 0.4}, 0, 50)
+		shaped(gemv, func(r *model.Run) {
+			add(r, model.TokenSplit, []float64{0.5}, 50)
+			add(r, model.ExpertSplit, []float64{0.4}, 0)
+		})
 		shaped(low, func(r *model.Run) {
 			add(r, model.TokenSplit, []float64{0.4}, 50)
 			add(r, model.ExpertSplit, []float64{0.25}, 0)
 		})
-		shaped(high, func(r *model.Run) {
-			add(r, model.TokenSplit, []float64{0.4}, 0)
-			add(r, model.ExpertSplit, []float64{0.25}, 50)
-		})
+		shaped(high, func(r *model.Run) { add(r, model.TokenSplit, []float64{0.4}, 0) })
 	}
 	return out, nil
 }
@@ -331,11 +350,11 @@ func nativeGrid(s *Settings, grid string) []Point {
 	if n > 1 {
 		threads = []int{1, n}
 	}
-	low, high := Shapes(s.Workload)
+	gemv, low, high := Shapes(s.Workload)
 	var out []Point
 	add := func(run *model.Run, poll int, ts ...int) {
 		for _, t := range ts {
-			out = append(out, Point{Plan: model.NewNative(c.Name, t, poll), Run: run, Set: grid})
+			out = append(out, Point{Plan: model.NewNative(c.Name, t, poll), Run: run, Set: grid, NoWarmup: run != nil && run == high})
 		}
 	}
 	switch {
@@ -351,7 +370,7 @@ func nativeGrid(s *Settings, grid string) []Point {
 		}
 		add(nil, 25, n)
 	}
-	for _, r := range []*model.Run{low, high} {
+	for _, r := range []*model.Run{gemv, low, high} {
 		if r == nil {
 			continue
 		}
@@ -426,7 +445,11 @@ func dispatcherStep(s *Settings, sp Point, round, rounds, repeats int, cpus map[
 		for i, name := range pl.Engines {
 			use[name] = cpus[name][:min(pl.Threads[i], len(cpus[name]))]
 		}
-		r, err := m.Run(dispatch.Config{Plan: pl, CPUs: use, Repeats: repeats, Warmup: 1, Seed: 1, Run: sp.Run})
+		warmup := 1
+		if sp.NoWarmup {
+			warmup = 0
+		}
+		r, err := m.Run(dispatch.Config{Plan: pl, CPUs: use, Repeats: repeats, Warmup: warmup, Seed: 1, Run: sp.Run})
 		out := measure.Measurement{ID: id, Kind: measure.Dispatcher, Workload: s.Workload.Name,
 			WorkloadYAML: workloadYAML, Plan: fit.PlanOf(pl), Unit: "t/s", Samples: r.TPS,
 			Knobs: map[string]string{"repeats": fmt.Sprint(repeats), "round": fmt.Sprint(round), "weight_bytes": fmt.Sprint(r.WeightBytes), "set": sp.Set}}

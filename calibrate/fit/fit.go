@@ -114,6 +114,10 @@ type Result struct {
 	// the factors the prior's rates were scaled by to centre a foreign
 	// fit's priors (nil otherwise).
 	KernelScales map[string]float64 `json:"kernel_scales,omitempty"`
+	// Notes say why a parameter the fit could not identify cannot be
+	// identified from runs like these, where the profile itself tells
+	// (a cap that no run can reach, say).
+	Notes []string `json:"notes,omitempty"`
 	// Skipped lists the throughputs left out because the prior profile
 	// cannot run their plan (more threads than an engine has cores, an
 	// engine it lacks).
@@ -303,7 +307,31 @@ func Fit(prior *model.SoC, ms []measure.Measurement, o Options) (*Result, error)
 		return nil, err
 	}
 	r.Residuals, r.RMSPct, r.MAPE = residualTable(obs, vals, dram)
+	r.Notes = capNotes(out, r.Params)
 	return r, nil
+}
+
+// capNotes explains an unidentified sustained DRAM bandwidth that no run
+// can reach: the engines' own caps, all streaming at once, sum below it.
+func capNotes(s *model.SoC, params []ParamFit) []string {
+	const path = "dram.sustained_gb_s"
+	for _, p := range params {
+		if p.Path != path || p.Identifiable {
+			continue
+		}
+		sum := 0.0
+		for i := range s.Engines {
+			if e := &s.Engines[i]; e.UsesSharedDRAM() {
+				sum += e.BandwidthMaxGBs
+			}
+		}
+		if sum > 0 && sum <= s.DRAM.SustainedGBs {
+			return []string{fmt.Sprintf("%s never limits a run here: the engines' own caps (bandwidth_max_gb_s) sum to %.3g GB/s, "+
+				"no more than its %.3g, so no run, however DRAM-bound, tells what it is; its value is the microbenchmark's (all engines streaming at once)",
+				path, sum, s.DRAM.SustainedGBs)}
+		}
+	}
+	return nil
 }
 
 // runnable splits the throughputs into those the prior profile can

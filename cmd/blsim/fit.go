@@ -341,6 +341,9 @@ func writeFitText(w io.Writer, r *fit.Result, out string) error {
 	if len(unident) > 0 {
 		fmt.Fprintf(w, "not identifiable from these runs (their values are the priors'): %s\n", strings.Join(unident, ", "))
 	}
+	for _, n := range r.Notes {
+		fmt.Fprintf(w, "note: %s\n", n)
+	}
 	if out != "" {
 		fmt.Fprintf(w, "wrote %s\n", out)
 	}

@@ -72,3 +72,43 @@ func BenchmarkQuantizeQ8(b *testing.B) {
 		QuantizeQ8(dst, x)
 	}
 }
+
+// BenchmarkGemvDRAM is one thread's gemv (one activation row against
+// every 1024-wide weight row in turn) over 1 GiB of weights, far more than
+// a last-level cache holds: the MB/s it reports is what the kernel pulls
+// from DRAM, to compare with a load-only stream (likwid-bench -t load_avx)
+// and with the same kernel in cache (BenchmarkDotQ4Q8/…/1024).
+func BenchmarkGemvDRAM(b *testing.B) {
+	const nb, size = 32, 1 << 30
+	x := make([]BlockQ8, nb)
+	for i := range x {
+		x[i].D = F16(1)
+		x[i].Qs[i%QK] = 1
+	}
+	b.Run("q4", func(b *testing.B) {
+		w := make([]BlockQ4, size/18)
+		for i := range w {
+			w[i].D, w[i].Qs[i%16] = F16(1), byte(i)
+		}
+		rows := len(w) / nb
+		b.SetBytes(int64(rows * nb * 18))
+		for b.Loop() {
+			for r := range rows {
+				sink += DotQ4Q8(w[r*nb:(r+1)*nb], x)
+			}
+		}
+	})
+	b.Run("q8", func(b *testing.B) {
+		w := make([]BlockQ8, size/34)
+		for i := range w {
+			w[i].D, w[i].Qs[i%QK] = F16(1), int8(i)
+		}
+		rows := len(w) / nb
+		b.SetBytes(int64(rows * nb * 34))
+		for b.Loop() {
+			for r := range rows {
+				sink += DotQ8Q8(w[r*nb:(r+1)*nb], x)
+			}
+		}
+	})
+}
