@@ -125,7 +125,7 @@ func TestGridSpansIntensity(t *testing.T) {
 				}
 				count[p.Set+" "+shape]++
 			}
-			for _, k := range []string{"fit own", "fit ub2", "fit ub8", "fit ub512", "heldout ub2", "heldout ub8", "heldout ub512"} {
+			for _, k := range []string{"fit own", "fit ub2", "fit ub8", "fit ub512", "heldout ub8", "heldout ub512"} {
 				if count[k] == 0 {
 					t.Errorf("%d engines, quick %v: no %s points (%v)", len(engines), quick, k, count)
 				}

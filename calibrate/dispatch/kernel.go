@@ -141,23 +141,29 @@ func quantRows(t *tensor, src, dst *acts, lo, hi, w, nw int) {
 func (r *runner) matmulWorker(w int) {
 	e := r.eng[0]
 	s := r.cur
-	t, n, nw := s.t, s.op.Tokens, e.pool.Size()
-	quantRows(t, &r.act, &r.act, 0, n, w, nw)
-	c := chunking(t.rows, n, nw, false)
+	n, nw := s.op.Tokens, e.pool.Size()
+	quantRows(s.t, &r.act, &r.act, 0, n, w, nw)
 	if w == 0 {
 		e.mm.v.Store(int32(nw))
 	}
 	e.bar.wait()
-	claim(c, w, nw, &e.mm, func(i int) {
+	mulmat(s.t, &r.act, r.out, n, w, nw, &e.mm)
+}
+
+// mulmat is worker w's (of nw) chunks of t times the n rows of x (already
+// quantised), into out (token-major, t.rows per token); ctr must be nw.
+func mulmat(t *tensor, x *acts, out []float32, n, w, nw int, ctr *counter) {
+	c := chunking(t.rows, n, nw, false)
+	claim(c, w, nw, ctr, func(i int) {
 		r0, r1, t0, t1 := c.bounds(i)
 		for tt := t0; tt < t1; tt += tile {
 			te := min(tt+tile, t1)
 			for rr := r0; rr < r1; rr += tile {
 				re := min(rr+tile, r1)
 				for tok := tt; tok < te; tok++ {
-					o := r.out[tok*t.rows:]
+					o := out[tok*t.rows:]
 					for row := rr; row < re; row++ {
-						o[row] = dot(t, row, &r.act, tok)
+						o[row] = dot(t, row, x, tok)
 					}
 				}
 			}

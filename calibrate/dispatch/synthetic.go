@@ -10,6 +10,10 @@ import (
 // SyntheticName is the preset SyntheticWorkload starts from.
 const SyntheticName = "synthetic-moe"
 
+// CalibrationName is the preset CalibrationWorkload starts from: Q8_0 gate
+// and up experts, so that calibrate's runs reach the DRAM-bound regime.
+const CalibrationName = "synthetic-moe-calib"
+
 // DefaultMaxBytes caps the weights of SyntheticWorkload when maxBytes is not
 // positive: 1.5 GiB.
 const DefaultMaxBytes = 3 << 29
@@ -22,6 +26,17 @@ func SyntheticWorkload(llcBytes, maxBytes int64) *model.Workload {
 	w, err := presets.Workload(SyntheticName)
 	if err != nil {
 		panic(fmt.Sprintf("dispatch: embedded preset: %v", err)) // the preset is embedded and tested
+	}
+	ScaleToLLC(w, llcBytes, maxBytes)
+	return w
+}
+
+// CalibrationWorkload is the synthetic-moe-calib preset, scaled as
+// SyntheticWorkload scales synthetic-moe: blsim calibrate's default.
+func CalibrationWorkload(llcBytes, maxBytes int64) *model.Workload {
+	w, err := presets.Workload(CalibrationName)
+	if err != nil {
+		panic(fmt.Sprintf("dispatch: embedded preset: %v", err))
 	}
 	ScaleToLLC(w, llcBytes, maxBytes)
 	return w

@@ -27,7 +27,7 @@ func TestCalibrateQuick(t *testing.T) {
 	runs, prof := filepath.Join(dir, "runs.jsonl"), filepath.Join(dir, "p.yaml")
 	args := []string{"calibrate", "--cluster", "big=1", "--cluster", "little=0", "--quick", "--micro-budget", "20ms",
 		"--workload", "testdata/small-moe.yaml", "--repeats", "1", "--measurements", runs, "-o", prof, "--name", "test-box",
-		"--accept-poor-fit"} // nine quick points on a shared host: the mechanism is tested here, not the fit's quality
+		"--accept-poor-fit"} // eight quick points on a shared host: the mechanism is tested here, not the fit's quality
 	stdout, stderr, code := runCLI(t, args...)
 	if code != 0 {
 		t.Fatalf("calibrate exit %d: %s", code, stderr)
@@ -35,11 +35,11 @@ func TestCalibrateQuick(t *testing.T) {
 	if !strings.Contains(stderr, "dispatcher kernels: "+quant.Impl()) {
 		t.Errorf("calibrate does not say which kernels ran:\n%s", stderr)
 	}
-	if !strings.Contains(stderr, "[21/21] dispatcher") || !strings.Contains(stdout, "wrote "+prof) {
+	if !strings.Contains(stderr, "[20/20] dispatcher") || !strings.Contains(stdout, "wrote "+prof) {
 		t.Errorf("progress/output:\n%s\n%s", stderr, stdout)
 	}
 	ms, errs := measure.ReadFile(runs)
-	if len(errs) != 0 || len(ms) != 21 {
+	if len(errs) != 0 || len(ms) != 20 {
 		t.Fatalf("%d measurements, errors %v", len(ms), errs)
 	}
 	for _, m := range ms {
@@ -51,7 +51,7 @@ func TestCalibrateQuick(t *testing.T) {
 	if err != nil {
 		t.Fatalf("profile does not load: %v", err)
 	}
-	if soc.Name != "test-box" || len(soc.Engines) != 2 || soc.Provenance == nil || soc.Provenance.Runs != 9 {
+	if soc.Name != "test-box" || len(soc.Engines) != 2 || soc.Provenance == nil || soc.Provenance.Runs != 8 {
 		t.Errorf("profile %s engines %d provenance %+v", soc.Name, len(soc.Engines), soc.Provenance)
 	}
 	// The file exists: without --resume it is refused, nothing is lost.
@@ -60,10 +60,10 @@ func TestCalibrateQuick(t *testing.T) {
 		t.Errorf("re-run without --resume: %d %s", code, stderr)
 	}
 	_, stderr, code = runCLI(t, append(args, "--resume")...)
-	if code != 0 || strings.Count(stderr, ": already measured") != 21 {
+	if code != 0 || strings.Count(stderr, ": already measured") != 20 {
 		t.Errorf("resume: exit %d\n%s", code, stderr)
 	}
-	if ms2, _ := measure.ReadFile(runs); len(ms2) != 21 {
+	if ms2, _ := measure.ReadFile(runs); len(ms2) != 20 {
 		t.Errorf("resume measured again: %d lines", len(ms2))
 	}
 }
@@ -125,7 +125,7 @@ func TestCalibrateFitAndHeldOut(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("calibrate exit %d: %s", code, stderr)
 	}
-	if !strings.Contains(stdout, "holdout: 17 held-out throughputs") || !strings.Contains(stdout, "(best sample)") ||
+	if !strings.Contains(stdout, "holdout: 15 held-out throughputs") || !strings.Contains(stdout, "(best sample)") ||
 		!strings.Contains(stdout, "configurations at least 50% DRAM-bound") {
 		t.Errorf("output:\n%s", stdout)
 	}
@@ -146,19 +146,19 @@ func TestCalibrateFitAndHeldOut(t *testing.T) {
 			order[i] = append(order[i], m.Plan.Mode+" "+strings.Trim(strings.Join(strings.Fields(fmt.Sprint(m.Plan.Fracs)), ","), "[]"))
 		}
 	}
-	// Quick: 4 plans on the workload's own prompt and 5 on the decode-like
-	// and prefill-like shapes; held out: 12 and 5.
-	if sets["fit"] != 18 || sets["heldout"] != 34 {
-		t.Errorf("runs per set: %v, want 18 fit (9 points x 2 rounds) and 34 held out", sets)
+	// Quick: 4 plans on the workload's own prompt and 4 on the decode-like
+	// and prefill-like shapes; held out: 12 and 3.
+	if sets["fit"] != 16 || sets["heldout"] != 30 {
+		t.Errorf("runs per set: %v, want 16 fit (8 points x 2 rounds) and 30 held out", sets)
 	}
-	if len(order[0]) != 26 || strings.Join(order[0], ";") == strings.Join(order[1], ";") {
+	if len(order[0]) != 23 || strings.Join(order[0], ";") == strings.Join(order[1], ";") {
 		t.Errorf("rounds not shuffled apart:\n%v\n%v", order[0], order[1])
 	}
 	soc, err := model.LoadSoCFile(prof)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if soc.Provenance == nil || soc.Provenance.Runs != 18 || !strings.Contains(soc.Provenance.Source, "holding out set=heldout") {
+	if soc.Provenance == nil || soc.Provenance.Runs != 16 || !strings.Contains(soc.Provenance.Source, "holding out set=heldout") {
 		t.Errorf("provenance %+v", soc.Provenance)
 	}
 }
