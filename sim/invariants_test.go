@@ -222,6 +222,8 @@ func TestOpTimeLowerBounds(t *testing.T) {
 			t.Run(sn+"/"+wn, func(t *testing.T) {
 				s := mustSoC(t, sn)
 				w := mustWorkload(t, wn)
+				// One ubatch: the timeline's op names repeat per ubatch.
+				w.Run.PromptTokens = min(w.Run.PromptTokens, w.Run.Ubatch)
 				p := native(50)
 				r, err := RunWith(s, w, p, Options{Timeline: true})
 				if err != nil {

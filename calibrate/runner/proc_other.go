@@ -11,3 +11,6 @@ func setProcessGroup(cmd *exec.Cmd) {}
 
 // killGroup does nothing where there are no process groups.
 func killGroup(cmd *exec.Cmd) {}
+
+// lockSpawner does nothing where there is no parent-death signal.
+func lockSpawner() (unlock func()) { return func() {} }

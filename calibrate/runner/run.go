@@ -284,6 +284,7 @@ func (r *runner) exec(ctx context.Context, p Point) (*result, error) {
 	setProcessGroup(cmd)
 	cmd.WaitDelay = waitDelay
 
+	defer lockSpawner()()
 	if err := cmd.Start(); err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()

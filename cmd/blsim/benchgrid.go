@@ -10,7 +10,6 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/blsim/blsim/calibrate/fit"
@@ -198,7 +197,7 @@ func runBenchGrid(ctx context.Context, o *benchGridOptions, workloadName, worklo
 	// The benchmark runs in a process group of its own, out of reach of the
 	// terminal's Ctrl-C: catch it here, so that the runner kills the
 	// benchmark instead of leaving it running after blsim dies.
-	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	ctx, stop := signal.NotifyContext(ctx, stopSignals...)
 	defer stop()
 	path := o.Measurements
 	if path == "" {

@@ -10,7 +10,6 @@ import (
 	"runtime"
 	"slices"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/blsim/blsim/calibrate"
@@ -84,7 +83,7 @@ Set the cpufreq governors (and the memory controller's devfreq governor) to
 performance and stop everything else first.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			ctx, stop := signal.NotifyContext(cmd.Context(), stopSignals...)
 			defer stop()
 			return calibrateRun(ctx, o, stdout, stderr)
 		},
