@@ -255,6 +255,10 @@ func runBenchGrid(ctx context.Context, o *benchGridOptions, workloadName, worklo
 		return path, fmt.Errorf("interrupted after %d of %d runs; they are in %s, --resume continues: %w",
 			sum.Runs, sum.Points-sum.Skipped, path, runErr)
 	}
+	if runErr == nil && sum.Runs > 0 && sum.OK == 0 {
+		return path, fmt.Errorf("every one of the %d runs failed or timed out (each one's error is in %s); fix the command and run again with --resume",
+			sum.Runs, path)
+	}
 	return path, runErr
 }
 

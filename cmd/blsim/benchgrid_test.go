@@ -163,6 +163,20 @@ func TestRunBenchGrid(t *testing.T) {
 	if !strings.Contains(errb.String(), "appending to") {
 		t.Errorf("stderr %q", errb.String())
 	}
+	// A grid whose every run fails is an error, with the count; its
+	// failures are recorded.
+	t.Setenv("FAIL_AT", "0")
+	all := filepath.Join(t.TempDir(), "all-fail.jsonl")
+	out.Reset()
+	_, err = runBenchGrid(context.Background(), benchFlags(t, "--bench", bench, "--env", "ORK_MOE_BIGLITTLE=1",
+		"--env", "ORK_BL_LITTLE_FRAC=0", "--env", "ORK_BL_POLL=0,50", "--measurements", all), "w", "", &out, &errb)
+	if err == nil || !strings.Contains(err.Error(), "every one of the 2 runs failed") ||
+		!strings.Contains(out.String(), "2 runs: 0 ok, 2 failed") {
+		t.Errorf("all failed: %v\n%s", err, out.String())
+	}
+	if ms, _ := measure.ReadFile(all); len(ms) != 2 || ms[0].Status != measure.StatusFailed {
+		t.Errorf("the failed runs are not recorded: %+v", ms)
+	}
 	if ms, _ := measure.ReadFile(path); len(ms) != 8 {
 		t.Errorf("%d lines after resume and cancel, want 8", len(ms))
 	}

@@ -267,13 +267,16 @@ func calibrateRun(ctx context.Context, o *calibrateOptions, stdout, stderr io.Wr
 	fmt.Fprintf(stderr, "blsim calibrate: %s; %d steps (%d already measured); workload %s (%d layers); writing %s\n",
 		strings.Join(names, " "), len(steps), countDone(steps, done), s.Workload.Name, s.Workload.Model.Layers, o.Bench.Measurements)
 	progress := newProgress(stderr, len(steps))
-	_, err = calibrate.Measure(ctx, steps, done, w, host, progress)
+	taken, err := calibrate.Measure(ctx, steps, done, w, host, progress)
 	progress(0, 0, calibrate.Step{}, nil)
 	if errors.Is(err, context.Canceled) {
 		return fmt.Errorf("interrupted: every finished measurement is in %s; run again with --resume", o.Bench.Measurements)
 	}
 	if err != nil {
 		return err
+	}
+	if ran, failed := dispatcherFailures(taken); ran > 0 && failed == ran {
+		return fmt.Errorf("every one of the %d dispatcher runs failed (each one's error is in %s); run again with --resume once fixed", ran, o.Bench.Measurements)
 	}
 	if o.NoFit {
 		if o.JSON {
@@ -299,6 +302,21 @@ func calibrateRun(ctx context.Context, o *calibrateOptions, stdout, stderr io.Wr
 		holdout = []string{"set=" + calibrate.HeldOutGrid}
 	}
 	return fitProfile(stdout, stderr, o, prior, ms, holdout, "blsim calibrate on "+host.Name, host.Governors)
+}
+
+// dispatcherFailures counts the dispatcher runs among ms and how many of
+// them failed.
+func dispatcherFailures(ms []measure.Measurement) (ran, failed int) {
+	for _, m := range ms {
+		if m.Kind != measure.Dispatcher {
+			continue
+		}
+		ran++
+		if !m.OK() {
+			failed++
+		}
+	}
+	return ran, failed
 }
 
 // kernelsLine says which dot kernels the built-in dispatcher and its
