@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"reflect"
 	"regexp"
@@ -81,11 +82,20 @@ type validator interface{ Validate() error }
 // file, line and field.
 func decodeStrict(data []byte, name string, v validator) error {
 	var doc yaml.Node
-	if err := yaml.Unmarshal(data, &doc); err != nil {
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	if err := dec.Decode(&doc); err != nil && !errors.Is(err, io.EOF) {
 		return &FieldError{File: name, Line: yamlErrLine(err), Msg: cleanYAMLErr(err)}
 	}
 	if doc.Kind != yaml.DocumentNode || len(doc.Content) == 0 {
 		return &FieldError{File: name, Msg: "empty document"}
+	}
+	var next yaml.Node
+	if err := dec.Decode(&next); !errors.Is(err, io.EOF) {
+		line := next.Line
+		if err != nil {
+			line = yamlErrLine(err)
+		}
+		return &FieldError{File: name, Line: line, Msg: "a second YAML document (one file holds one)"}
 	}
 	root := doc.Content[0]
 	if err := checkKeys(root, reflect.TypeOf(v).Elem(), ""); err != nil {
@@ -197,6 +207,14 @@ func checkKeys(n *yaml.Node, t reflect.Type, path string) *FieldError {
 		}
 		if n.Tag == "!!null" {
 			return at(n, path, "missing value")
+		}
+		switch t.Kind() {
+		case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+			reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+			// The YAML library would truncate 4.5 to 4.
+			if n.ShortTag() == "!!float" {
+				return at(n, path, "want a whole number, got %q", n.Value)
+			}
 		}
 		if err := n.Decode(reflect.New(t).Interface()); err != nil {
 			return at(n, path, "%s", cleanYAMLErr(err))

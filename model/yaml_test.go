@@ -39,6 +39,8 @@ func TestParseBad(t *testing.T) {
 		{"soc-bad-uncertainty.yaml", 53, "uncertainty.engines.huge.clock_ghz", `no engine "huge"`},
 		{"soc-absorbs-too-many.yaml", 50, "handoff.split_absorbs_graph_splits", "11 is outside [0, 10]"},
 		{"soc-empty.yaml", 0, "", "empty document"},
+		{"soc-fractional-cores.yaml", 10, "engines[0].cores", `want a whole number, got "4.5"`},
+		{"soc-second-document.yaml", 99, "", "a second YAML document"},
 		{"wl-top-k-above-experts.yaml", 23, "model.moe.top_k", "300 is outside [1, 256]"},
 		{"wl-pattern-unknown-letter.yaml", 5, "model.pattern", "unknown layer kind 'X'"},
 		// linear_attention is absent: the error points at its parent, model.
