@@ -46,6 +46,10 @@ const (
 	KindNPU = "npu"
 )
 
+// MaxEngines is the most engines a SoC may have: far more clusters and
+// accelerators than any SoC has, few enough that every sweep stays fast.
+const MaxEngines = 64
+
 // EngineKinds are the known engine kinds.
 var EngineKinds = []string{KindCPU, KindNPU}
 

@@ -105,6 +105,10 @@ func (s *SoC) Validate() error {
 	if len(s.Engines) == 0 {
 		c.fail("engines", "at least one engine is needed")
 	}
+	if len(s.Engines) > MaxEngines {
+		c.fail("engines", "%d engines: at most %d", len(s.Engines), MaxEngines)
+		return c.err
+	}
 	names := map[string]bool{}
 	for i := range s.Engines {
 		e := &s.Engines[i]

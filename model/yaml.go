@@ -5,13 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"reflect"
 	"regexp"
 	"sort"
 	"strconv"
 	"strings"
 
+	"github.com/blsim/blsim/internal/readfile"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -36,7 +36,7 @@ func ParseWorkload(data []byte, name string) (*Workload, error) {
 
 // LoadSoCFile reads a SoC profile from a file.
 func LoadSoCFile(path string) (*SoC, error) {
-	data, err := os.ReadFile(path)
+	data, err := readfile.Read(path, readfile.YAMLLimit)
 	if err != nil {
 		return nil, fmt.Errorf("soc: %w", err)
 	}
@@ -45,7 +45,7 @@ func LoadSoCFile(path string) (*SoC, error) {
 
 // LoadWorkloadFile reads a workload from a file.
 func LoadWorkloadFile(path string) (*Workload, error) {
-	data, err := os.ReadFile(path)
+	data, err := readfile.Read(path, readfile.YAMLLimit)
 	if err != nil {
 		return nil, fmt.Errorf("workload: %w", err)
 	}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 )
 
@@ -86,37 +87,114 @@ type LineError struct {
 
 func (e *LineError) Error() string { return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg) }
 
+// MaxLineBytes is the longest line Read takes; a longer one is reported
+// (with its line number) and skipped, and reading goes on.
+var MaxLineBytes = 64 << 20
+
+// MaxFileBytes is the most Read reads of one file (1 GiB, about four
+// million runs): past it, reading stops with an error. A Go program may
+// raise it.
+var MaxFileBytes int64 = 1 << 30
+
 // Read reads every measurement of r. Bad lines are returned as *LineError
-// and reading goes on; an I/O error ends it.
+// and reading goes on; an I/O error, or more than MaxFileBytes, ends it.
+// Two finished runs (ok or flagged) with one ID but other values are a
+// *LineError on the later line, which is skipped: the file had two writers.
 func Read(r io.Reader, name string) ([]Measurement, []error) {
 	var out []Measurement
 	var errs []error
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64*1024), 64*1024*1024)
-	line := 0
-	for sc.Scan() {
-		line++
-		text := strings.TrimSpace(sc.Text())
-		if text == "" {
-			continue
+	br := bufio.NewReaderSize(io.LimitReader(r, MaxFileBytes+1), 64*1024)
+	finished := map[string]int{} // ID -> index in out
+	var total int64
+	for line := 1; ; line++ {
+		b, n, err := readLine(br, MaxLineBytes)
+		total += n
+		if total > MaxFileBytes {
+			errs = append(errs, fmt.Errorf("%s: more than %s; reading stopped at line %d (measure.MaxFileBytes)", name, bytesText(MaxFileBytes), line))
+			break
 		}
-		var m Measurement
-		dec := json.NewDecoder(strings.NewReader(text))
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(&m); err != nil {
-			errs = append(errs, &LineError{name, line, "not a measurement: " + err.Error()})
-			continue
+		if b == nil && n > 0 {
+			errs = append(errs, &LineError{name, line, "a line of more than " + bytesText(int64(MaxLineBytes)) + ": skipped"})
+		} else if text := strings.TrimSpace(string(b)); text != "" {
+			if m, lerr := parseLine(text, name, line); lerr != nil {
+				errs = append(errs, lerr)
+			} else if i, dup := finished[m.ID]; dup && m.finished() && !sameValues(&out[i], &m) {
+				errs = append(errs, &LineError{name, line, fmt.Sprintf("run %s was already measured with other values (a second writer?): skipped", m.ID)})
+			} else {
+				if m.finished() && !dup {
+					finished[m.ID] = len(out)
+				}
+				out = append(out, m)
+			}
 		}
-		if err := m.Validate(); err != nil {
-			errs = append(errs, &LineError{name, line, err.Error()})
-			continue
+		if err == io.EOF {
+			break
 		}
-		out = append(out, m)
-	}
-	if err := sc.Err(); err != nil {
-		errs = append(errs, fmt.Errorf("%s: %w", name, err))
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", name, err))
+			break
+		}
 	}
 	return out, errs
+}
+
+// readLine reads one line (with its newline, if any) of at most limit
+// bytes before the newline: it returns nil, and the bytes consumed, for a
+// longer one.
+func readLine(br *bufio.Reader, limit int) ([]byte, int64, error) {
+	var buf []byte
+	var n int64
+	over := false
+	for {
+		chunk, err := br.ReadSlice('\n')
+		n += int64(len(chunk))
+		if !over {
+			if n > int64(limit)+1 {
+				over, buf = true, nil
+			} else {
+				buf = append(buf, chunk...)
+			}
+		}
+		if err == bufio.ErrBufferFull {
+			continue
+		}
+		if over {
+			return nil, n, err
+		}
+		if buf == nil {
+			buf = []byte{}
+		}
+		return buf, n, err
+	}
+}
+
+// bytesText is n in MiB when it is whole MiB, else in bytes.
+func bytesText(n int64) string {
+	if n >= 1<<20 && n%(1<<20) == 0 {
+		return fmt.Sprintf("%d MiB", n>>20)
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
+
+func parseLine(text, name string, line int) (Measurement, error) {
+	var m Measurement
+	dec := json.NewDecoder(strings.NewReader(text))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&m); err != nil {
+		return m, &LineError{name, line, "not a measurement: " + err.Error()}
+	}
+	if err := m.Validate(); err != nil {
+		return m, &LineError{name, line, err.Error()}
+	}
+	return m, nil
+}
+
+// finished reports whether m is a run that ended with a value.
+func (m *Measurement) finished() bool { return m.Status == StatusOK || m.Status == StatusFlagged }
+
+// sameValues reports whether two records of one ID hold the same result.
+func sameValues(a, b *Measurement) bool {
+	return a.Median == b.Median && slices.Equal(a.Samples, b.Samples)
 }
 
 // ReadFile reads a measurements file.

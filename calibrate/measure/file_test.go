@@ -1,9 +1,11 @@
 package measure
 
 import (
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -119,5 +121,52 @@ func TestFullDisk(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "/dev/full") || !strings.Contains(err.Error(), "x") ||
 		!strings.Contains(err.Error(), "no space left") {
 		t.Errorf("full disk: %v", err)
+	}
+}
+
+// TestReadBounds: a line over MaxLineBytes is reported with its number and
+// skipped, the lines after it are read; a file over MaxFileBytes stops with
+// an error; a second finished record of one ID with other values is
+// refused.
+func TestReadBounds(t *testing.T) {
+	line := func(m Measurement) string {
+		m.Schema = Schema
+		b, err := json.Marshal(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b) + "\n"
+	}
+	defer func(l int, f int64) { MaxLineBytes, MaxFileBytes = l, f }(MaxLineBytes, MaxFileBytes)
+	MaxLineBytes = 1000
+	long := `{"id":"x","pad":"` + strings.Repeat("z", 5000) + `"}` + "\n"
+	other := sample("a")
+	other.Samples = []float64{20, 21, 22}
+	other.Summarize()
+	failed := sample("a")
+	failed.Status, failed.Samples, failed.Median = "failed", nil, 0
+	text := line(sample("a")) + long + line(sample("b")) + line(other) + line(sample("a")) + line(failed) + strings.TrimSuffix(line(sample("c")), "\n")
+	ms, errs := Read(strings.NewReader(text), "f.jsonl")
+	var ids []string
+	for _, m := range ms {
+		ids = append(ids, m.ID)
+	}
+	if strings.Join(ids, ",") != "a,b,a,a,c" {
+		t.Errorf("read %v", ids)
+	}
+	if len(errs) != 2 || !strings.Contains(errs[0].Error(), "f.jsonl:2: a line of more than 1000 bytes") ||
+		!strings.Contains(errs[1].Error(), "f.jsonl:4: run a was already measured with other values") {
+		t.Errorf("errors %v", errs)
+	}
+	MaxFileBytes = 4096
+	ms, errs = Read(strings.NewReader(strings.Repeat(line(sample("d")), 100)), "big.jsonl")
+	if len(errs) != 1 || !strings.Contains(errs[0].Error(), "big.jsonl: more than 4096 bytes; reading stopped at line") || len(ms) == 0 || len(ms) >= 100 {
+		t.Errorf("%d read, errors %v", len(ms), errs)
+	}
+	if runtime.GOOS == "linux" {
+		MaxFileBytes = 1 << 20
+		if _, errs := ReadFile("/dev/zero"); len(errs) != 1 || !strings.Contains(errs[0].Error(), "reading stopped") {
+			t.Errorf("/dev/zero: %v", errs)
+		}
 	}
 }

@@ -6,10 +6,10 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"strings"
 	"time"
 
+	"github.com/blsim/blsim/internal/readfile"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -172,7 +172,7 @@ func ParseGridFile(data []byte, name string) (*GridFile, error) {
 
 // LoadGridFile reads the grid file at path.
 func LoadGridFile(path string) (*GridFile, error) {
-	data, err := os.ReadFile(path)
+	data, err := readfile.Read(path, readfile.YAMLLimit)
 	if err != nil {
 		return nil, fmt.Errorf("grid: %w", err)
 	}

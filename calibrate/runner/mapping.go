@@ -6,13 +6,13 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"path"
 	"strconv"
 	"strings"
 
 	"github.com/blsim/blsim/calibrate/llamabench"
 	"github.com/blsim/blsim/calibrate/measure"
+	"github.com/blsim/blsim/internal/readfile"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -162,7 +162,7 @@ func ParseMapping(data []byte, name string) (Mapping, error) {
 
 // LoadMapping reads the mapping file at path.
 func LoadMapping(path string) (Mapping, error) {
-	data, err := os.ReadFile(path)
+	data, err := readfile.Read(path, readfile.YAMLLimit)
 	if err != nil {
 		return Mapping{}, fmt.Errorf("knobs: %w", err)
 	}

@@ -1,0 +1,30 @@
+package model_test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/blsim/blsim/presets"
+)
+
+// TestTooManyEngines: a SoC with more than MaxEngines engines is refused,
+// naming the count, before any engine is checked.
+func TestTooManyEngines(t *testing.T) {
+	base, err := presets.SoC("rk3588")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range []int{65, 100000} {
+		s := base.Clone()
+		for len(s.Engines) < n {
+			e := s.Engines[1]
+			e.Name = fmt.Sprintf("e%d", len(s.Engines))
+			s.Engines = append(s.Engines, e)
+		}
+		err := s.Validate()
+		if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("engines: %d engines: at most 64", n)) {
+			t.Errorf("%d engines: %v", n, err)
+		}
+	}
+}
