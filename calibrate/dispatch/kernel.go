@@ -25,7 +25,9 @@ import (
 //     (one static slice per thread); so does this package on arm64.
 //   - Inside a chunk, tiles of 16 tokens × 16 rows: each tile's 16 weight
 //     rows are dotted with each of its tokens before the next rows, so the
-//     rows are read from memory once per tile and from L1 after.
+//     rows are read from memory once per tile and from L1 after. Rows go
+//     four at a time through the four-row kernels (quant.DotQ4Q8x4), which
+//     load each token's activation block once for the four.
 //
 // Nothing in the loop allocates: the functions the pools run are built
 // once per Run, and each op's state is in the runner.
@@ -122,6 +124,34 @@ func dot(t *tensor, row int, x *acts, i int) float32 {
 	return quant.DotF32(t.f[row*t.in:(row+1)*t.in], x.f[i*x.fs:i*x.fs+t.in])
 }
 
+// dot4 is weight rows row..row+3 of t dotted with row i of x, into out: the
+// four-row kernels where the CPU has them (bit-identical to dot).
+func dot4(t *tensor, row int, x *acts, i int, out *[4]float32) {
+	switch t.kind {
+	case kindQ4:
+		quant.DotQ4Q8x4(t.q4[row*t.nb:(row+4)*t.nb], t.nb, x.q[i*x.qs:i*x.qs+t.nb], out)
+		return
+	case kindQ8:
+		quant.DotQ8Q8x4(t.q8[row*t.nb:(row+4)*t.nb], t.nb, x.q[i*x.qs:i*x.qs+t.nb], out)
+		return
+	}
+	for r := range out {
+		out[r] = dot(t, row+r, x, i)
+	}
+}
+
+// dotRows writes o[r] = weight row base+r of t dotted with row i of x, for
+// r in [r0, r1): four rows at a time, then one.
+func dotRows(t *tensor, base, r0, r1 int, x *acts, i int, o []float32) {
+	r := r0
+	for ; r+4 <= r1; r += 4 {
+		dot4(t, base+r, x, i, (*[4]float32)(o[r:r+4]))
+	}
+	for ; r < r1; r++ {
+		o[r] = dot(t, base+r, x, i)
+	}
+}
+
 // quantRows quantises worker w's share (of nw) of the blocks of each row
 // [lo, hi) of src's floats into the same rows of dst, for a tensor t of
 // a quantised kind; float kinds read src directly.
@@ -161,10 +191,7 @@ func mulmat(t *tensor, x *acts, out []float32, n, w, nw int, ctr *counter) {
 			for rr := r0; rr < r1; rr += tile {
 				re := min(rr+tile, r1)
 				for tok := tt; tok < te; tok++ {
-					o := out[tok*t.rows:]
-					for row := rr; row < re; row++ {
-						o[row] = dot(t, row, x, tok)
-					}
+					dotRows(t, 0, rr, re, x, tok, out[tok*t.rows:])
 				}
 			}
 		}
@@ -220,9 +247,7 @@ func (r *runner) expertWorker(ei, w int) {
 							xi = slot / K
 							o, src = r.out[slot*t.rows:], &r.act
 						}
-						for row := rr; row < re; row++ {
-							o[row] = dot(t, base+row, src, xi)
-						}
+						dotRows(t, base, rr, re, src, xi, o)
 					}
 				}
 			}

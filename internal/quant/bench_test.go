@@ -112,3 +112,37 @@ func BenchmarkGemvDRAM(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkDotx4 dots four 4096-weight rows with one activation row, by
+// the four-row kernel ("x4") and by four one-row calls ("x1"), with the
+// best kernels this CPU runs.
+func BenchmarkDotx4(b *testing.B) {
+	const nb = 4096 / QK
+	x4, x8, y := randQ4Q8(4*nb, 1)
+	var out [4]float32
+	for _, tc := range []struct {
+		name string
+		run  func()
+	}{
+		{"q4/x4", func() { DotQ4Q8x4(x4, nb, y, &out) }},
+		{"q4/x1", func() {
+			for r := range 4 {
+				out[r] = DotQ4Q8(x4[r*nb:(r+1)*nb], y)
+			}
+		}},
+		{"q8/x4", func() { DotQ8Q8x4(x8, nb, y, &out) }},
+		{"q8/x1", func() {
+			for r := range 4 {
+				out[r] = DotQ8Q8(x8[r*nb:(r+1)*nb], y)
+			}
+		}},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			for b.Loop() {
+				tc.run()
+			}
+			sink = out[0]
+			reportOps(b, 4*4096)
+		})
+	}
+}

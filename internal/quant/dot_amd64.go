@@ -15,12 +15,14 @@ func archKernels() []*kernels {
 	}
 	var ks []*kernels
 	if x.HasAVXVNNI {
-		ks = append(ks, &kernels{"avx-vnni", dotQ4Q8AVXVNNI, dotQ8Q8AVXVNNI})
+		ks = append(ks, &kernels{name: "avx-vnni", q4q8: dotQ4Q8AVXVNNI, q8q8: dotQ8Q8AVXVNNI,
+			q4q8x4: dotQ4Q8x4AVXVNNI, q8q8x4: dotQ8Q8x4AVXVNNI})
 	}
 	if x.HasAVX512VNNI && x.HasAVX512VL {
-		ks = append(ks, &kernels{"avx512-vnni", dotQ4Q8AVX512VNNI, dotQ8Q8AVX512VNNI})
+		ks = append(ks, &kernels{name: "avx512-vnni", q4q8: dotQ4Q8AVX512VNNI, q8q8: dotQ8Q8AVX512VNNI,
+			q4q8x4: dotQ4Q8x4AVX512VNNI, q8q8x4: dotQ8Q8x4AVX512VNNI})
 	}
-	return append(ks, &kernels{"avx2", dotQ4Q8AVX2, dotQ8Q8AVX2})
+	return append(ks, &kernels{name: "avx2", q4q8: dotQ4Q8AVX2, q8q8: dotQ8Q8AVX2})
 }
 
 // The kernels in assembly take n ≥ 1 blocks.
@@ -42,3 +44,17 @@ func dotQ4Q8AVX512VNNI(x *BlockQ4, y *BlockQ8, n int) float32
 
 //go:noescape
 func dotQ8Q8AVX512VNNI(x, y *BlockQ8, n int) float32
+
+// The four-row kernels take four rows of n ≥ 1 blocks, stride bytes apart.
+
+//go:noescape
+func dotQ4Q8x4AVXVNNI(x *BlockQ4, stride int, y *BlockQ8, n int, out *[4]float32)
+
+//go:noescape
+func dotQ8Q8x4AVXVNNI(x *BlockQ8, stride int, y *BlockQ8, n int, out *[4]float32)
+
+//go:noescape
+func dotQ4Q8x4AVX512VNNI(x *BlockQ4, stride int, y *BlockQ8, n int, out *[4]float32)
+
+//go:noescape
+func dotQ8Q8x4AVX512VNNI(x *BlockQ8, stride int, y *BlockQ8, n int, out *[4]float32)

@@ -1,6 +1,8 @@
 // Macros shared by the amd64 kernels. SI walks x, DI walks y, CX counts
-// blocks; Y0 and Y6 accumulate 8 float32 partial sums each (even and odd
-// blocks). Y1-Y5 are scratch; Y11-Y15 hold a kernel's constants.
+// blocks; Y0 accumulates 8 float32 partial sums, block after block in
+// order (one accumulator, so that the four-row kernels, which keep one per
+// row, give bit-identical sums). Y1-Y5 are scratch; Y11-Y15 hold a
+// kernel's constants.
 
 // SCALE puts F32(x.D)·F32(y.D) of the blocks at OX(SI), OY(DI) in all 8
 // lanes of YD (XD its low half), using XT. VCVTPH2PS from memory converts
@@ -29,13 +31,12 @@
 #define PF 2048
 #define KERNEL(XS) \
 	VXORPS Y0, Y0, Y0; \
-	VXORPS Y6, Y6, Y6; \
 	SUBQ   $2, CX; \
 	JLT    tail; \
 pairs: \
 	PREFETCHT0 PF(SI); \
 	BLOCK(0, 0, Y0); \
-	BLOCK(XS, 34, Y6); \
+	BLOCK(XS, 34, Y0); \
 	ADDQ   $(2*XS), SI; \
 	ADDQ   $68, DI; \
 	SUBQ   $2, CX; \
@@ -45,7 +46,6 @@ tail: \
 	JZ     sum; \
 	BLOCK(0, 0, Y0); \
 sum: \
-	VADDPS Y6, Y0, Y0; \
 	HSUM
 
 // HSUM leaves the sum of Y0's 8 lanes in X0 and clears the upper halves
@@ -82,3 +82,78 @@ sum: \
 	VPBROADCASTQ X11, X11; \
 	VPXOR        X12, X12, X12; \
 	VINSERTI128  $1, X11, Y12, Y12
+
+// The four-row kernels dot four rows of x, R8 bytes apart (R9 = 3·R8), with
+// one y: the y block, its scale and the offset correction Σ c·y (DOTC into
+// Y4) are loaded and computed once per block for the four rows. Each row
+// has its own accumulator (Y0, Y7, Y8, Y9) and the same sequence of
+// operations as the one-row kernel, so its sum is bit-identical.
+
+// ROWSCALE adds the row's block, its integer sum in Y3, times x.D (at
+// ADDR) · y.D (in X5) to ACC.
+#define ROWSCALE(ADDR, ACC) \
+	VCVTPH2PS    ADDR, X6; \
+	VMULSS       X5, X6, X6; \
+	VBROADCASTSS X6, Y6; \
+	VCVTDQ2PS    Y3, Y3; \
+	VFMADD231PS  Y6, Y3, ACC
+
+// ROWSUM leaves the sum of ACC's 8 lanes in its low lane (XACC), as HSUM.
+#define ROWSUM(ACC, XACC) \
+	VEXTRACTF128 $1, ACC, X1; \
+	VADDPS       X1, XACC, XACC; \
+	VMOVHLPS     XACC, XACC, X1; \
+	VADDPS       X1, XACC, XACC; \
+	VMOVSHDUP    XACC, X1; \
+	VADDSS       X1, XACC, XACC
+
+// BLOCK4 is one block of the four rows at offset OX of x and OY of y.
+#define BLOCK4(OX, OY) \
+	VMOVDQU   (OY+2)(DI), Y2; \
+	VPXOR     Y4, Y4, Y4; \
+	DOTC; \
+	VCVTPH2PS OY(DI), X5; \
+	ROW(OX(SI), (OX+2)(SI), Y0); \
+	ROW(OX(SI)(R8*1), (OX+2)(SI)(R8*1), Y7); \
+	ROW(OX(SI)(R8*2), (OX+2)(SI)(R8*2), Y8); \
+	ROW(OX(SI)(R9*1), (OX+2)(SI)(R9*1), Y9)
+
+// KERNEL4 runs ROW(D, Q, ACC) (the kernel's: one row's block, its scale at
+// D and its weights at Q, into ACC, with the y block in Y2 and Σ c·y in
+// Y4) for the four rows over the CX ≥ 1 blocks, two per iteration, x's
+// blocks XS bytes long, and stores the four sums at DX. Each row is
+// prefetched every other block (36 or 68 bytes): one prefetch per block
+// and row slowed the in-cache Q8_0 kernel by 6%.
+#define KERNEL4(XS) \
+	LEAQ   (R8)(R8*2), R9; \
+	VXORPS Y0, Y0, Y0; \
+	VXORPS Y7, Y7, Y7; \
+	VXORPS Y8, Y8, Y8; \
+	VXORPS Y9, Y9, Y9; \
+	SUBQ   $2, CX; \
+	JLT    tail4; \
+pairs4: \
+	PREFETCHT0 PF(SI); \
+	PREFETCHT0 PF(SI)(R8*1); \
+	BLOCK4(0, 0); \
+	PREFETCHT0 (PF+XS)(SI)(R8*2); \
+	PREFETCHT0 (PF+XS)(SI)(R9*1); \
+	BLOCK4(XS, 34); \
+	ADDQ       $(2*XS), SI; \
+	ADDQ       $68, DI; \
+	SUBQ       $2, CX; \
+	JGE        pairs4; \
+tail4: \
+	TESTQ      $1, CX; \
+	JZ         sum4; \
+	BLOCK4(0, 0); \
+sum4: \
+	ROWSUM(Y0, X0); \
+	ROWSUM(Y7, X7); \
+	ROWSUM(Y8, X8); \
+	ROWSUM(Y9, X9); \
+	MOVSS      X0, 0(DX); \
+	MOVSS      X7, 4(DX); \
+	MOVSS      X8, 8(DX); \
+	MOVSS      X9, 12(DX); \
+	VZEROUPPER

@@ -8,9 +8,9 @@ import "golang.org/x/sys/cpu"
 // with SDOT (the dot-product extension, FEAT_DotProd), then plain NEON,
 // which every arm64 CPU has.
 func archKernels() []*kernels {
-	neon := &kernels{"neon", dotQ4Q8NEON, dotQ8Q8NEON}
+	neon := &kernels{name: "neon", q4q8: dotQ4Q8NEON, q8q8: dotQ8Q8NEON}
 	if cpu.ARM64.HasASIMDDP {
-		return []*kernels{{"neon-dotprod", dotQ4Q8SDOT, dotQ8Q8SDOT}, neon}
+		return []*kernels{{name: "neon-dotprod", q4q8: dotQ4Q8SDOT, q8q8: dotQ8Q8SDOT}, neon}
 	}
 	return []*kernels{neon}
 }

@@ -41,6 +41,27 @@
 	VMOVD        AX, X14; \
 	VPBROADCASTD X14, Y14
 
+// Q4ROW is one row's Q4_0 block of a four-row kernel: the nibbles as
+// unsigned x+8, Σ u·y less the shared Σ 8·y, scaled (Q4BLOCK's steps).
+#define Q4ROW(D, Q, ACC) \
+	VBROADCASTI128 Q, Y1; \
+	VPSRLVQ        Y12, Y1, Y1; \
+	VPAND          Y15, Y1, Y1; \
+	VPXOR          Y3, Y3, Y3; \
+	DOTU; \
+	VPSUBD         Y4, Y3, Y3; \
+	ROWSCALE(D, ACC)
+
+// Q8ROW is one row's Q8_0 block: x+128 unsigned, Σ u·y less the shared
+// Σ 128·y, scaled (Q8BLOCK's steps).
+#define Q8ROW(D, Q, ACC) \
+	VMOVDQU Q, Y1; \
+	VPXOR   Y14, Y1, Y1; \
+	VPXOR   Y3, Y3, Y3; \
+	DOTU; \
+	VPSUBD  Y4, Y3, Y3; \
+	ROWSCALE(D, ACC)
+
 // AVX-VNNI: {vex} vpdpbusd ymm3, ymm1, ymm2 and {vex} vpdpbusd ymm4, ymm14, ymm2.
 #define DOTU BYTE $0xc4; BYTE $0xe2; BYTE $0x75; BYTE $0x50; BYTE $0xda
 #define DOTC BYTE $0xc4; BYTE $0xe2; BYTE $0x0d; BYTE $0x50; BYTE $0xe2
@@ -71,6 +92,34 @@ TEXT ·dotQ8Q8AVXVNNI(SB), NOSPLIT, $0-28
 	RET
 
 #undef BLOCK
+#define ROW Q4ROW
+
+// func dotQ4Q8x4AVXVNNI(x *BlockQ4, stride int, y *BlockQ8, n int, out *[4]float32)
+TEXT ·dotQ4Q8x4AVXVNNI(SB), NOSPLIT, $0-40
+	MOVQ x+0(FP), SI
+	MOVQ stride+8(FP), R8
+	MOVQ y+16(FP), DI
+	MOVQ n+24(FP), CX
+	MOVQ out+32(FP), DX
+	Q4CONST
+	KERNEL4(18)
+	RET
+
+#undef ROW
+#define ROW Q8ROW
+
+// func dotQ8Q8x4AVXVNNI(x *BlockQ8, stride int, y *BlockQ8, n int, out *[4]float32)
+TEXT ·dotQ8Q8x4AVXVNNI(SB), NOSPLIT, $0-40
+	MOVQ x+0(FP), SI
+	MOVQ stride+8(FP), R8
+	MOVQ y+16(FP), DI
+	MOVQ n+24(FP), CX
+	MOVQ out+32(FP), DX
+	Q8CONST
+	KERNEL4(34)
+	RET
+
+#undef ROW
 #undef DOTU
 #undef DOTC
 
@@ -100,4 +149,32 @@ TEXT ·dotQ8Q8AVX512VNNI(SB), NOSPLIT, $0-28
 	Q8CONST
 	KERNEL(34)
 	MOVSS X0, ret+24(FP)
+	RET
+
+#undef BLOCK
+#define ROW Q4ROW
+
+// func dotQ4Q8x4AVX512VNNI(x *BlockQ4, stride int, y *BlockQ8, n int, out *[4]float32)
+TEXT ·dotQ4Q8x4AVX512VNNI(SB), NOSPLIT, $0-40
+	MOVQ x+0(FP), SI
+	MOVQ stride+8(FP), R8
+	MOVQ y+16(FP), DI
+	MOVQ n+24(FP), CX
+	MOVQ out+32(FP), DX
+	Q4CONST
+	KERNEL4(18)
+	RET
+
+#undef ROW
+#define ROW Q8ROW
+
+// func dotQ8Q8x4AVX512VNNI(x *BlockQ8, stride int, y *BlockQ8, n int, out *[4]float32)
+TEXT ·dotQ8Q8x4AVX512VNNI(SB), NOSPLIT, $0-40
+	MOVQ x+0(FP), SI
+	MOVQ stride+8(FP), R8
+	MOVQ y+16(FP), DI
+	MOVQ n+24(FP), CX
+	MOVQ out+32(FP), DX
+	Q8CONST
+	KERNEL4(34)
 	RET

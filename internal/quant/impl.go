@@ -12,6 +12,11 @@ type kernels struct {
 	name string
 	q4q8 func(x *BlockQ4, y *BlockQ8, n int) float32
 	q8q8 func(x, y *BlockQ8, n int) float32
+	// q4q8x4 and q8q8x4, when set, dot four rows of x (stride bytes
+	// apart) with y at once, bit-identical to four calls of the one-row
+	// kernel; nil means four such calls.
+	q4q8x4 func(x *BlockQ4, stride int, y *BlockQ8, n int, out *[4]float32)
+	q8q8x4 func(x *BlockQ8, stride int, y *BlockQ8, n int, out *[4]float32)
 }
 
 // generic is the portable implementation, always available.
@@ -24,6 +29,12 @@ var generic = &kernels{
 		return dotQ8Q8Generic(unsafe.Slice(x, n), unsafe.Slice(y, n))
 	},
 }
+
+// Sizes of the blocks in memory, which the assembly kernels walk.
+const (
+	sizeQ4 = int(unsafe.Sizeof(BlockQ4{}))
+	sizeQ8 = int(unsafe.Sizeof(BlockQ8{}))
+)
 
 // available lists the implementations this CPU runs, best first; generic
 // is last.
@@ -68,6 +79,35 @@ func DotQ8Q8(x, y []BlockQ8) float32 {
 		return 0
 	}
 	return active.Load().q8q8(&x[0], &y[0], len(x))
+}
+
+// DotQ4Q8x4 dots four consecutive rows of x, nb blocks each (x holds at
+// least 4·nb), with y: out[r] is DotQ4Q8(x[r·nb:(r+1)·nb], y), bit for
+// bit. Where the CPU has a four-row kernel (amd64 with VNNI), y's blocks,
+// scales and offset sums are loaded and computed once for the four rows.
+func DotQ4Q8x4(x []BlockQ4, nb int, y []BlockQ8, out *[4]float32) {
+	x, y = x[:4*nb], y[:nb]
+	k := active.Load()
+	if nb == 0 || k.q4q8x4 == nil {
+		for r := range out {
+			out[r] = DotQ4Q8(x[r*nb:(r+1)*nb], y)
+		}
+		return
+	}
+	k.q4q8x4(&x[0], nb*sizeQ4, &y[0], nb, out)
+}
+
+// DotQ8Q8x4 is DotQ4Q8x4 for Q8_0 weights.
+func DotQ8Q8x4(x []BlockQ8, nb int, y []BlockQ8, out *[4]float32) {
+	x, y = x[:4*nb], y[:nb]
+	k := active.Load()
+	if nb == 0 || k.q8q8x4 == nil {
+		for r := range out {
+			out[r] = DotQ8Q8(x[r*nb:(r+1)*nb], y)
+		}
+		return
+	}
+	k.q8q8x4(&x[0], nb*sizeQ8, &y[0], nb, out)
 }
 
 // Impl names the implementation DotQ4Q8 and DotQ8Q8 run: "generic" (the
