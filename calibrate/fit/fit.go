@@ -215,8 +215,14 @@ func Fit(prior *model.SoC, ms []measure.Measurement, o Options) (*Result, error)
 			from[i] = PriorScaled
 		}
 		bounds[i] = boundFor(prior, path, v)
-		v = math.Min(math.Max(v, bounds[i].Lower), bounds[i].Upper)
-		x0[i] = v
+		// Start inside the bounds (a scaled rate may overshoot the
+		// ceiling); the prior stays where it was put.
+		x := math.Min(math.Max(v, bounds[i].Lower), bounds[i].Upper)
+		if x == bounds[i].Upper && !math.IsInf(x, 1) {
+			x = bounds[i].Lower + 0.99*(bounds[i].Upper-bounds[i].Lower)
+		}
+		v = math.Min(v, bounds[i].Upper)
+		x0[i] = x
 		priors[i] = lm.Prior{Mean: v, Sigma: sigma}
 	}
 	weights := make([]float64, len(obs))
@@ -382,6 +388,10 @@ func microPrior(ms []measure.Measurement, path string) (float64, float64, bool) 
 	return v, v * math.Max(0.25, 3*cv), true
 }
 
+// MaxKernelOpsPerCycle is the ceiling model.Validate puts on a kernel
+// rate, and so the fit's: a fitted profile must load.
+const MaxKernelOpsPerCycle = 4096
+
 func boundFor(prior *model.SoC, path string, v float64) lm.Bound {
 	switch {
 	case path == "dram.sustained_gb_s", hasSuffix(path, "bandwidth_max_gb_s") && prior.DRAM.PeakGBs > 0:
@@ -396,8 +406,7 @@ func boundFor(prior *model.SoC, path string, v float64) lm.Bound {
 	case hasSuffix(path, "mem_compute_overlap"), hasSuffix(path, "cache_usable_frac"), hasSuffix(path, "moe_efficiency"):
 		return lm.Bound{Lower: 0, Upper: 1}
 	case isKernelRate(path):
-		// model.Validate's ceiling on ops per cycle.
-		return lm.Bound{Lower: 1e-6 * math.Max(math.Abs(v), 1e-9), Upper: math.Max(4096, v)}
+		return lm.Bound{Lower: 1e-6 * math.Max(math.Abs(v), 1e-9), Upper: MaxKernelOpsPerCycle}
 	case hasSuffix(path, "forfeit_pct"):
 		return lm.Bound{Lower: 0, Upper: 90}
 	}

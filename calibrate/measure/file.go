@@ -18,11 +18,22 @@ type Writer struct {
 	path string
 }
 
-// Create opens path for appending (creating it if needed).
+// ErrLocked is wrapped by Create's error when another process is writing
+// the file.
+var ErrLocked = errors.New("being written")
+
+// Create opens path for appending (creating it if needed), locked against
+// other writers until Close: a second process creating a Writer on the same
+// file gets an error wrapping ErrLocked, naming the holder's pid where the
+// system tells it.
 func Create(path string) (*Writer, error) {
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("measurements: %w", err)
+	}
+	if err := lock(f, path); err != nil {
+		f.Close()
+		return nil, err
 	}
 	// A previous run killed mid-write may have left a partial last line:
 	// start ours on a fresh line so it stays readable.

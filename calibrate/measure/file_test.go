@@ -3,6 +3,7 @@ package measure
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -169,4 +170,30 @@ func TestReadBounds(t *testing.T) {
 			t.Errorf("/dev/zero: %v", errs)
 		}
 	}
+}
+
+// TestOneWriter: while one Writer holds a file, a second Create on it fails
+// with ErrLocked (naming the holder on Linux); after Close it succeeds.
+func TestOneWriter(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("no flock")
+	}
+	path := filepath.Join(t.TempDir(), "runs.jsonl")
+	w, err := Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = Create(path)
+	if !errors.Is(err, ErrLocked) {
+		t.Fatalf("second writer: %v, want ErrLocked", err)
+	}
+	if runtime.GOOS == "linux" && !strings.Contains(err.Error(), fmt.Sprintf("(pid %d)", os.Getpid())) {
+		t.Errorf("second writer: %v, want the holder's pid %d", err, os.Getpid())
+	}
+	w.Close()
+	w2, err := Create(path)
+	if err != nil {
+		t.Fatalf("after Close: %v", err)
+	}
+	w2.Close()
 }

@@ -203,7 +203,7 @@ func (j fitJob) run() (*fit.Result, *fit.Validation, error) {
 		}
 	}
 	if err := writeProfile(j.out, r.SoC); err != nil {
-		return nil, nil, err
+		return r, v, err // the fit is printed: what went out of range is in it
 	}
 	return r, v, nil
 }
