@@ -70,6 +70,21 @@ func (c *checker) pos(path string, v, hi float64) {
 	}
 }
 
+// in checks v against a physical range.
+func (c *checker) in(path string, v float64, r Range) {
+	if !finite(v) {
+		c.fail(path, "%g is not a finite number", v)
+		return
+	}
+	if v < 0 {
+		c.fail(path, "%g is negative", v)
+		return
+	}
+	if err := r.Check(v); err != nil {
+		c.fail(path, "%v", err)
+	}
+}
+
 func (c *checker) integer(path string, v, lo, hi int) {
 	if v < lo || v > hi {
 		if v < 0 && lo >= 0 {
@@ -94,8 +109,8 @@ func (s *SoC) Validate() error {
 	}
 	c.nonEmpty("name", s.Name)
 	d := s.DRAM
-	c.pos("dram.peak_gb_s", d.PeakGBs, 10000)
-	c.pos("dram.sustained_gb_s", d.SustainedGBs, 10000)
+	c.in("dram.peak_gb_s", d.PeakGBs, BandwidthRange)
+	c.in("dram.sustained_gb_s", d.SustainedGBs, BandwidthRange)
 	if c.err == nil && d.SustainedGBs > d.PeakGBs {
 		c.fail("dram.sustained_gb_s", "%g exceeds peak_gb_s %g", d.SustainedGBs, d.PeakGBs)
 	}
@@ -122,14 +137,14 @@ func (s *SoC) Validate() error {
 			c.fail(p+"kind", "%q is not a known engine kind (%s)", e.Kind, strings.Join(EngineKinds, ", "))
 		}
 		c.integer(p+"cores", e.Cores, 1, 1024)
-		c.pos(p+"clock_ghz", e.ClockGHz, 10)
+		c.in(p+"clock_ghz", e.ClockGHz, ClockRange)
 		for _, k := range KernelClasses {
 			v, ok := e.KernelOpsPerCycle[k]
 			if !ok {
 				c.fail(p+"kernel_ops_per_cycle", "missing kernel class %q", k)
 				continue
 			}
-			c.pos(p+"kernel_ops_per_cycle."+k, v, 4096)
+			c.in(p+"kernel_ops_per_cycle."+k, v, KernelRateRange)
 		}
 		for k := range e.KernelOpsPerCycle {
 			if !contains(KernelClasses, k) {
@@ -137,9 +152,9 @@ func (s *SoC) Validate() error {
 			}
 		}
 		c.num(p+"moe_efficiency", e.MoEEfficiency, 0.01, 1)
-		c.pos(p+"scalar_ops_per_cycle", e.ScalarOpsPerCycle, 4096)
+		c.in(p+"scalar_ops_per_cycle", e.ScalarOpsPerCycle, KernelRateRange)
 		c.num(p+"thread_scaling_loss", e.ThreadScalingLoss, 0, 1)
-		c.pos(p+"bandwidth_max_gb_s", e.BandwidthMaxGBs, 10000)
+		c.in(p+"bandwidth_max_gb_s", e.BandwidthMaxGBs, BandwidthRange)
 		if c.err == nil && e.BandwidthMaxGBs > d.PeakGBs && e.UsesSharedDRAM() {
 			c.fail(p+"bandwidth_max_gb_s", "%g exceeds dram.peak_gb_s %g", e.BandwidthMaxGBs, d.PeakGBs)
 		}

@@ -388,10 +388,6 @@ func microPrior(ms []measure.Measurement, path string) (float64, float64, bool) 
 	return v, v * math.Max(0.25, 3*cv), true
 }
 
-// MaxKernelOpsPerCycle is the ceiling model.Validate puts on a kernel
-// rate, and so the fit's: a fitted profile must load.
-const MaxKernelOpsPerCycle = 4096
-
 func boundFor(prior *model.SoC, path string, v float64) lm.Bound {
 	switch {
 	case path == "dram.sustained_gb_s", hasSuffix(path, "bandwidth_max_gb_s") && prior.DRAM.PeakGBs > 0:
@@ -402,11 +398,11 @@ func boundFor(prior *model.SoC, path string, v float64) lm.Bound {
 		if hasSuffix(path, "bandwidth_max_gb_s") && !sharesDRAM(prior, path) {
 			up = math.Inf(1)
 		}
-		return lm.Bound{Lower: 1e-6 * math.Max(math.Abs(v), 1e-9), Upper: math.Max(up, v)}
+		return lm.Bound{Lower: math.Max(1e-6*math.Abs(v), model.BandwidthRange.Min), Upper: math.Max(up, v)}
 	case hasSuffix(path, "mem_compute_overlap"), hasSuffix(path, "cache_usable_frac"), hasSuffix(path, "moe_efficiency"):
 		return lm.Bound{Lower: 0, Upper: 1}
 	case isKernelRate(path):
-		return lm.Bound{Lower: 1e-6 * math.Max(math.Abs(v), 1e-9), Upper: MaxKernelOpsPerCycle}
+		return lm.Bound{Lower: math.Max(1e-6*math.Abs(v), model.KernelRateRange.Min), Upper: model.KernelRateRange.Max} // a fitted profile must load
 	case hasSuffix(path, "forfeit_pct"):
 		return lm.Bound{Lower: 0, Upper: 90}
 	}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -196,4 +197,40 @@ func TestOneWriter(t *testing.T) {
 		t.Fatalf("after Close: %v", err)
 	}
 	w2.Close()
+}
+
+// TestImpossibleValues: a finished run whose median or samples no machine
+// gives is a bad line, named with its reason; a failed run with a zero
+// median is not.
+func TestImpossibleValues(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		edit   func(*Measurement)
+		reason string // "" reads fine
+	}{
+		{"fine", func(*Measurement) {}, ""},
+		{"tiny median", func(m *Measurement) { m.Median = 1e-300 }, "median: 1e-300 t/s is outside [1e-06, 1e+09] t/s for a throughput"},
+		{"huge sample", func(m *Measurement) { m.Samples = []float64{1e308, 10} }, "samples[0]: 1e+308 t/s is outside"},
+		{"bandwidth", func(m *Measurement) { m.Unit, m.Median, m.Samples = "GB/s", 1e6, nil }, "median: 1e+06 GB/s is outside [0.01, 10000] GB/s for a bandwidth"},
+		{"failed run", func(m *Measurement) { m.Status, m.Median, m.Samples = "failed", 0, nil }, ""},
+		{"no unit range", func(m *Measurement) { m.Unit, m.Median = "widgets", 1e300 }, ""},
+	} {
+		m := sample("a")
+		m.Schema = Schema
+		tc.edit(&m)
+		b, _ := json.Marshal(m)
+		_, errs := Read(strings.NewReader(string(b)+"\n"), "f.jsonl")
+		switch {
+		case tc.reason == "" && len(errs) != 0:
+			t.Errorf("%s: %v", tc.name, errs)
+		case tc.reason != "" && (len(errs) != 1 || !strings.Contains(errs[0].Error(), "f.jsonl:1: "+tc.reason)):
+			t.Errorf("%s: %v, want %q", tc.name, errs, tc.reason)
+		}
+	}
+	// Summaries of huge samples stay finite, for CheckRange to name.
+	m := Measurement{Samples: []float64{1e308, 1e308, 1e308}}
+	m.Summarize()
+	if m.Median != 1e308 || math.IsNaN(m.CV) || math.IsInf(m.CV, 0) {
+		t.Errorf("median %g cv %g", m.Median, m.CV)
+	}
 }

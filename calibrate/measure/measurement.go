@@ -5,6 +5,8 @@ import (
 	"math"
 	"sort"
 	"strings"
+
+	"github.com/blsim/blsim/model"
 )
 
 // Schema is the schema tag of every measurement line.
@@ -126,20 +128,50 @@ func (m *Measurement) Summarize() {
 	if n%2 == 1 {
 		m.Median = s[n/2]
 	} else {
-		m.Median = (s[n/2-1] + s[n/2]) / 2
+		m.Median = s[n/2-1]/2 + s[n/2]/2 // no overflow
+	}
+	// Scaled by the largest magnitude, so that no sum overflows (samples
+	// of 1e308 give a finite cv, and CheckRange says what is wrong).
+	scale := math.Max(math.Abs(s[0]), math.Abs(s[n-1]))
+	if scale == 0 || math.IsInf(scale, 0) || math.IsNaN(scale) {
+		return
 	}
 	mean := 0.0
 	for _, v := range s {
-		mean += v
+		mean += v / scale
 	}
 	mean /= float64(n)
 	if n > 1 && mean != 0 {
 		ss := 0.0
 		for _, v := range s {
-			ss += (v - mean) * (v - mean)
+			d := v/scale - mean
+			ss += d * d
 		}
 		m.CV = math.Sqrt(ss/float64(n-1)) / math.Abs(mean)
 	}
+}
+
+// CheckRange checks a finished measurement's median and samples against
+// the physical range of its unit (model.RangeOf): a run that printed
+// 1e308 t/s, or a median of 1e-300, is not a measurement of anything.
+// Failed runs, and units without a range, pass.
+func (m *Measurement) CheckRange() error {
+	if m.Status != StatusOK && m.Status != StatusFlagged {
+		return nil
+	}
+	r, ok := model.RangeOf(m.Unit)
+	if !ok {
+		return nil
+	}
+	if err := r.Check(m.Median); err != nil {
+		return fmt.Errorf("median: %w", err)
+	}
+	for i, v := range m.Samples {
+		if v < 0 || v > r.Max {
+			return fmt.Errorf("samples[%d]: %w", i, r.Check(v))
+		}
+	}
+	return nil
 }
 
 // Validate checks a measurement read from a file.
@@ -162,6 +194,9 @@ func (m *Measurement) Validate() error {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
 			return fmt.Errorf("samples[%d] is %g", i, v)
 		}
+	}
+	if err := m.CheckRange(); err != nil {
+		return err
 	}
 	if r := m.Run; r != nil && (r.PromptTokens < 0 || r.Ubatch < 0 || r.Depth < 0 || r.GenTokens < 0 || r.PromptTokens > 0 && r.Ubatch == 0) {
 		return fmt.Errorf("run %+v: counts must not be negative and a prompt needs a ubatch", *r)

@@ -421,6 +421,11 @@ func (r *runner) measurements(p Point, res *result) (ms []measure.Measurement, r
 				}
 			}
 		}
+		if err := m.CheckRange(); err != nil {
+			// A value no machine gives: the run failed, the grid goes on.
+			m.Status, m.Error = statusFailed, "the benchmark printed an impossible value: "+err.Error()
+			m.Samples, m.Median, m.CV = nil, 0, 0
+		}
 		out = append(out, m)
 	}
 	return out, false

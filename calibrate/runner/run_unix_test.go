@@ -45,6 +45,7 @@ multi) rec 512 0 26.5; rec 0 128 5.5; rec 128 0 30.25 ;;
 md) printf '| model | threads | test | t/s |\n| --- | ---: | ---: | ---: |\n| qwen | 4 | pp512 | 26.26 ± 0.12 |\n\nbuild: 0104b151 (7950)\n' ;;
 flaky) if [ ! -f "$STATE" ]; then : > "$STATE"; exit 1; fi; rec 512 0 25 ;;
 big) awk 'BEGIN{for(i=0;i<2000;i++) printf "garbage line %d\n", i}' ;;
+huge) echo '{"build_commit": "0104b151", "n_threads": 4, "poll": 50, "n_prompt": 512, "n_gen": 0, "avg_ts": 1e308, "stddev_ts": 0, "samples_ts": [1e308, 1e308]}' ;;
 *) echo "unknown MODE $MODE" >&2; exit 2 ;;
 esac
 `
@@ -217,7 +218,7 @@ func TestRunFaults(t *testing.T) {
 	cfg := Config{
 		Grid: Grid{
 			Command: []string{bench},
-			Env:     []Axis{{"MODE", []string{"ok1", "exit3", "hang", "garbage", "empty", "tgonly", "multi", "md", "flaky", "big", "ok2"}}},
+			Env:     []Axis{{"MODE", []string{"ok1", "exit3", "hang", "garbage", "empty", "tgonly", "multi", "md", "flaky", "big", "huge", "ok2"}}},
 		},
 		Timeout: time.Second,
 		Retries: 1,
@@ -235,7 +236,7 @@ func TestRunFaults(t *testing.T) {
 		syscall.Kill(pid, syscall.SIGKILL)
 		t.Errorf("the timed-out run's child sleep (pid %d) survived", pid)
 	}
-	if want := (Summary{Points: 11, Runs: 11, OK: 5, Failed: 5, TimedOut: 1, Measurements: 12}); gr.sum != want {
+	if want := (Summary{Points: 12, Runs: 12, OK: 5, Failed: 6, TimedOut: 1, Measurements: 13}); gr.sum != want {
 		t.Errorf("summary %+v, want %+v", gr.sum, want)
 	}
 	byMode := map[string][]measure.Measurement{}
@@ -256,6 +257,7 @@ func TestRunFaults(t *testing.T) {
 		{"md", "ok", nil, 0},
 		{"flaky", "ok", nil, 0},
 		{"big", "failed", []string{"no llama-bench record"}, 0},
+		{"huge", "failed", []string{"impossible value", "1e+308 t/s is outside [1e-06, 1e+09] t/s for a throughput"}, 0},
 		{"ok2", "ok", nil, 0},
 	} {
 		ms := byMode[tc.mode]
@@ -305,7 +307,7 @@ func TestRunFaults(t *testing.T) {
 	cfg.Retries = 0
 	cfg.Timeout = 100 * time.Millisecond
 	again := runGrid(t, context.Background(), cfg, gr.path, nil)
-	if again.err != nil || again.sum.Skipped != 5 || again.sum.Runs != 6 {
+	if again.err != nil || again.sum.Skipped != 5 || again.sum.Runs != 7 {
 		t.Errorf("resume: %+v %v", again.sum, again.err)
 	}
 	if pid := readPID(t, pidfile); !gone(pid) {
