@@ -2,6 +2,11 @@ package model
 
 import "fmt"
 
+// MaxUbatches is the most ubatches one prediction simulates: a prompt of
+// 4096 one-token ubatches already takes a minute of a full blsim predict
+// (its sweeps and interval draws) on two cores.
+const MaxUbatches = 4096
+
 // Range is the span of values with physical meaning for one kind of
 // quantity: a value outside is a typo, a unit mix-up or a broken
 // benchmark, and is refused where it enters (a SoC, a measurement, a

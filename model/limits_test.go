@@ -28,3 +28,20 @@ func TestTooManyEngines(t *testing.T) {
 		}
 	}
 }
+
+// TestTooManyUbatches: a prompt cut into more than MaxUbatches ubatches is
+// refused, naming the count and the limit.
+func TestTooManyUbatches(t *testing.T) {
+	w, err := presets.Workload("qwen3.5-35b-a3b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Run.PromptTokens, w.Run.Ubatch = 1<<20, 1
+	if err := w.Validate(); err == nil || !strings.Contains(err.Error(), "run.ubatch: prompt 1048576 in ubatches of 1 is 1048576 ubatches: at most 4096") {
+		t.Errorf("1M ubatches: %v", err)
+	}
+	w.Run.PromptTokens = 4096
+	if err := w.Validate(); err != nil {
+		t.Errorf("4096 ubatches: %v", err)
+	}
+}

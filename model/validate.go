@@ -326,6 +326,10 @@ func (w *Workload) Validate() error {
 	c.integer("run.prompt_tokens", r.PromptTokens, 1, 1<<20)
 	c.integer("run.ubatch", r.Ubatch, 1, 1<<16)
 	c.integer("run.depth", r.Depth, 0, 1<<22)
+	if c.err == nil && r.Ubatches() > MaxUbatches {
+		c.fail("run.ubatch", "prompt %d in ubatches of %d is %d ubatches: at most %d per prediction (a simulation's cost grows with them; a larger ubatch, or a shorter prompt)",
+			r.PromptTokens, r.Ubatch, r.Ubatches(), MaxUbatches)
+	}
 	if c.err != nil {
 		return c.err
 	}

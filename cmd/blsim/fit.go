@@ -68,7 +68,7 @@ func addAcceptPoorFlag(f *pflag.FlagSet, accept *bool) {
 }
 
 // readMeasurements reads a measurements file, warning about bad lines on
-// stderr; it fails only when nothing usable is left.
+// stderr; it fails when the file is not usable (measure.Usable).
 func readMeasurements(path string, stderr io.Writer) ([]measure.Measurement, error) {
 	if path == "" {
 		return nil, fmt.Errorf("--measurements: a measurements file is required")
@@ -77,6 +77,28 @@ func readMeasurements(path string, stderr io.Writer) ([]measure.Measurement, err
 		return nil, fmt.Errorf("--measurements: %w", err)
 	}
 	ms, errs := measure.ReadFile(path)
+	if err := badLines(stderr, path, len(ms), errs); err != nil {
+		return nil, err
+	}
+	return ms, nil
+}
+
+// badLines warns about each bad line (five at most) and fails, naming the
+// first, when good measurements and bad lines do not make a usable file.
+func badLines(stderr io.Writer, path string, good int, errs []error) error {
+	if stderr == nil {
+		stderr = io.Discard
+	}
+	if !measure.Usable(good, len(errs)) {
+		if good == 0 && len(errs) == 0 {
+			return fmt.Errorf("--measurements: %s has no measurements", path)
+		}
+		if good == 0 {
+			return fmt.Errorf("--measurements: %s has no readable measurements (%d bad lines; first: %v)", path, len(errs), errs[0])
+		}
+		return fmt.Errorf("--measurements: %s: %d of its %d lines are bad, more than a tenth (first: %v); fix or remove them",
+			path, len(errs), good+len(errs), errs[0])
+	}
 	for i, err := range errs {
 		if i == 5 {
 			fmt.Fprintf(stderr, "blsim: warning: %d more bad lines in %s\n", len(errs)-5, path)
@@ -84,10 +106,7 @@ func readMeasurements(path string, stderr io.Writer) ([]measure.Measurement, err
 		}
 		fmt.Fprintf(stderr, "blsim: warning: skipped %v\n", err)
 	}
-	if len(ms) == 0 {
-		return nil, fmt.Errorf("--measurements: %s has no readable measurements", path)
-	}
-	return ms, nil
+	return nil
 }
 
 func fitRun(o *fitOptions, stdout, stderr io.Writer) error {
@@ -115,6 +134,9 @@ func fitRun(o *fitOptions, stdout, stderr io.Writer) error {
 	ms, err := readMeasurements(o.Measurements, stderr)
 	if err != nil {
 		return err
+	}
+	if o.Free != nil && len(o.Free) == 0 {
+		return fmt.Errorf("--free: no parameter named (leave the flag out to fit the default set)")
 	}
 	for _, p := range o.Free {
 		if _, err := prior.Get(p); err != nil {

@@ -113,6 +113,7 @@ func TestFitValidateBadInput(t *testing.T) {
 		{"missing file", []string{"fit", "--measurements", filepath.Join(dir, "nope.jsonl"), "--soc", "rk3588", "-o", filepath.Join(dir, "x.yaml")}, "nope.jsonl"},
 		{"nothing readable", []string{"fit", "--measurements", empty, "--soc", "rk3588", "-o", filepath.Join(dir, "x.yaml")}, "no readable"},
 		{"bad free", []string{"fit", "--measurements", runs, "--soc", "rk3588", "-o", filepath.Join(dir, "x.yaml"), "--free", "engines.gpu.x"}, "--free"},
+		{"empty free", []string{"fit", "--measurements", runs, "--soc", "rk3588", "-o", filepath.Join(dir, "x.yaml"), "--free", ""}, "--free: no parameter named"},
 		{"unwritable", []string{"fit", "--measurements", runs, "--soc", "rk3588", "-o", filepath.Join(dir, "no", "x.yaml"), "--free", "handoff.futex_wake_us"}, "x.yaml"},
 		{"loo and holdout", []string{"validate", "--measurements", runs, "--soc", "rk3588", "--loo", "--holdout", "x"}, "choose one"},
 		{"validate no soc", []string{"validate", "--measurements", runs}, "--soc"},

@@ -20,6 +20,8 @@ import (
 
 // plotOptions are the flags of `blsim plot`.
 type plotOptions struct {
+	// warn gets the warnings (bad measurement lines): the command's stderr.
+	warn     io.Writer
 	Kind     string
 	SoC      string
 	Workload string
@@ -48,8 +50,8 @@ type plotOptions struct {
 // plotKinds are the kinds `blsim plot` draws.
 var plotKinds = []string{"split", "timeline", "parity", "heatmap", "roofline"}
 
-func newPlotCmd(stdout io.Writer) *cobra.Command {
-	o := &plotOptions{}
+func newPlotCmd(stdout, stderr io.Writer) *cobra.Command {
+	o := &plotOptions{warn: stderr}
 	cmd := &cobra.Command{
 		Use:   "plot split|timeline|parity|heatmap|roofline -o FILE",
 		Short: "Draw the split curve, a timeline, parity, what-if heatmap or roofline as PNG, SVG or PDF",
@@ -160,7 +162,7 @@ func plotRun(o *plotOptions, stdout io.Writer) error {
 		var ms []measure.Measurement
 		var src string
 		if o.Measurements != "" || o.SoC == seedSoC {
-			if ms, src, err = loadMeasurements(o.Measurements, o.SoC, s, wl, o.Stat); err != nil {
+			if ms, src, err = loadMeasurements(o.Measurements, o.SoC, s, wl, o.Stat, o.warn); err != nil {
 				return err
 			}
 			if !o.workloadGiven && o.Measurements != "" {
@@ -220,7 +222,7 @@ func plotRun(o *plotOptions, stdout io.Writer) error {
 		}
 		w, h = 9*vg.Inch, 5*vg.Inch
 	case "parity":
-		ms, src, err := loadMeasurements(o.Measurements, o.SoC, s, wl, o.Stat)
+		ms, src, err := loadMeasurements(o.Measurements, o.SoC, s, wl, o.Stat, o.warn)
 		if err != nil {
 			return err
 		}
@@ -348,7 +350,7 @@ const seedSoC = "rk3588"
 // that every measurement that names a SoC or workload names s and w, and
 // returns its throughputs, one per configuration (merged by statFlag, as
 // blsim fit merges them), and a name for the source.
-func loadMeasurements(path, socRef string, s *model.SoC, w *model.Workload, statFlag string) ([]measure.Measurement, string, error) {
+func loadMeasurements(path, socRef string, s *model.SoC, w *model.Workload, statFlag string, warn io.Writer) ([]measure.Measurement, string, error) {
 	stat, err := fit.ParseStat(statFlag)
 	if err != nil {
 		return nil, "", fmt.Errorf("--stat: %w", err)
@@ -365,11 +367,8 @@ func loadMeasurements(path, socRef string, s *model.SoC, w *model.Workload, stat
 	default:
 		return nil, "", fmt.Errorf("--measurements: a measurements file is required for soc %s (only %s has built-in ones)", s.Name, seedSoC)
 	}
-	if len(errs) > 0 {
-		if len(errs) == 1 {
-			return nil, "", fmt.Errorf("--measurements: %v", errs[0])
-		}
-		return nil, "", fmt.Errorf("--measurements: %d bad lines; first: %v", len(errs), errs[0])
+	if err := badLines(warn, src, len(ms), errs); err != nil {
+		return nil, "", err
 	}
 	for _, m := range ms {
 		if m.SoC != "" && m.SoC != s.Name && m.SoC != socRef {

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"image/png"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,7 +12,7 @@ import (
 
 func runPlot(args ...string) (string, error) {
 	var out bytes.Buffer
-	cmd := newPlotCmd(&out)
+	cmd := newPlotCmd(&out, io.Discard)
 	cmd.SetArgs(args)
 	cmd.SetOut(&out)
 	cmd.SetErr(&out)

@@ -192,8 +192,14 @@ func (o *predictOptions) resolveRest(in *predictInputs) (*predictInputs, error) 
 	if o.Ubatch > 0 {
 		in.wl.Run.Ubatch = o.Ubatch
 	}
-	if o.Draws < 0 || o.Draws > 10000 {
-		return nil, fmt.Errorf("--draws: %d is outside 0..10000", o.Draws)
+	if o.Prompt > 0 || o.Ubatch > 0 {
+		if n := in.wl.Run.Ubatches(); n > model.MaxUbatches {
+			return nil, fmt.Errorf("--prompt %d --ubatch %d: %d ubatches, at most %d per prediction (its cost grows with them): a larger --ubatch, or a shorter --prompt",
+				in.wl.Run.PromptTokens, in.wl.Run.Ubatch, n, model.MaxUbatches)
+		}
+	}
+	if o.Draws < 1 || o.Draws > 10000 {
+		return nil, fmt.Errorf("--draws: %d is outside 1..10000 (the interval needs samples)", o.Draws)
 	}
 	return in, nil
 }

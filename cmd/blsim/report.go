@@ -20,6 +20,8 @@ import (
 
 // reportOptions are the flags of `blsim report`.
 type reportOptions struct {
+	// warn gets the warnings (bad measurement lines): the command's stderr.
+	warn         io.Writer
 	SoC          string
 	Workload     string
 	Measurements string
@@ -47,8 +49,8 @@ func (r *reportData) save(dir, name string, fig *plots.Figure, w, h vg.Length) e
 // with anything else in it is not replaced.
 var reportFiles = []string{"report.md", "split.png", "timeline.png", "heatmap.png", "parity.png", "roofline.png"}
 
-func newReportCmd(stdout io.Writer) *cobra.Command {
-	o := &reportOptions{}
+func newReportCmd(stdout, stderr io.Writer) *cobra.Command {
+	o := &reportOptions{warn: stderr}
 	cmd := &cobra.Command{
 		Use:   "report -o DIR",
 		Short: "Write a folder with report.md and its plots, ready for an experiment write-up",
@@ -133,7 +135,7 @@ func reportRun(o *reportOptions, stdout io.Writer) (err error) {
 	var ms []measure.Measurement
 	var msrc string
 	if o.Measurements != "" || o.SoC == seedSoC {
-		if ms, msrc, err = loadMeasurements(o.Measurements, o.SoC, s, wl, o.Stat); err != nil {
+		if ms, msrc, err = loadMeasurements(o.Measurements, o.SoC, s, wl, o.Stat, o.warn); err != nil {
 			return err
 		}
 	}

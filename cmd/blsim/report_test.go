@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -12,7 +13,7 @@ import (
 
 func runReport(args ...string) (string, error) {
 	var out bytes.Buffer
-	cmd := newReportCmd(&out)
+	cmd := newReportCmd(&out, io.Discard)
 	cmd.SetArgs(args)
 	cmd.SetOut(&out)
 	cmd.SetErr(&out)

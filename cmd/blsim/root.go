@@ -31,8 +31,8 @@ at which split, and what hardware would make it pay.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(newPredictCmd(stdout, nil), newCalibrateCmd(stdout, stderr), newPlotCmd(stdout), newFitCmd(stdout, stderr),
-		newValidateCmd(stdout, stderr), newBenchCmd(stdout, stderr), newReportCmd(stdout),
+	root.AddCommand(newPredictCmd(stdout, nil), newCalibrateCmd(stdout, stderr), newPlotCmd(stdout, stderr), newFitCmd(stdout, stderr),
+		newValidateCmd(stdout, stderr), newBenchCmd(stdout, stderr), newReportCmd(stdout, stderr),
 		newSoCsCmd(stdout), newWorkloadsCmd(stdout))
 	return root
 }
