@@ -62,14 +62,6 @@ func (c *checker) num(path string, v, lo, hi float64) {
 	}
 }
 
-// pos checks 0 < v <= hi.
-func (c *checker) pos(path string, v, hi float64) {
-	c.num(path, v, 0, hi)
-	if c.err == nil && v == 0 {
-		c.fail(path, "must be positive")
-	}
-}
-
 // in checks v against a physical range.
 func (c *checker) in(path string, v float64, r Range) {
 	if !finite(v) {
