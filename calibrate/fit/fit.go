@@ -248,6 +248,13 @@ func Fit(prior *model.SoC, ms []measure.Measurement, o Options) (*Result, error)
 		}
 		for i, m := range obs {
 			dst[i] = vals[i]/m.Median - 1
+			if math.IsNaN(dst[i]) || math.IsInf(dst[i], 0) {
+				// A profile the simulator cannot run to a finite
+				// throughput (a parameter at a bound): as bad as
+				// predicting nothing, and finite, so that the Jacobian
+				// and its decomposition stay defined.
+				dst[i] = -1
+			}
 		}
 	}
 	problem := lm.Problem{Residuals: residuals, NumResiduals: len(obs), Priors: priors}

@@ -333,7 +333,14 @@ func (s *solver) result() (*Result, error) {
 			}
 		}
 		for j := 0; j < n; j++ {
-			jw.Set(i, j, w*s.jx.At(i, j))
+			v := w * s.jx.At(i, j)
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				// A derivative the residuals could not give (a
+				// parameter at its bound): unknown, so no information,
+				// rather than a decomposition that fails.
+				v = 0
+			}
+			jw.Set(i, j, v)
 		}
 	}
 	for k, j := range s.prior {
