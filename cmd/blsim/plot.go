@@ -132,6 +132,9 @@ func plotRun(o *plotOptions, stdout io.Writer) error {
 	if _, err := plots.Format(o.Output); err != nil {
 		return err
 	}
+	if err := checkOutput("-o", o.Output, o.Measurements, o.SoC, o.Workload); err != nil {
+		return err
+	}
 	if o.Poll < 0 || o.Poll > 100 {
 		return fmt.Errorf("--poll: %d is outside 0..100", o.Poll)
 	}

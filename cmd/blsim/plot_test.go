@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/blsim/blsim/presets"
 )
 
 func runPlot(args ...string) (string, error) {
@@ -63,6 +65,14 @@ func TestPlotCmd(t *testing.T) {
 
 func TestPlotCmdErrors(t *testing.T) {
 	dir := t.TempDir()
+	link := filepath.Join(dir, "link.png")
+	if err := os.Symlink(filepath.Join(dir, "target.png"), link); err != nil {
+		t.Fatal(err)
+	}
+	runs := filepath.Join(dir, "runs.png") // an input that happens to end in .png
+	if err := os.WriteFile(runs, presets.SeedMeasurements(), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	for _, tc := range []struct {
 		args []string
 		want string
@@ -75,6 +85,8 @@ func TestPlotCmdErrors(t *testing.T) {
 		{[]string{"timeline", "--split", "both", "-o", filepath.Join(dir, "a.png")}, "--split"},
 		{[]string{"timeline", "--frac", "2", "-o", filepath.Join(dir, "a.png")}, "--frac"},
 		{[]string{"split", "--soc", "nosuch", "-o", filepath.Join(dir, "a.png")}, "--soc"},
+		{[]string{"split", "-o", link}, "is a symbolic link"},
+		{[]string{"parity", "--measurements", runs, "-o", runs}, "is also an input"},
 	} {
 		_, err := runPlot(tc.args...)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
@@ -85,7 +97,10 @@ func TestPlotCmdErrors(t *testing.T) {
 			t.Errorf("plot %v: error is not one line: %q", tc.args, err)
 		}
 	}
-	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
-		t.Errorf("%d files left behind", len(ents))
+	if ents, _ := os.ReadDir(dir); len(ents) != 2 { // the link and the input
+		t.Errorf("%d files in the folder, want the 2 put there", len(ents))
+	}
+	if b, err := os.ReadFile(runs); err != nil || !bytes.Equal(b, presets.SeedMeasurements()) {
+		t.Errorf("the input was changed: %v", err)
 	}
 }
