@@ -33,7 +33,26 @@ func newSoCsCmd(stdout io.Writer) *cobra.Command {
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	cmd.AddCommand(showCmd(stdout, "SoC profile", presets.SoCData))
 	return cmd
+}
+
+// showCmd prints an embedded preset's YAML, to copy and edit: a board
+// user with only the binary has no other copy.
+func showCmd(stdout io.Writer, what string, data func(string) ([]byte, error)) *cobra.Command {
+	return &cobra.Command{
+		Use:   "show NAME",
+		Short: "Print the embedded " + what + " NAME as YAML (to copy and edit)",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(_ *cobra.Command, args []string) error {
+			b, err := data(args[0])
+			if err != nil {
+				return err
+			}
+			_, err = stdout.Write(b)
+			return err
+		},
+	}
 }
 
 func newWorkloadsCmd(stdout io.Writer) *cobra.Command {
@@ -55,6 +74,7 @@ func newWorkloadsCmd(stdout io.Writer) *cobra.Command {
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	cmd.AddCommand(showCmd(stdout, "workload", presets.WorkloadData))
 	return cmd
 }
 
