@@ -132,7 +132,7 @@ func ParseGridFile(data []byte, name string) (*GridFile, error) {
 		if errors.Is(err, io.EOF) {
 			return nil, fmt.Errorf("grid %s: empty file", name)
 		}
-		return nil, fmt.Errorf("grid %s: %v", name, err)
+		return nil, fmt.Errorf("grid %s: %s", name, yamlOneLine(err))
 	}
 	gf := &GridFile{
 		Grid:    Grid{Command: y.Command, Env: y.Env, Args: y.Args},
@@ -168,6 +168,14 @@ func ParseGridFile(data []byte, name string) (*GridFile, error) {
 		}
 	}
 	return gf, nil
+}
+
+// yamlOneLine is a YAML decoding error on one line: the library lists
+// unmarshal errors one per line.
+func yamlOneLine(err error) string {
+	s := strings.TrimPrefix(err.Error(), "yaml: ")
+	s = strings.ReplaceAll(s, "unmarshal errors:\n  ", "")
+	return strings.Join(strings.Fields(strings.ReplaceAll(s, "\n", "; ")), " ")
 }
 
 // LoadGridFile reads the grid file at path.

@@ -139,7 +139,7 @@ func ParseMapping(data []byte, name string) (Mapping, error) {
 		if errors.Is(err, io.EOF) {
 			return Mapping{}, fmt.Errorf("knobs %s: empty file", name)
 		}
-		return Mapping{}, fmt.Errorf("knobs %s: %v", name, err)
+		return Mapping{}, fmt.Errorf("knobs %s: %s", name, yamlOneLine(err))
 	}
 	def := DefaultMapping()
 	if m.EnableValues == nil {
@@ -155,7 +155,7 @@ func ParseMapping(data []byte, name string) (Mapping, error) {
 		m.Engines.Little = def.Engines.Little
 	}
 	if err := m.Validate(); err != nil {
-		return Mapping{}, fmt.Errorf("knobs %s: %v", name, err)
+		return Mapping{}, fmt.Errorf("knobs %s: %s", name, yamlOneLine(err))
 	}
 	return m, nil
 }
