@@ -185,17 +185,23 @@ func (r *runner) matmulWorker(w int) {
 func mulmat(t *tensor, x *acts, out []float32, n, w, nw int, ctr *counter) {
 	c := chunking(t.rows, n, nw, false)
 	claim(c, w, nw, ctr, func(i int) {
-		r0, r1, t0, t1 := c.bounds(i)
-		for tt := t0; tt < t1; tt += tile {
-			te := min(tt+tile, t1)
-			for rr := r0; rr < r1; rr += tile {
-				re := min(rr+tile, r1)
-				for tok := tt; tok < te; tok++ {
-					dotRows(t, 0, rr, re, x, tok, out[tok*t.rows:])
-				}
+		tiles(c, i, func(rr, re, tok int) { dotRows(t, 0, rr, re, x, tok, out[tok*t.rows:]) })
+	})
+}
+
+// tiles walks chunk i of c in 16×16 tiles: for each tile, each of its
+// tokens x with its rows [rr, re).
+func tiles(c chunks, i int, do func(rr, re, x int)) {
+	r0, r1, t0, t1 := c.bounds(i)
+	for tt := t0; tt < t1; tt += tile {
+		te := min(tt+tile, t1)
+		for rr := r0; rr < r1; rr += tile {
+			re := min(rr+tile, r1)
+			for x := tt; x < te; x++ {
+				do(rr, re, x)
 			}
 		}
-	})
+	}
 }
 
 // expertWorker is worker w of engine ei's part of the current expert op.
@@ -230,27 +236,15 @@ func (r *runner) expertWorker(ei, w int) {
 		base := ew.expert * t.rows
 		c := chunking(t.rows, len(ew.slots), nw, staticExperts)
 		claim(c, w, nw, &e.ctr[k], func(i int) {
-			r0, r1, t0, t1 := c.bounds(i)
-			for tt := t0; tt < t1; tt += tile {
-				te := min(tt+tile, t1)
-				for rr := r0; rr < r1; rr += tile {
-					re := min(rr+tile, r1)
-					for x := tt; x < te; x++ {
-						var o []float32
-						var src *acts
-						var xi int
-						if gathered {
-							xi = ew.base + x
-							o, src = e.gout[xi*t.rows:], &e.g
-						} else {
-							slot := int(ew.slots[x])
-							xi = slot / K
-							o, src = r.out[slot*t.rows:], &r.act
-						}
-						dotRows(t, base, rr, re, src, xi, o)
-					}
+			tiles(c, i, func(rr, re, x int) {
+				if gathered {
+					xi := ew.base + x
+					dotRows(t, base, rr, re, &e.g, xi, e.gout[xi*t.rows:])
+					return
 				}
-			}
+				slot := int(ew.slots[x])
+				dotRows(t, base, rr, re, &r.act, slot/K, r.out[slot*t.rows:])
+			})
 		})
 	}
 	if !gathered {

@@ -1,0 +1,199 @@
+package calibrate
+
+import (
+	"fmt"
+
+	"github.com/blsim/blsim/model"
+)
+
+// The grids of Settings.Grid, and the values of a dispatcher measurement's
+// "set" knob.
+const (
+	FitGrid     = "fit"
+	HeldOutGrid = "heldout"
+	BothGrids   = "fit+heldout"
+)
+
+// Point is one configuration of the dispatcher grid: a plan, the prompt
+// shape it runs (nil: the workload's own) and the grid it belongs to (the
+// value of its measurement's "set" knob).
+type Point struct {
+	Plan model.Plan
+	Run  *model.Run
+	Set  string
+	// NoWarmup: the point's prompt is long (the prefill-like shape, a
+	// second or more) and its weights are in DRAM anyway, so the untimed
+	// run before the timed ones would only cost time.
+	NoWarmup bool
+}
+
+// String is the plan, and the shape when it is not the workload's own.
+func (p Point) String() string {
+	if p.Run == nil {
+		return p.Plan.String()
+	}
+	return fmt.Sprintf("%s pp%d ub=%d", p.Plan, p.Run.PromptTokens, p.Run.Ubatch)
+}
+
+// Shapes are the prompt shapes the dispatcher grid runs besides the
+// workload's own, chosen by the tokens each routed expert gets per ubatch
+// (ubatch × top-k / experts), which sets the arithmetic intensity of the
+// expert ops: about 1/16 of a token (decode-like: each touched expert is
+// walked for one token, a gemv, as in token generation), a quarter of a
+// token (most touched experts still see one), and 16 tokens (prefill-like,
+// compute-bound). The first two prompts are long enough to stream the
+// expert weights several times. All are nil for a workload without
+// experts.
+func Shapes(w *model.Workload) (gemv, low, high *model.Run) {
+	if w == nil || w.Model.MoE.Experts == 0 || w.Model.MoE.TopK == 0 {
+		return nil, nil, nil
+	}
+	e, k := w.Model.MoE.Experts, w.Model.MoE.TopK
+	ubGemv := max(1, e/(16*k))
+	ubLow := max(ubGemv+1, e/(4*k))
+	ubHigh := max(ubLow+1, 16*e/k)
+	return &model.Run{PromptTokens: 32 * ubGemv, Ubatch: ubGemv},
+		&model.Run{PromptTokens: 16 * ubLow, Ubatch: ubLow},
+		&model.Run{PromptTokens: ubHigh, Ubatch: ubHigh}
+}
+
+// Points is the dispatcher grid. "fit" covers native, token and expert
+// splits at both poll levels on the workload's own prompt, and fewer plans
+// on the decode-like and prefill-like shapes (Shapes); "heldout" uses other
+// fractions on each; "fit+heldout" is the one then the other.
+func Points(s *Settings) ([]Point, error) {
+	grid := s.Grid
+	if grid == "" {
+		grid = FitGrid
+	}
+	grids := []string{grid}
+	if grid == BothGrids {
+		grids = []string{FitGrid, HeldOutGrid}
+	}
+	var out []Point
+	for _, g := range grids {
+		ps, err := grid1(s, g)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, ps...)
+	}
+	return out, nil
+}
+
+// grid1 is the points of one grid, fit or heldout.
+func grid1(s *Settings, grid string) ([]Point, error) {
+	if grid != FitGrid && grid != HeldOutGrid {
+		return nil, fmt.Errorf("grid %q is not fit, heldout or fit+heldout", s.Grid)
+	}
+	if len(s.Engines) == 1 {
+		return nativeGrid(s, grid), nil
+	}
+	big, little := s.Engines[0].Cluster, s.Engines[1].Cluster
+	tb, tl := len(big.CPUs), len(little.CPUs)
+	gemv, low, high := Shapes(s.Workload)
+	var out []Point
+	add := func(run *model.Run, mode model.Mode, fracs []float64, polls ...int) {
+		for _, poll := range polls {
+			if mode == model.Native {
+				out = append(out, Point{Plan: model.NewNative(big.Name, tb, poll), Run: run, Set: grid, NoWarmup: run != nil && run == high})
+				continue
+			}
+			for _, f := range fracs {
+				out = append(out, Point{Plan: model.NewSplit(mode, big.Name, little.Name, tb, tl, f, poll), Run: run, Set: grid,
+					NoWarmup: run != nil && run == high})
+			}
+		}
+	}
+	shaped := func(run *model.Run, f func(run *model.Run)) {
+		if run != nil {
+			f(run)
+		}
+	}
+	switch {
+	case grid == FitGrid && s.Quick:
+		add(nil, model.Native, nil, 50)
+		add(nil, model.TokenSplit, []float64{0.2, 0.5}, 50)
+		add(nil, model.ExpertSplit, []float64{0.5}, 0)
+		shaped(gemv, func(r *model.Run) { add(r, model.Native, nil, 0) })
+		shaped(low, func(r *model.Run) {
+			add(r, model.Native, nil, 50)
+			add(r, model.TokenSplit, []float64{0.5}, 0)
+		})
+		shaped(high, func(r *model.Run) { add(r, model.Native, nil, 50) })
+	case grid == FitGrid:
+		add(nil, model.Native, nil, 0, 50)
+		add(nil, model.TokenSplit, []float64{0.1, 0.3, 0.5, 0.7}, 0, 50)
+		add(nil, model.ExpertSplit, []float64{0.25, 0.5}, 0, 50)
+		// Native only: a split of a gemv-like prompt hands off for each
+		// of its many small ops, and what that costs is not what this
+		// shape is for (the model misses such runs by 15-45% on a 2-vCPU
+		// VM).
+		shaped(gemv, func(r *model.Run) { add(r, model.Native, nil, 0, 50) })
+		shaped(low, func(r *model.Run) {
+			add(r, model.Native, nil, 0, 50)
+			add(r, model.TokenSplit, []float64{0.3}, 0)
+			add(r, model.TokenSplit, []float64{0.5}, 50)
+			add(r, model.ExpertSplit, []float64{0.5}, 0)
+		})
+		shaped(high, func(r *model.Run) {
+			add(r, model.Native, nil, 50)
+			add(r, model.TokenSplit, []float64{0.5}, 0)
+			add(r, model.ExpertSplit, []float64{0.5}, 50)
+		})
+	default:
+		add(nil, model.TokenSplit, []float64{0.15, 0.4, 0.6, 0.9}, 0, 50)
+		add(nil, model.ExpertSplit, []float64{0.1, 0.4}, 0, 50)
+		shaped(low, func(r *model.Run) {
+			add(r, model.TokenSplit, []float64{0.4}, 50)
+			add(r, model.ExpertSplit, []float64{0.25}, 0)
+		})
+		shaped(high, func(r *model.Run) { add(r, model.TokenSplit, []float64{0.4}, 0) })
+	}
+	return out, nil
+}
+
+// nativeGrid is the grid of a one-cluster host: native runs (the plans
+// stock llama.cpp has) over thread counts and poll levels, on the
+// workload's own prompt and its decode-like and prefill-like shapes; the
+// held-out grid takes the thread counts between, and poll 25.
+func nativeGrid(s *Settings, grid string) []Point {
+	c := s.Engines[0].Cluster
+	n := len(c.CPUs)
+	threads := []int{n}
+	if n > 1 {
+		threads = []int{1, n}
+	}
+	gemv, low, high := Shapes(s.Workload)
+	var out []Point
+	add := func(run *model.Run, poll int, ts ...int) {
+		for _, t := range ts {
+			out = append(out, Point{Plan: model.NewNative(c.Name, t, poll), Run: run, Set: grid, NoWarmup: run != nil && run == high})
+		}
+	}
+	switch {
+	case grid == FitGrid && s.Quick:
+		add(nil, 50, threads...)
+		add(nil, 0, n)
+	case grid == FitGrid:
+		add(nil, 0, threads...)
+		add(nil, 50, threads...)
+	default:
+		for t := 2; t < n; t++ {
+			add(nil, 50, t)
+		}
+		add(nil, 25, n)
+	}
+	for _, r := range []*model.Run{gemv, low, high} {
+		if r == nil {
+			continue
+		}
+		switch grid {
+		case FitGrid:
+			add(r, 50, threads...)
+		default:
+			add(r, 25, n)
+		}
+	}
+	return out
+}
