@@ -26,8 +26,10 @@ import (
 //   - Inside a chunk, tiles of 16 tokens × 16 rows: each tile's 16 weight
 //     rows are dotted with each of its tokens before the next rows, so the
 //     rows are read from memory once per tile and from L1 after. Rows go
-//     four at a time through the four-row kernels (quant.DotQ4Q8x4), which
-//     load each token's activation block once for the four.
+//     four at a time and tokens two at a time through the four-row kernels
+//     (quant.DotQ4Q8x4x2), which load each token's activation block once
+//     for the four rows and, with AVX512-VNNI, each weight block once for
+//     the two tokens.
 //
 // Nothing in the loop allocates: the functions the pools run are built
 // once per Run, and each op's state is in the runner.
@@ -140,6 +142,35 @@ func dot4(t *tensor, row int, x *acts, i int, out *[4]float32) {
 	}
 }
 
+// dot4x2 is dot4 with two activation rows: out0 with row i0 of x0, out1
+// with row i1 of x1 (the two-token kernels where the CPU has them,
+// bit-identical to dot).
+func dot4x2(t *tensor, row int, x0 *acts, i0 int, x1 *acts, i1 int, out0, out1 *[4]float32) {
+	switch t.kind {
+	case kindQ4:
+		quant.DotQ4Q8x4x2(t.q4[row*t.nb:(row+4)*t.nb], t.nb, x0.q[i0*x0.qs:i0*x0.qs+t.nb], x1.q[i1*x1.qs:i1*x1.qs+t.nb], out0, out1)
+		return
+	case kindQ8:
+		quant.DotQ8Q8x4x2(t.q8[row*t.nb:(row+4)*t.nb], t.nb, x0.q[i0*x0.qs:i0*x0.qs+t.nb], x1.q[i1*x1.qs:i1*x1.qs+t.nb], out0, out1)
+		return
+	}
+	dot4(t, row, x0, i0, out0)
+	dot4(t, row, x1, i1, out1)
+}
+
+// dotRows2 is dotRows for two activation rows: o0[r] with row i0 of x0,
+// o1[r] with row i1 of x1.
+func dotRows2(t *tensor, base, r0, r1 int, x0 *acts, i0 int, o0 []float32, x1 *acts, i1 int, o1 []float32) {
+	r := r0
+	for ; r+4 <= r1; r += 4 {
+		dot4x2(t, base+r, x0, i0, x1, i1, (*[4]float32)(o0[r:r+4]), (*[4]float32)(o1[r:r+4]))
+	}
+	for ; r < r1; r++ {
+		o0[r] = dot(t, base+r, x0, i0)
+		o1[r] = dot(t, base+r, x1, i1)
+	}
+}
+
 // dotRows writes o[r] = weight row base+r of t dotted with row i of x, for
 // r in [r0, r1): four rows at a time, then one.
 func dotRows(t *tensor, base, r0, r1 int, x *acts, i int, o []float32) {
@@ -185,20 +216,25 @@ func (r *runner) matmulWorker(w int) {
 func mulmat(t *tensor, x *acts, out []float32, n, w, nw int, ctr *counter) {
 	c := chunking(t.rows, n, nw, false)
 	claim(c, w, nw, ctr, func(i int) {
-		tiles(c, i, func(rr, re, tok int) { dotRows(t, 0, rr, re, x, tok, out[tok*t.rows:]) })
+		tiles(c, i, func(rr, re, tok int) { dotRows(t, 0, rr, re, x, tok, out[tok*t.rows:]) },
+			func(rr, re, a, b int) { dotRows2(t, 0, rr, re, x, a, out[a*t.rows:], x, b, out[b*t.rows:]) })
 	})
 }
 
-// tiles walks chunk i of c in 16×16 tiles: for each tile, each of its
-// tokens x with its rows [rr, re).
-func tiles(c chunks, i int, do func(rr, re, x int)) {
+// tiles walks chunk i of c in 16×16 tiles: for each tile, its tokens two
+// at a time (two), the last one alone (one), each with its rows [rr, re).
+func tiles(c chunks, i int, one func(rr, re, x int), two func(rr, re, x0, x1 int)) {
 	r0, r1, t0, t1 := c.bounds(i)
 	for tt := t0; tt < t1; tt += tile {
 		te := min(tt+tile, t1)
 		for rr := r0; rr < r1; rr += tile {
 			re := min(rr+tile, r1)
-			for x := tt; x < te; x++ {
-				do(rr, re, x)
+			x := tt
+			for ; x+1 < te; x += 2 {
+				two(rr, re, x, x+1)
+			}
+			if x < te {
+				one(rr, re, x)
 			}
 		}
 	}
@@ -236,14 +272,22 @@ func (r *runner) expertWorker(ei, w int) {
 		base := ew.expert * t.rows
 		c := chunking(t.rows, len(ew.slots), nw, staticExperts)
 		claim(c, w, nw, &e.ctr[k], func(i int) {
-			tiles(c, i, func(rr, re, x int) {
+			// Where token x's activations are, and its output.
+			at := func(x int) (*acts, int, []float32) {
 				if gathered {
 					xi := ew.base + x
-					dotRows(t, base, rr, re, &e.g, xi, e.gout[xi*t.rows:])
-					return
+					return &e.g, xi, e.gout[xi*t.rows:]
 				}
 				slot := int(ew.slots[x])
-				dotRows(t, base, rr, re, &r.act, slot/K, r.out[slot*t.rows:])
+				return &r.act, slot / K, r.out[slot*t.rows:]
+			}
+			tiles(c, i, func(rr, re, x int) {
+				src, xi, o := at(x)
+				dotRows(t, base, rr, re, src, xi, o)
+			}, func(rr, re, a, b int) {
+				sa, ia, oa := at(a)
+				sb, ib, ob := at(b)
+				dotRows2(t, base, rr, re, sa, ia, oa, sb, ib, ob)
 			})
 		})
 	}

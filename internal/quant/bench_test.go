@@ -2,6 +2,7 @@ package quant
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 )
 
@@ -120,6 +121,7 @@ func BenchmarkDotx4(b *testing.B) {
 	const nb = 4096 / QK
 	x4, x8, y := randQ4Q8(4*nb, 1)
 	var out [4]float32
+	var out2 [8]float32
 	for _, tc := range []struct {
 		name string
 		run  func()
@@ -130,7 +132,9 @@ func BenchmarkDotx4(b *testing.B) {
 				out[r] = DotQ4Q8(x4[r*nb:(r+1)*nb], y)
 			}
 		}},
+		{"q4/x4x2", func() { DotQ4Q8x4x2(x4, nb, y, y[nb:], (*[4]float32)(out2[0:4]), (*[4]float32)(out2[4:8])) }},
 		{"q8/x4", func() { DotQ8Q8x4(x8, nb, y, &out) }},
+		{"q8/x4x2", func() { DotQ8Q8x4x2(x8, nb, y, y[nb:], (*[4]float32)(out2[0:4]), (*[4]float32)(out2[4:8])) }},
 		{"q8/x1", func() {
 			for r := range 4 {
 				out[r] = DotQ8Q8(x8[r*nb:(r+1)*nb], y)
@@ -141,8 +145,12 @@ func BenchmarkDotx4(b *testing.B) {
 			for b.Loop() {
 				tc.run()
 			}
-			sink = out[0]
-			reportOps(b, 4*4096)
+			sink = out[0] + out2[0]
+			ops := 4 * 4096
+			if strings.HasSuffix(tc.name, "x2") {
+				ops *= 2
+			}
+			reportOps(b, ops)
 		})
 	}
 }

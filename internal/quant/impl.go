@@ -17,6 +17,10 @@ type kernels struct {
 	// kernel; nil means four such calls.
 	q4q8x4 func(x *BlockQ4, stride int, y *BlockQ8, n int, out *[4]float32)
 	q8q8x4 func(x *BlockQ8, stride int, y *BlockQ8, n int, out *[4]float32)
+	// q4q8x4x2 and q8q8x4x2, when set, do the same for two activation
+	// rows at once: out0 for y0, out1 for y1.
+	q4q8x4x2 func(x *BlockQ4, stride int, y0, y1 *BlockQ8, n int, out0, out1 *[4]float32)
+	q8q8x4x2 func(x *BlockQ8, stride int, y0, y1 *BlockQ8, n int, out0, out1 *[4]float32)
 }
 
 // generic is the portable implementation, always available.
@@ -95,6 +99,33 @@ func DotQ4Q8x4(x []BlockQ4, nb int, y []BlockQ8, out *[4]float32) {
 		return
 	}
 	k.q4q8x4(&x[0], nb*sizeQ4, &y[0], nb, out)
+}
+
+// DotQ4Q8x4x2 is DotQ4Q8x4 of the same four rows with two activation rows,
+// into out0 with y0 and out1 with y1, bit for bit. Where the CPU has a
+// four-row, two-token kernel (amd64 with AVX512-VNNI), each weight block is
+// loaded and unpacked once for the two.
+func DotQ4Q8x4x2(x []BlockQ4, nb int, y0, y1 []BlockQ8, out0, out1 *[4]float32) {
+	x, y0, y1 = x[:4*nb], y0[:nb], y1[:nb]
+	k := active.Load()
+	if nb == 0 || k.q4q8x4x2 == nil {
+		DotQ4Q8x4(x, nb, y0, out0)
+		DotQ4Q8x4(x, nb, y1, out1)
+		return
+	}
+	k.q4q8x4x2(&x[0], nb*sizeQ4, &y0[0], &y1[0], nb, out0, out1)
+}
+
+// DotQ8Q8x4x2 is DotQ4Q8x4x2 for Q8_0 weights.
+func DotQ8Q8x4x2(x []BlockQ8, nb int, y0, y1 []BlockQ8, out0, out1 *[4]float32) {
+	x, y0, y1 = x[:4*nb], y0[:nb], y1[:nb]
+	k := active.Load()
+	if nb == 0 || k.q8q8x4x2 == nil {
+		DotQ8Q8x4(x, nb, y0, out0)
+		DotQ8Q8x4(x, nb, y1, out1)
+		return
+	}
+	k.q8q8x4x2(&x[0], nb*sizeQ8, &y0[0], &y1[0], nb, out0, out1)
 }
 
 // DotQ8Q8x4 is DotQ4Q8x4 for Q8_0 weights.
