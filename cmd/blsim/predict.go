@@ -67,6 +67,12 @@ and submit latency: where the split turns from LOSS to WIN.`,
 			}
 			o.bigAuto = !cmd.Flags().Changed("big-threads")
 			o.littleAuto = !cmd.Flags().Changed("little-threads")
+			// 0 is the flags' "the workload's own" only when not given.
+			for _, name := range []string{"prompt", "ubatch"} {
+				if v, _ := cmd.Flags().GetInt(name); cmd.Flags().Changed(name) && v < 1 {
+					return fmt.Errorf("--%s: %d: want at least 1 (leave the flag out for the workload's own)", name, v)
+				}
+			}
 			if runF != nil {
 				return runF(o)
 			}
