@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/blsim/blsim/calibrate/dispatch"
-	"github.com/blsim/blsim/calibrate/measure"
+	"github.com/blsim/blsim/measure"
 	"github.com/blsim/blsim/calibrate/topology"
 	"github.com/blsim/blsim/model"
 )

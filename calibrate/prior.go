@@ -4,7 +4,7 @@ import (
 	"math"
 	"sort"
 
-	"github.com/blsim/blsim/calibrate/measure"
+	"github.com/blsim/blsim/measure"
 	"github.com/blsim/blsim/calibrate/topology"
 	"github.com/blsim/blsim/model"
 )

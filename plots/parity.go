@@ -8,7 +8,7 @@ import (
 	"math"
 	"strings"
 
-	"github.com/blsim/blsim/calibrate/measure"
+	"github.com/blsim/blsim/measure"
 	"github.com/blsim/blsim/model"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"

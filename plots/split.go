@@ -6,7 +6,7 @@ import (
 	"image/color"
 	"math"
 
-	"github.com/blsim/blsim/calibrate/measure"
+	"github.com/blsim/blsim/measure"
 	"github.com/blsim/blsim/model"
 	"github.com/blsim/blsim/sim"
 	"gonum.org/v1/plot"

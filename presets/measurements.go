@@ -11,6 +11,6 @@ import _ "embed"
 var seedRK3588 []byte
 
 // SeedMeasurements returns the seed experiment's reported figures as
-// measurement lines (JSONL, calibrate/measure's format), for the rk3588
+// measurement lines (JSONL, measure's format), for the rk3588
 // preset and the qwen3.5-35b-a3b workload.
 func SeedMeasurements() []byte { return append([]byte(nil), seedRK3588...) }

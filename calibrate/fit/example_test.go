@@ -4,7 +4,7 @@ import (
 	"fmt"
 
 	"github.com/blsim/blsim/calibrate/fit"
-	"github.com/blsim/blsim/calibrate/measure"
+	"github.com/blsim/blsim/measure"
 )
 
 // Hold out one fraction of a llama-bench grid: by a word of the label, or

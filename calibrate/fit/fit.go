@@ -9,7 +9,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/blsim/blsim/calibrate/measure"
+	"github.com/blsim/blsim/measure"
 	"github.com/blsim/blsim/internal/lm"
 	"github.com/blsim/blsim/model"
 )

@@ -4,7 +4,7 @@ import (
 	"os"
 	"testing"
 
-	"github.com/blsim/blsim/calibrate/measure"
+	"github.com/blsim/blsim/measure"
 	"github.com/blsim/blsim/model"
 )
 

@@ -6,7 +6,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/blsim/blsim/calibrate/measure"
+	"github.com/blsim/blsim/measure"
 	"github.com/blsim/blsim/model"
 )
 

@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/blsim/blsim/calibrate/llamabench"
-	"github.com/blsim/blsim/calibrate/measure"
+	"github.com/blsim/blsim/measure"
 )
 
 // Gaps says, before anything runs, what the grid lacks for a fit to tell

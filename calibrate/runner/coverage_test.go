@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/blsim/blsim/calibrate/llamabench"
-	"github.com/blsim/blsim/calibrate/measure"
+	"github.com/blsim/blsim/measure"
 )
 
 func TestMismatch(t *testing.T) {

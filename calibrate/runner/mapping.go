@@ -11,7 +11,7 @@ import (
 	"strings"
 
 	"github.com/blsim/blsim/calibrate/llamabench"
-	"github.com/blsim/blsim/calibrate/measure"
+	"github.com/blsim/blsim/measure"
 	"github.com/blsim/blsim/internal/readfile"
 	"go.yaml.in/yaml/v3"
 )

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/blsim/blsim/calibrate/llamabench"
-	"github.com/blsim/blsim/calibrate/measure"
+	"github.com/blsim/blsim/measure"
 	"github.com/blsim/blsim/internal/shuffle"
 )
 

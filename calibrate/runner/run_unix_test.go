@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/blsim/blsim/calibrate/measure"
+	"github.com/blsim/blsim/measure"
 )
 
 // benchScript is the program under test: a stand-in for llama-bench,

@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/blsim/blsim/calibrate/fit"
-	"github.com/blsim/blsim/calibrate/measure"
+	"github.com/blsim/blsim/measure"
 	"github.com/blsim/blsim/calibrate/runner"
 	"github.com/blsim/blsim/model"
 	"github.com/spf13/pflag"

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/blsim/blsim/calibrate/measure"
+	"github.com/blsim/blsim/measure"
 	"github.com/blsim/blsim/calibrate/runner"
 	"github.com/spf13/pflag"
 )

@@ -8,7 +8,7 @@ import (
 
 	"github.com/blsim/blsim/calibrate/fit"
 	"github.com/blsim/blsim/calibrate/llamabench"
-	"github.com/blsim/blsim/calibrate/measure"
+	"github.com/blsim/blsim/measure"
 	"github.com/blsim/blsim/calibrate/runner"
 	"github.com/blsim/blsim/model"
 	"github.com/blsim/blsim/presets"

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/blsim/blsim/calibrate/fit"
-	"github.com/blsim/blsim/calibrate/measure"
+	"github.com/blsim/blsim/measure"
 	"github.com/blsim/blsim/internal/quant"
 	"github.com/blsim/blsim/model"
 )

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/blsim/blsim/calibrate/measure"
+	"github.com/blsim/blsim/measure"
 	"github.com/blsim/blsim/model"
 )
 

@@ -12,7 +12,7 @@ import (
 	"unicode"
 
 	"github.com/blsim/blsim/calibrate/fit"
-	"github.com/blsim/blsim/calibrate/measure"
+	"github.com/blsim/blsim/measure"
 	"github.com/blsim/blsim/internal/atomicfile"
 	"github.com/blsim/blsim/model"
 	"github.com/blsim/blsim/presets"

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/blsim/blsim/calibrate/fit"
-	"github.com/blsim/blsim/calibrate/measure"
+	"github.com/blsim/blsim/measure"
 	"github.com/blsim/blsim/model"
 	"github.com/blsim/blsim/presets"
 )

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/blsim/blsim/calibrate/measure"
+	"github.com/blsim/blsim/measure"
 )
 
 // TestCDispatchThroughCalibrate fits blsim to a dispatcher it did not

@@ -11,7 +11,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/blsim/blsim/calibrate/measure"
+	"github.com/blsim/blsim/measure"
 	"github.com/blsim/blsim/plots"
 	"github.com/blsim/blsim/sim"
 	"github.com/spf13/cobra"

@@ -6,7 +6,7 @@ import (
 	"math"
 	"strings"
 
-	"github.com/blsim/blsim/calibrate/measure"
+	"github.com/blsim/blsim/measure"
 	"github.com/blsim/blsim/model"
 	"github.com/blsim/blsim/plots"
 	"gonum.org/v1/plot/vg"

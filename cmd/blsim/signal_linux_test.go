@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/blsim/blsim/calibrate/measure"
+	"github.com/blsim/blsim/measure"
 )
 
 // hangBench prints a record, except for fraction 0.5 while the file $HANG
