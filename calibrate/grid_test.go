@@ -9,8 +9,8 @@ import (
 
 	"github.com/blsim/blsim/calibrate/dispatch"
 	"github.com/blsim/blsim/calibrate/fit"
-	"github.com/blsim/blsim/measure"
 	"github.com/blsim/blsim/calibrate/topology"
+	"github.com/blsim/blsim/measure"
 	"github.com/blsim/blsim/model"
 	"github.com/blsim/blsim/presets"
 )
@@ -57,7 +57,7 @@ func TestGridIdentifiesDRAMOnABoard(t *testing.T) {
 	var ms []measure.Measurement
 	for i, p := range pts {
 		m := measure.Measurement{Schema: measure.Schema, ID: fmt.Sprint("run", i), Kind: measure.Dispatcher, Status: "ok",
-			Workload: w.Name, WorkloadYAML: string(wyaml), Plan: fit.PlanOf(p.Plan), Unit: "t/s", Knobs: map[string]string{"set": p.Set}}
+			Workload: w.Name, WorkloadYAML: string(wyaml), Plan: measure.PlanOf(p.Plan), Unit: "t/s", Knobs: map[string]string{"set": p.Set}}
 		if p.Run != nil {
 			m.Run = &measure.Run{PromptTokens: p.Run.PromptTokens, Ubatch: p.Run.Ubatch}
 		}

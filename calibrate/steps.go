@@ -8,11 +8,10 @@ import (
 	"time"
 
 	"github.com/blsim/blsim/calibrate/dispatch"
-	"github.com/blsim/blsim/calibrate/fit"
-	"github.com/blsim/blsim/measure"
 	"github.com/blsim/blsim/calibrate/probe"
 	"github.com/blsim/blsim/calibrate/topology"
 	"github.com/blsim/blsim/internal/shuffle"
+	"github.com/blsim/blsim/measure"
 	"github.com/blsim/blsim/model"
 )
 
@@ -251,7 +250,7 @@ func dispatcherStep(s *Settings, sp Point, round, rounds, repeats int, cpus map[
 		}
 		r, err := m.Run(dispatch.Config{Plan: pl, CPUs: use, Repeats: repeats, Warmup: warmup, Seed: 1, Run: sp.Run})
 		out := measure.Measurement{ID: id, Kind: measure.Dispatcher, Workload: s.Workload.Name,
-			WorkloadYAML: workloadYAML, Plan: fit.PlanOf(pl), Unit: "t/s", Samples: r.TPS,
+			WorkloadYAML: workloadYAML, Plan: measure.PlanOf(pl), Unit: "t/s", Samples: r.TPS,
 			Knobs: map[string]string{"repeats": fmt.Sprint(repeats), "round": fmt.Sprint(round), "weight_bytes": fmt.Sprint(r.WeightBytes), "set": sp.Set}}
 		if sp.Run != nil {
 			out.Run = &measure.Run{PromptTokens: sp.Run.PromptTokens, Ubatch: sp.Run.Ubatch, Depth: sp.Run.Depth}

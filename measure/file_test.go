@@ -10,11 +10,13 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/blsim/blsim/model"
 )
 
 func sample(id string) Measurement {
 	m := Measurement{ID: id, Kind: Dispatcher, Unit: "t/s", Samples: []float64{10, 12, 11}, Status: "ok",
-		Plan: &Plan{Mode: "token", Engines: []string{"big", "little"}, Fracs: []float64{0.8, 0.2}, Threads: []int{1, 1}, Poll: 50}}
+		Plan: &model.Plan{Mode: "token", Engines: []string{"big", "little"}, Fracs: []float64{0.8, 0.2}, Threads: []int{1, 1}, Poll: 50}}
 	m.Summarize()
 	return m
 }

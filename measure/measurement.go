@@ -58,15 +58,6 @@ type Run struct {
 	GenTokens    int `json:"gen_tokens,omitempty"`
 }
 
-// Plan is a dispatch plan as recorded (model.Plan in JSON form).
-type Plan struct {
-	Mode    string    `json:"mode"`
-	Engines []string  `json:"engines"`
-	Fracs   []float64 `json:"fracs,omitempty"`
-	Threads []int     `json:"threads"`
-	Poll    int       `json:"poll"`
-}
-
 // Host is where a measurement ran.
 type Host struct {
 	Name      string            `json:"name,omitempty"`
@@ -86,10 +77,10 @@ type Measurement struct {
 	// SoC and Workload name what the measurement is about: a preset name
 	// or the profile/workload's own name. WorkloadYAML holds the whole
 	// workload when it is not a preset (the built-in dispatcher's).
-	SoC          string `json:"soc,omitempty"`
-	Workload     string `json:"workload,omitempty"`
-	WorkloadYAML string `json:"workload_yaml,omitempty"`
-	Plan         *Plan  `json:"plan,omitempty"`
+	SoC          string      `json:"soc,omitempty"`
+	Workload     string      `json:"workload,omitempty"`
+	WorkloadYAML string      `json:"workload_yaml,omitempty"`
+	Plan         *model.Plan `json:"plan,omitempty"`
 	// Run is the test the record ran (llama-bench's n_prompt, n_ubatch,
 	// n_depth); nil means the workload's own run.
 	Run *Run `json:"run,omitempty"`
@@ -240,4 +231,10 @@ func (m *Measurement) Label() string {
 		}
 	}
 	return label
+}
+
+// PlanOf records a plan: a copy of p that shares no slices with it.
+func PlanOf(p model.Plan) *model.Plan {
+	return &model.Plan{Mode: p.Mode, Engines: append([]string(nil), p.Engines...),
+		Fracs: append([]float64(nil), p.Fracs...), Threads: append([]int(nil), p.Threads...), Poll: p.Poll}
 }

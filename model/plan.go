@@ -22,17 +22,17 @@ const (
 
 // Plan says which engine runs what.
 type Plan struct {
-	Mode Mode
+	Mode Mode `json:"mode"`
 	// Engines are the participating engines by name; the first is the main
 	// engine, which also runs every op that is not split.
-	Engines []string
+	Engines []string `json:"engines"`
 	// Fracs is each engine's share of the split ops' tokens (TokenSplit)
 	// or experts (ExpertSplit); they sum to 1. Ignored for Native.
-	Fracs []float64
+	Fracs []float64 `json:"fracs,omitempty"`
 	// Threads per engine, in the order of Engines.
-	Threads []int
+	Threads []int `json:"threads"`
 	// Poll is the spin level 0..100 of the pools (ggml's --poll).
-	Poll int
+	Poll int `json:"poll"`
 }
 
 // NewNative is the plan that runs everything on engine main.

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/blsim/blsim/measure"
+	"github.com/blsim/blsim/model"
 	"github.com/blsim/blsim/presets"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
@@ -180,13 +181,13 @@ func TestParityPoints(t *testing.T) {
 	}
 	// Microbenchmarks and failed runs are skipped; none left is an error.
 	ms := []measure.Measurement{{ID: "k", Kind: measure.Kernel, Median: 3, Status: "ok"},
-		{ID: "f", Kind: measure.Reported, Plan: &measure.Plan{Mode: "native", Engines: []string{"big"}, Threads: []int{4}}, Status: "failed"}}
+		{ID: "f", Kind: measure.Reported, Plan: &model.Plan{Mode: "native", Engines: []string{"big"}, Threads: []int{4}}, Status: "failed"}}
 	s, w := load(t, "rk3588")
 	if _, err := ParityPoints(ms, SimPredictor(s, w)); err == nil {
 		t.Error("no usable measurement: no error")
 	}
 	bad := measure.Measurement{ID: "b", Kind: measure.Reported, Median: 1, Status: "ok",
-		Plan: &measure.Plan{Mode: "token", Engines: []string{"big", "nosuch"}, Fracs: []float64{0.9, 0.1}, Threads: []int{4, 4}}}
+		Plan: &model.Plan{Mode: "token", Engines: []string{"big", "nosuch"}, Fracs: []float64{0.9, 0.1}, Threads: []int{4, 4}}}
 	if _, err := ParityPoints([]measure.Measurement{bad}, SimPredictor(s, w)); err == nil || !strings.Contains(err.Error(), "nosuch") {
 		t.Errorf("unknown engine: %v", err)
 	}

@@ -22,7 +22,7 @@ func TestSplitPoints(t *testing.T) {
 	other, _ := model.MarshalWorkload(&bigger)
 	m := func(mode string, engines []string, fracs []float64, threads []int, poll int, samples ...float64) measure.Measurement {
 		x := measure.Measurement{Kind: measure.LlamaBench, Workload: w.Name, Unit: "t/s", Status: "ok", Samples: samples,
-			Plan: &measure.Plan{Mode: mode, Engines: engines, Fracs: fracs, Threads: threads, Poll: poll}}
+			Plan: &model.Plan{Mode: model.Mode(mode), Engines: engines, Fracs: fracs, Threads: threads, Poll: poll}}
 		x.Summarize()
 		return x
 	}

@@ -5,13 +5,14 @@ import (
 
 	"github.com/blsim/blsim/calibrate/fit"
 	"github.com/blsim/blsim/measure"
+	"github.com/blsim/blsim/model"
 )
 
 // Hold out one fraction of a llama-bench grid: by a word of the label, or
 // by the knob that set it.
 func ExampleHeldOut() {
 	m := &measure.Measurement{ID: "bench-3e9b/round=2",
-		Plan:  &measure.Plan{Mode: "token", Engines: []string{"big", "little"}, Fracs: []float64{0.85, 0.15}, Threads: []int{4, 4}, Poll: 50},
+		Plan:  &model.Plan{Mode: "token", Engines: []string{"big", "little"}, Fracs: []float64{0.85, 0.15}, Threads: []int{4, 4}, Poll: 50},
 		Knobs: map[string]string{"ORK_BL_LITTLE_FRAC": "0.15"}}
 	fmt.Println(m.Label())
 	fmt.Println(fit.HeldOut(m, []string{"f=0.15"}), fit.HeldOut(m, []string{"f=0.1"}), fit.HeldOut(m, []string{"ORK_BL_LITTLE_FRAC=0.15"}))

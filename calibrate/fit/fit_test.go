@@ -40,7 +40,7 @@ func synth(t testing.TB, truth *model.SoC, rng *rand.Rand, noise float64) []meas
 	var out []measure.Measurement
 	for i, pl := range plans {
 		m := measure.Measurement{Schema: measure.Schema, ID: fmt.Sprint("run", i), Kind: measure.Dispatcher,
-			Workload: "small-moe", WorkloadYAML: string(yaml), Plan: PlanOf(pl), Unit: "t/s", Status: "ok"}
+			Workload: "small-moe", WorkloadYAML: string(yaml), Plan: measure.PlanOf(pl), Unit: "t/s", Status: "ok"}
 		measureOn(t, p, truth, &m, rng, noise)
 		out = append(out, m)
 	}

@@ -37,7 +37,7 @@ func synthForeign(t testing.TB, truth *model.SoC, rng *rand.Rand, noise float64)
 	for _, ub := range []int{16, 64} {
 		for i, pl := range plans {
 			m := measure.Measurement{Schema: measure.Schema, ID: fmt.Sprintf("ub%d-run%d", ub, i), Kind: measure.LlamaBench,
-				Workload: "small-moe", WorkloadYAML: string(yaml), Plan: PlanOf(pl), Unit: "t/s", Status: "ok",
+				Workload: "small-moe", WorkloadYAML: string(yaml), Plan: measure.PlanOf(pl), Unit: "t/s", Status: "ok",
 				Run: &measure.Run{PromptTokens: 64, Ubatch: ub}}
 			measureOn(t, p, truth, &m, rng, noise)
 			out = append(out, m)
@@ -132,7 +132,7 @@ func TestFitSkipsPlansThePriorCannotRun(t *testing.T) {
 	}
 	ms := synthForeign(t, prior, rand.New(rand.NewPCG(1, 2)), 0.01)
 	bad := ms[0]
-	bad.ID, bad.Plan = "too-many", PlanOf(model.NewNative("big", 8, 50)) // big has 4 cores
+	bad.ID, bad.Plan = "too-many", measure.PlanOf(model.NewNative("big", 8, 50)) // big has 4 cores
 	ms = append(ms, bad)
 	r, err := Fit(prior, ms, Options{})
 	if err != nil {

@@ -65,19 +65,14 @@ func (p *Predictor) Workload(m *measure.Measurement) (*model.Workload, error) {
 	return w, nil
 }
 
-// Plan converts a recorded plan.
-func Plan(mp *measure.Plan) model.Plan {
-	p := model.Plan{Mode: model.Mode(mp.Mode), Engines: mp.Engines, Fracs: mp.Fracs, Threads: mp.Threads, Poll: mp.Poll}
+// Plan is the plan a recorded one simulates as: a native plan recorded
+// without fractions runs everything on its engine.
+func Plan(mp *model.Plan) model.Plan {
+	p := *mp
 	if p.Mode == model.Native && len(p.Fracs) == 0 {
 		p.Fracs = []float64{1}
 	}
 	return p
-}
-
-// PlanOf records a plan.
-func PlanOf(p model.Plan) *measure.Plan {
-	return &measure.Plan{Mode: string(p.Mode), Engines: append([]string(nil), p.Engines...),
-		Fracs: append([]float64(nil), p.Fracs...), Threads: append([]int(nil), p.Threads...), Poll: p.Poll}
 }
 
 // Predict returns the simulated t/s of a throughput measurement on soc.

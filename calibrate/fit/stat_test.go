@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/blsim/blsim/measure"
+	"github.com/blsim/blsim/model"
 	"github.com/blsim/blsim/presets"
 )
 
@@ -112,7 +113,7 @@ func TestBestSurvivesOneSidedNoise(t *testing.T) {
 }
 
 func TestHeldOut(t *testing.T) {
-	m := &measure.Measurement{ID: "bench-1f2e/round=3", Plan: &measure.Plan{Mode: "token", Engines: []string{"big", "little"}, Fracs: []float64{0.85, 0.15}, Poll: 50},
+	m := &measure.Measurement{ID: "bench-1f2e/round=3", Plan: &model.Plan{Mode: "token", Engines: []string{"big", "little"}, Fracs: []float64{0.85, 0.15}, Poll: 50},
 		Knobs: map[string]string{"ORK_BL_LITTLE_FRAC": "0.15", "ORK_BL_POLL": "50"}}
 	tests := []struct {
 		patterns []string

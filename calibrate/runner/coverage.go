@@ -34,7 +34,7 @@ func (c Config) Gaps() []string {
 			if plan.Mode == "native" {
 				native++
 			} else {
-				modes[plan.Mode] = true
+				modes[string(plan.Mode)] = true
 			}
 		}
 		for _, pp := range c.intValues(p, "-p", "--n-prompt") {

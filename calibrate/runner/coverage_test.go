@@ -7,11 +7,12 @@ import (
 
 	"github.com/blsim/blsim/calibrate/llamabench"
 	"github.com/blsim/blsim/measure"
+	"github.com/blsim/blsim/model"
 )
 
 func TestMismatch(t *testing.T) {
-	split := measure.Plan{Mode: "token", Engines: []string{"big", "little"}, Fracs: []float64{0.7, 0.3}, Threads: []int{4, 4}, Poll: 50}
-	native := measure.Plan{Mode: "native", Engines: []string{"big"}, Fracs: []float64{1}, Threads: []int{4}, Poll: 50}
+	split := model.Plan{Mode: "token", Engines: []string{"big", "little"}, Fracs: []float64{0.7, 0.3}, Threads: []int{4, 4}, Poll: 50}
+	native := model.Plan{Mode: "native", Engines: []string{"big"}, Fracs: []float64{1}, Threads: []int{4}, Poll: 50}
 	total := DefaultMapping()
 	total.NThreads = ThreadsTotal
 	big := DefaultMapping()
@@ -23,7 +24,7 @@ func TestMismatch(t *testing.T) {
 		m    Mapping
 		p    Point
 		rec  llamabench.Record
-		plan measure.Plan
+		plan model.Plan
 		want string // "" matches; else a part of the reason
 	}{
 		{"stock count", DefaultMapping(), knobs(), llamabench.Record{NThreads: 4}, native, ""},

@@ -11,8 +11,8 @@ import (
 	"strings"
 
 	"github.com/blsim/blsim/calibrate/llamabench"
-	"github.com/blsim/blsim/measure"
 	"github.com/blsim/blsim/internal/readfile"
+	"github.com/blsim/blsim/model"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -241,7 +241,7 @@ func (m Mapping) lookup(knobs map[string]string, names Names) (name, value strin
 // on or the little fraction is 0; otherwise a token or expert split with
 // fractions [1-f, f] and the big and little thread counts. Poll comes from
 // the poll knob, else the record's poll field, else ggml's default 50.
-func (m Mapping) Plan(p Point, rec llamabench.Record) (measure.Plan, error) {
+func (m Mapping) Plan(p Point, rec llamabench.Record) (model.Plan, error) {
 	enabled := true
 	if len(m.Enable) > 0 {
 		enabled = false
@@ -258,13 +258,13 @@ func (m Mapping) Plan(p Point, rec llamabench.Record) (measure.Plan, error) {
 		name, v, ok := m.lookup(p.Knobs, m.LittleFrac)
 		if !ok {
 			if len(m.LittleFrac) == 0 {
-				return measure.Plan{}, errors.New("plan: the split is on but the mapping names no little_frac knob")
+				return model.Plan{}, errors.New("plan: the split is on but the mapping names no little_frac knob")
 			}
-			return measure.Plan{}, fmt.Errorf("plan: the split is on but %s is not set", m.LittleFrac[0])
+			return model.Plan{}, fmt.Errorf("plan: the split is on but %s is not set", m.LittleFrac[0])
 		}
 		f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
 		if err != nil || math.IsNaN(f) || f < 0 || f > 1 {
-			return measure.Plan{}, fmt.Errorf("plan: %s=%q is not a fraction in [0,1]", name, v)
+			return model.Plan{}, fmt.Errorf("plan: %s=%q is not a fraction in [0,1]", name, v)
 		}
 		frac = f
 	}
@@ -273,7 +273,7 @@ func (m Mapping) Plan(p Point, rec llamabench.Record) (measure.Plan, error) {
 	if name, v, ok := m.lookup(p.Knobs, m.Poll); ok {
 		n, err := strconv.Atoi(strings.TrimSpace(v))
 		if err != nil || n < 0 || n > 100 {
-			return measure.Plan{}, fmt.Errorf("plan: %s=%q is not a poll level 0..100", name, v)
+			return model.Plan{}, fmt.Errorf("plan: %s=%q is not a poll level 0..100", name, v)
 		}
 		poll = n
 	} else if _, ok := rec.Fields["poll"]; ok {
@@ -296,25 +296,25 @@ func (m Mapping) Plan(p Point, rec llamabench.Record) (measure.Plan, error) {
 	}
 	big, err := m.threads(p, m.BigThreads, recBig)
 	if err != nil {
-		return measure.Plan{}, err
+		return model.Plan{}, err
 	}
 	if frac == 0 {
-		return measure.Plan{Mode: "native", Engines: []string{m.Engines.Big}, Fracs: []float64{1},
+		return model.Plan{Mode: "native", Engines: []string{m.Engines.Big}, Fracs: []float64{1},
 			Threads: []int{big}, Poll: poll}, nil
 	}
 	little, err := m.threads(p, m.LittleThreads, 0)
 	if err != nil {
-		return measure.Plan{}, err
+		return model.Plan{}, err
 	}
 	mode := "token"
 	if name, v, ok := m.lookup(p.Knobs, m.Split); ok {
 		md, ok := m.SplitValues[strings.ToLower(strings.TrimSpace(v))]
 		if !ok {
-			return measure.Plan{}, fmt.Errorf("plan: %s=%q is not a split mode the mapping knows", name, v)
+			return model.Plan{}, fmt.Errorf("plan: %s=%q is not a split mode the mapping knows", name, v)
 		}
 		mode = md
 	}
-	return measure.Plan{Mode: mode, Engines: []string{m.Engines.Big, m.Engines.Little},
+	return model.Plan{Mode: model.Mode(mode), Engines: []string{m.Engines.Big, m.Engines.Little},
 		Fracs: []float64{roundFrac(1 - frac), frac}, Threads: []int{big, little}, Poll: poll}, nil
 }
 
@@ -348,7 +348,7 @@ func roundFrac(f float64) float64 { return math.Round(f*1e12) / 1e12 }
 // says) against the plan's, its prompt length and ubatch against the -p
 // and -ub knobs, its model file against the -m knob. A fork that reports
 // differently is flagged, not fitted: a wrong plan would bias the fit.
-func (m Mapping) Mismatch(p Point, rec llamabench.Record, plan measure.Plan) string {
+func (m Mapping) Mismatch(p Point, rec llamabench.Record, plan model.Plan) string {
 	if rec.NThreads > 0 && m.NThreads != ThreadsIgnore {
 		total := 0
 		for _, n := range plan.Threads {

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/blsim/blsim/calibrate/llamabench"
-	"github.com/blsim/blsim/measure"
+	"github.com/blsim/blsim/model"
 )
 
 func knobs(kv ...string) Point {
@@ -20,18 +20,18 @@ func knobs(kv ...string) Point {
 func TestDefaultMappingPlan(t *testing.T) {
 	rec := llamabench.Record{NThreads: 8, Poll: 20, Fields: map[string]string{"n_threads": "8", "poll": "20"}}
 	noPoll := llamabench.Record{NThreads: 4, Fields: map[string]string{"n_threads": "4"}}
-	native := func(threads, poll int) measure.Plan {
-		return measure.Plan{Mode: "native", Engines: []string{"big"}, Fracs: []float64{1}, Threads: []int{threads}, Poll: poll}
+	native := func(threads, poll int) model.Plan {
+		return model.Plan{Mode: "native", Engines: []string{"big"}, Fracs: []float64{1}, Threads: []int{threads}, Poll: poll}
 	}
-	split := func(mode string, f float64, big, little, poll int) measure.Plan {
-		return measure.Plan{Mode: mode, Engines: []string{"big", "little"}, Fracs: []float64{roundFrac(1 - f), f},
+	split := func(mode string, f float64, big, little, poll int) model.Plan {
+		return model.Plan{Mode: model.Mode(mode), Engines: []string{"big", "little"}, Fracs: []float64{roundFrac(1 - f), f},
 			Threads: []int{big, little}, Poll: poll}
 	}
 	for _, tc := range []struct {
 		name string
 		p    Point
 		rec  llamabench.Record
-		want measure.Plan
+		want model.Plan
 		msg  string
 	}{
 		{"no knobs: native, from the record", knobs(), rec, native(8, 20), ""},
@@ -48,13 +48,13 @@ func TestDefaultMappingPlan(t *testing.T) {
 		{"switched off", knobs("ORK_MOE_BIGLITTLE", "0", "ORK_BL_LITTLE_FRAC", "0.2", "ORK_BL_SPLIT", "bogus"), rec, native(8, 20), ""},
 		{"no switch", knobs("ORK_BL_LITTLE_FRAC", "0.2"), rec, native(8, 20), ""},
 		{"experts is expert", knobs("ORK_MOE_BIGLITTLE", "1", "ORK_BL_LITTLE_FRAC", "1", "ORK_BL_SPLIT", "Experts"), rec, split("expert", 1, 8, 4, 20), ""},
-		{"no fraction", knobs("ORK_MOE_BIGLITTLE", "1"), rec, measure.Plan{}, "ORK_BL_LITTLE_FRAC is not set"},
-		{"bad fraction", knobs("ORK_MOE_BIGLITTLE", "1", "ORK_BL_LITTLE_FRAC", "abc"), rec, measure.Plan{}, "not a fraction"},
-		{"fraction above 1", knobs("ORK_MOE_BIGLITTLE", "1", "ORK_BL_LITTLE_FRAC", "1.5"), rec, measure.Plan{}, "not a fraction"},
-		{"unknown split", knobs("ORK_MOE_BIGLITTLE", "1", "ORK_BL_LITTLE_FRAC", "0.2", "ORK_BL_SPLIT", "layer"), rec, measure.Plan{}, `"layer"`},
-		{"bad poll", knobs("ORK_BL_POLL", "101"), rec, measure.Plan{}, "poll level"},
-		{"thread list", knobs("-t", "4,8"), rec, measure.Plan{}, "thread count"},
-		{"threads unknown", knobs(), llamabench.Record{}, measure.Plan{}, "ORK_BL_BIG_THREADS or -t or --threads is not set"},
+		{"no fraction", knobs("ORK_MOE_BIGLITTLE", "1"), rec, model.Plan{}, "ORK_BL_LITTLE_FRAC is not set"},
+		{"bad fraction", knobs("ORK_MOE_BIGLITTLE", "1", "ORK_BL_LITTLE_FRAC", "abc"), rec, model.Plan{}, "not a fraction"},
+		{"fraction above 1", knobs("ORK_MOE_BIGLITTLE", "1", "ORK_BL_LITTLE_FRAC", "1.5"), rec, model.Plan{}, "not a fraction"},
+		{"unknown split", knobs("ORK_MOE_BIGLITTLE", "1", "ORK_BL_LITTLE_FRAC", "0.2", "ORK_BL_SPLIT", "layer"), rec, model.Plan{}, `"layer"`},
+		{"bad poll", knobs("ORK_BL_POLL", "101"), rec, model.Plan{}, "poll level"},
+		{"thread list", knobs("-t", "4,8"), rec, model.Plan{}, "thread count"},
+		{"threads unknown", knobs(), llamabench.Record{}, model.Plan{}, "ORK_BL_BIG_THREADS or -t or --threads is not set"},
 	} {
 		got, err := DefaultMapping().Plan(tc.p, tc.rec)
 		if tc.msg != "" {
@@ -93,7 +93,7 @@ engines: {big: perf, little: eff}
 	}
 	rec := llamabench.Record{NThreads: 6, Fields: map[string]string{"n_threads": "6"}}
 	got, err := m.Plan(knobs("GGML_HYBRID_FRAC", "0.2", "GGML_HYBRID_MODE", "rows", "GGML_HYBRID_EFFICIENCY_THREADS", "2"), rec)
-	want := measure.Plan{Mode: "token", Engines: []string{"perf", "eff"}, Fracs: []float64{0.8, 0.2}, Threads: []int{6, 2}, Poll: 50}
+	want := model.Plan{Mode: "token", Engines: []string{"perf", "eff"}, Fracs: []float64{0.8, 0.2}, Threads: []int{6, 2}, Poll: 50}
 	if err != nil || !reflect.DeepEqual(got, want) {
 		t.Errorf("fork plan %+v, %v; want %+v", got, err, want)
 	}

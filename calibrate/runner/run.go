@@ -10,8 +10,9 @@ import (
 	"time"
 
 	"github.com/blsim/blsim/calibrate/llamabench"
-	"github.com/blsim/blsim/measure"
 	"github.com/blsim/blsim/internal/shuffle"
+	"github.com/blsim/blsim/measure"
+	"github.com/blsim/blsim/model"
 )
 
 // Defaults of Config.
@@ -78,7 +79,7 @@ type Config struct {
 	// PlanCheck, when not nil, says why a record's plan cannot be what ran
 	// (e.g. more threads than the profile's engine has cores), or "": such
 	// a record is flagged and kept out of fits, and the grid goes on.
-	PlanCheck func(measure.Plan) string
+	PlanCheck func(model.Plan) string
 }
 
 // Summary counts what Run did.

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/blsim/blsim/measure"
+	"github.com/blsim/blsim/model"
 )
 
 // benchScript is the program under test: a stand-in for llama-bench,
@@ -170,9 +171,9 @@ func TestRunGrid(t *testing.T) {
 			t.Errorf("measurement %d output %q %q", i, m.Stdout, m.Stderr)
 		}
 		poll, _ := strconv.Atoi(pts[i].Env["ORK_BL_POLL"])
-		want := &measure.Plan{Mode: "expert", Engines: []string{"big", "little"}, Fracs: []float64{roundFrac(1 - f), f}, Threads: []int{4, 4}, Poll: poll}
+		want := &model.Plan{Mode: "expert", Engines: []string{"big", "little"}, Fracs: []float64{roundFrac(1 - f), f}, Threads: []int{4, 4}, Poll: poll}
 		if f == 0 {
-			want = &measure.Plan{Mode: "native", Engines: []string{"big"}, Fracs: []float64{1}, Threads: []int{4}, Poll: poll}
+			want = &model.Plan{Mode: "native", Engines: []string{"big"}, Fracs: []float64{1}, Threads: []int{4}, Poll: poll}
 		}
 		if !reflect.DeepEqual(m.Plan, want) {
 			t.Errorf("measurement %d plan %+v, want %+v", i, m.Plan, want)

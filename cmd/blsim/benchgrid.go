@@ -13,8 +13,8 @@ import (
 	"time"
 
 	"github.com/blsim/blsim/calibrate/fit"
-	"github.com/blsim/blsim/measure"
 	"github.com/blsim/blsim/calibrate/runner"
+	"github.com/blsim/blsim/measure"
 	"github.com/blsim/blsim/model"
 	"github.com/spf13/pflag"
 )
@@ -168,7 +168,7 @@ func (o *benchGridOptions) adaptTo(cfg *runner.Config, prior *model.SoC) {
 			cfg.Mapping.Defaults = defaults
 		}
 	}
-	cfg.PlanCheck = func(mp measure.Plan) string {
+	cfg.PlanCheck = func(mp model.Plan) string {
 		p := fit.Plan(&mp)
 		if err := p.Validate(prior); err != nil {
 			hint := ""

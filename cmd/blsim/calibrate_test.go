@@ -9,8 +9,8 @@ import (
 	"testing"
 
 	"github.com/blsim/blsim/calibrate/fit"
-	"github.com/blsim/blsim/measure"
 	"github.com/blsim/blsim/internal/quant"
+	"github.com/blsim/blsim/measure"
 	"github.com/blsim/blsim/model"
 )
 
@@ -143,7 +143,7 @@ func TestCalibrateFitAndHeldOut(t *testing.T) {
 		r := m.Knobs["round"]
 		if r == "1" || r == "2" {
 			i := int(r[0] - '1')
-			order[i] = append(order[i], m.Plan.Mode+" "+strings.Trim(strings.Join(strings.Fields(fmt.Sprint(m.Plan.Fracs)), ","), "[]"))
+			order[i] = append(order[i], string(m.Plan.Mode)+" "+strings.Trim(strings.Join(strings.Fields(fmt.Sprint(m.Plan.Fracs)), ","), "[]"))
 		}
 	}
 	// Quick: 4 plans on the workload's own prompt and 4 on the decode-like
@@ -166,7 +166,7 @@ func TestCalibrateFitAndHeldOut(t *testing.T) {
 func TestNoiseLine(t *testing.T) {
 	run := func(frac float64, samples ...float64) measure.Measurement {
 		m := measure.Measurement{Schema: measure.Schema, Kind: measure.LlamaBench, Workload: "w", Unit: "t/s", Status: "ok",
-			Plan: &measure.Plan{Mode: "token", Engines: []string{"big", "little"}, Fracs: []float64{1 - frac, frac}, Threads: []int{1, 1}}, Samples: samples}
+			Plan: &model.Plan{Mode: "token", Engines: []string{"big", "little"}, Fracs: []float64{1 - frac, frac}, Threads: []int{1, 1}}, Samples: samples}
 		m.Summarize()
 		return m
 	}

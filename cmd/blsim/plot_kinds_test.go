@@ -191,7 +191,7 @@ func TestPlotSplitMeasuredWorkload(t *testing.T) {
 	for i, f := range []float64{0.2, 0.8} {
 		pl := model.NewSplit(model.TokenSplit, "big", "little", 1, 1, f, 50)
 		m := measure.Measurement{Schema: measure.Schema, ID: fmt.Sprint("r", i), Kind: measure.Dispatcher, Workload: "tiny-moe",
-			WorkloadYAML: string(yaml), Plan: fit.PlanOf(pl), Unit: "t/s", Status: "ok", Samples: []float64{1, 1}}
+			WorkloadYAML: string(yaml), Plan: measure.PlanOf(pl), Unit: "t/s", Status: "ok", Samples: []float64{1, 1}}
 		v, err := p.Predict(soc, &m)
 		if err != nil {
 			t.Fatal(err)
