@@ -9,8 +9,8 @@ import (
 	"testing"
 
 	"github.com/blsim/blsim/calibrate/dispatch"
-	"github.com/blsim/blsim/measure"
 	"github.com/blsim/blsim/calibrate/topology"
+	"github.com/blsim/blsim/measure"
 	"github.com/blsim/blsim/model"
 )
 

@@ -4,8 +4,8 @@ import (
 	"math"
 	"sort"
 
-	"github.com/blsim/blsim/measure"
 	"github.com/blsim/blsim/calibrate/topology"
+	"github.com/blsim/blsim/measure"
 	"github.com/blsim/blsim/model"
 )
 

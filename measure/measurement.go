@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/blsim/blsim/model"
+	"gonum.org/v1/gonum/stat"
 )
 
 // Schema is the schema tag of every measurement line.
@@ -108,6 +109,17 @@ type Measurement struct {
 // OK reports whether the measurement finished and has a usable value.
 func (m *Measurement) OK() bool { return m.Status == "ok" && m.Median > 0 && !math.IsInf(m.Median, 0) }
 
+// IsThroughput reports whether the measurement is a throughput the
+// simulator predicts (t/s of a plan: a dispatcher, llama-bench or reported
+// run), as opposed to a microbenchmark that informs a prior.
+func (m *Measurement) IsThroughput() bool {
+	switch m.Kind {
+	case Dispatcher, LlamaBench, Reported:
+		return m.Plan != nil && (m.Unit == "t/s" || m.Unit == "")
+	}
+	return false
+}
+
 // Summarize fills Median and CV from Samples.
 func (m *Measurement) Summarize() {
 	if len(m.Samples) == 0 {
@@ -121,25 +133,42 @@ func (m *Measurement) Summarize() {
 	} else {
 		m.Median = s[n/2-1]/2 + s[n/2]/2 // no overflow
 	}
-	// Scaled by the largest magnitude, so that no sum overflows (samples
-	// of 1e308 give a finite cv, and CheckRange says what is wrong).
-	scale := math.Max(math.Abs(s[0]), math.Abs(s[n-1]))
-	if scale == 0 || math.IsInf(scale, 0) || math.IsNaN(scale) {
-		return
+	if mean, sd, ok := meanSD(s); ok && n > 1 && mean != 0 {
+		m.CV = sd / math.Abs(mean)
 	}
-	mean := 0.0
-	for _, v := range s {
-		mean += v / scale
+}
+
+// SD is the measurement's standard deviation: of its samples when it has
+// two or more, else its CV times its median.
+func (m *Measurement) SD() float64 {
+	if len(m.Samples) < 2 {
+		return m.CV * m.Median
 	}
-	mean /= float64(n)
-	if n > 1 && mean != 0 {
-		ss := 0.0
-		for _, v := range s {
-			d := v/scale - mean
-			ss += d * d
-		}
-		m.CV = math.Sqrt(ss/float64(n-1)) / math.Abs(mean)
+	_, sd, _ := meanSD(m.Samples)
+	return sd
+}
+
+// meanSD is the mean and sample standard deviation of xs, computed on xs
+// scaled by their largest magnitude, so that no sum overflows (samples of
+// 1e308 give finite figures, and CheckRange says what is wrong); ok is
+// false when xs are empty, all zero or not finite.
+func meanSD(xs []float64) (mean, sd float64, ok bool) {
+	scale := 0.0
+	for _, x := range xs {
+		scale = math.Max(scale, math.Abs(x))
 	}
+	if len(xs) == 0 || scale == 0 || math.IsInf(scale, 0) || math.IsNaN(scale) {
+		return 0, 0, false
+	}
+	scaled := make([]float64, len(xs))
+	for i, x := range xs {
+		scaled[i] = x / scale
+	}
+	mean, sd = stat.MeanStdDev(scaled, nil)
+	if len(xs) < 2 {
+		sd = 0
+	}
+	return mean * scale, sd * scale, true
 }
 
 // CheckRange checks a finished measurement's median and samples against

@@ -216,6 +216,13 @@ type Provenance struct {
 	Residual  float64           `yaml:"residual_rms_pct,omitempty"`
 	Governors map[string]string `yaml:"governors,omitempty"`
 	Notes     []string          `yaml:"notes,omitempty"`
+	// FittedRuns lists the measurement records a fitted profile was
+	// fitted on, one "DIGEST ID" a record: the record's digest
+	// (fit.RunDigest) and its ID, for a reader. blsim validate and the
+	// parity figure call the points they list fitted (in-sample), the
+	// others held out. Empty in a profile that is not a fit, or a fit
+	// written before blsim recorded them.
+	FittedRuns []string `yaml:"fitted_runs,omitempty"`
 }
 
 // Engine returns the engine named name.
@@ -265,6 +272,7 @@ func (s *SoC) Clone() *SoC {
 		p := *s.Provenance
 		p.Governors = cloneMap(p.Governors)
 		p.Notes = append([]string(nil), p.Notes...)
+		p.FittedRuns = append([]string(nil), p.FittedRuns...)
 		c.Provenance = &p
 	}
 	return &c

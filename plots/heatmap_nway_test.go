@@ -5,67 +5,54 @@ import (
 	"image/png"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
-	"time"
 
+	"github.com/blsim/blsim/predict"
 	"gonum.org/v1/plot/vg"
 )
 
-// TestHeatmapNWay: the heatmap of a big+npu split on rk3588-npu (sim.BestN
-// per cell) over the NPU's effective TOPS and submit latency.
+// TestHeatmapNWay draws the what-if grid of a big+npu split on rk3588-npu
+// (sim.BestN per cell, over the NPU's effective TOPS and submit latency;
+// its values are tested in predict): log axes, a title naming the
+// engines, the studied SoC's shares, and byte-identical renders.
 func TestHeatmapNWay(t *testing.T) {
 	s, w := load(t, "rk3588-npu")
-	t0 := time.Now()
-	d, err := SweepHeatmap(s, w, HeatmapOptions{Poll: 50, Engines: []string{"big", "npu"}})
+	d, err := predict.SweepWhatIf(s, w, predict.WhatIfOptions{Poll: 50, Engines: []string{"big", "npu"}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("8x6 big+npu heatmap swept in %v", time.Since(t0))
-	if !d.NWay || !d.LogX || !d.LogY || d.XParam != ParamAccelTOPS || d.YParam != "engines.npu.submit_us" {
-		t.Fatalf("N-way defaults: nway %v log %v/%v x %s y %s", d.NWay, d.LogX, d.LogY, d.XParam, d.YParam)
-	}
-	if len(d.X) != 8 || len(d.Y) != 6 || len(d.BestFracs) != 6 || len(d.BestFracs[0][0]) != 2 {
-		t.Fatalf("grid %dx%d", len(d.X), len(d.Y))
-	}
-	// The studied point: 0.416 effective TOPS, 250 µs, a clear gain.
-	if d.AtX < 0.4 || d.AtX > 0.43 || d.AtY != 250 || d.AtGain < 5 || d.AtFracs[1] < 0.5 {
-		t.Errorf("studied point %.3f TOPS, %.0f µs: %+.1f%% at %v", d.AtX, d.AtY, d.AtGain, d.AtFracs)
-	}
-	nx, ny := len(d.X)-1, len(d.Y)-1
-	g := d.Gain
-	// Higher NPU throughput gains more (along x, at the lowest submit
-	// latency, strictly; at the highest, not less).
-	if !(g[0][nx] > g[0][0]+5) || g[ny][nx] < g[ny][0]-0.1 {
-		t.Errorf("gain along x: low submit %+.2f -> %+.2f, high submit %+.2f -> %+.2f", g[0][0], g[0][nx], g[ny][0], g[ny][nx])
-	}
-	// Lower submit latency gains more (along y, at the highest throughput
-	// strictly; at the lowest, not less).
-	if !(g[0][nx] > g[ny][nx]+5) || g[0][0] < g[ny][0]-0.1 {
-		t.Errorf("gain along y: fast NPU %+.2f -> %+.2f, slow NPU %+.2f -> %+.2f", g[0][nx], g[ny][nx], g[0][0], g[ny][0])
-	}
-	// The best split never loses much: the helper can always take nothing.
-	for j, row := range g {
-		for i, v := range row {
-			if v < -1 {
-				t.Errorf("cell (%d, %d): best gain %+.2f%%", i, j, v)
-			}
-		}
+	if !d.NWay || !d.LogX || !d.LogY {
+		t.Fatalf("N-way data: nway %v log %v/%v", d.NWay, d.LogX, d.LogY)
 	}
 	fig, err := Heatmap(d)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if want := "best token split over big+npu (BestN) vs native (poll 50), what-if around rk3588-npu"; !strings.Contains(fig.Title, want) {
+		t.Errorf("title %q lacks %q", fig.Title, want)
+	}
+	var legend []string
+	for _, e := range fig.Legend {
+		legend = append(legend, e.Label)
+	}
+	if all := strings.Join(legend, "\n"); !strings.Contains(all, "studied SoC (best gain at its best shares)") {
+		t.Errorf("legend %q lacks the studied SoC's shares", legend)
+	}
+	// The log axes are labelled with values, not their logarithms.
+	if _, ok := fig.Panels[0].X.Tick.Marker.(heatLogTicks); !ok {
+		t.Errorf("x ticks %T, want heatLogTicks", fig.Panels[0].X.Tick.Marker)
+	}
+	if _, ok := fig.Panels[0].Y.Tick.Marker.(heatLogTicks); !ok {
+		t.Errorf("y ticks %T, want heatLogTicks", fig.Panels[0].Y.Tick.Marker)
 	}
 	dir := t.TempDir()
 	var prev []byte
 	for k := 0; k < 2; k++ {
 		path := filepath.Join(dir, "npu.png")
 		if k == 1 {
-			// A second, independent sweep renders the same bytes.
-			d2, err := SweepHeatmap(s, w, HeatmapOptions{Poll: 50, Engines: []string{"big", "npu"}})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if fig, err = Heatmap(d2); err != nil {
+			// A second figure of the same data renders the same bytes.
+			if fig, err = Heatmap(d); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -90,21 +77,37 @@ func TestHeatmapNWay(t *testing.T) {
 	}
 }
 
-func TestHeatmapEnginesErrors(t *testing.T) {
-	s, w := load(t, "rk3588-npu")
-	for name, o := range map[string]HeatmapOptions{
-		"unknown":      {Engines: []string{"big", "gpu"}},
-		"one":          {Engines: []string{"big"}},
-		"twice":        {Engines: []string{"big", "npu", "npu"}},
-		"accel first":  {Engines: []string{"npu", "big"}},
-		"threads":      {Engines: []string{"big", "npu"}, Threads: []int{4}},
-		"tops no npu":  {Engines: []string{"big", "little"}, XParam: ParamAccelTOPS, NX: 2, NY: 2, FracSteps: 2},
-		"log negative": {Engines: []string{"big", "npu"}, XValues: []float64{-1, 1}},
-	} {
-		if _, err := SweepHeatmap(s, w, o); err == nil {
-			t.Errorf("%s: no error", name)
+// A two-engine heatmap around a prediction (predict.WhatIfOf) names its
+// mode and poll and marks the studied SoC with the prediction's best gain.
+func TestHeatmapOfPrediction(t *testing.T) {
+	s, w := load(t, "rk3588")
+	p, err := predict.Run(predict.Request{SoC: s, Workload: w, Poll: 50, Draws: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := predict.WhatIfOf(p, s, w, predict.WhatIfOptions{NX: 4, NY: 3, FracSteps: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fig, err := Heatmap(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mode := string(p.Best.Plan.Mode)
+	if want := "best " + mode + "-split gain over native (poll 50), what-if around rk3588"; !strings.Contains(fig.Title, want) {
+		t.Errorf("title %q lacks %q", fig.Title, want)
+	}
+	var legend []string
+	for _, e := range fig.Legend {
+		legend = append(legend, e.Label)
+	}
+	all := strings.Join(legend, "\n")
+	for _, want := range []string{"gain 0 (parity)", "±1% (parity band)", "studied SoC (best gain at its best fraction)"} {
+		if !strings.Contains(all, want) {
+			t.Errorf("legend %q lacks %q", legend, want)
 		}
 	}
+	checkRenders(t, "heatmap of a prediction", fig, 7, 5)
 }
 
 func TestHeatLogTicks(t *testing.T) {

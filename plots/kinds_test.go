@@ -5,11 +5,10 @@ import (
 	"flag"
 	"math"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/blsim/blsim/measure"
-	"github.com/blsim/blsim/model"
+	"github.com/blsim/blsim/predict"
 	"github.com/blsim/blsim/presets"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
@@ -17,14 +16,16 @@ import (
 
 var writeDocs = flag.Bool("docs", false, "write docs/heatmap.png, docs/parity.png and docs/roofline.png")
 
-func seedPoints(t *testing.T, soc string) []ParityPoint {
+// seedPoints are the seed's reported runs predicted on soc by plain
+// simulation (predict.ParityPoints, tested in predict).
+func seedPoints(t *testing.T, soc string) []predict.ParityPoint {
 	t.Helper()
 	s, w := load(t, soc)
 	ms, errs := measure.Read(bytes.NewReader(presets.SeedMeasurements()), "seed")
 	if len(errs) > 0 {
 		t.Fatal(errs)
 	}
-	pts, err := ParityPoints(ms, SimPredictor(s, w))
+	pts, err := predict.ParityPoints(ms, simPredictor(s, w), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -36,7 +37,7 @@ func seedPoints(t *testing.T, soc string) []ParityPoint {
 func newFigures(t *testing.T, soc string) map[string]*Figure {
 	t.Helper()
 	s, w := load(t, soc)
-	hd, err := SweepHeatmap(s, w, HeatmapOptions{Poll: 50, NX: 6, NY: 5, FracSteps: 10})
+	hd, err := predict.SweepWhatIf(s, w, predict.WhatIfOptions{Poll: 50, NX: 6, NY: 5, FracSteps: 10})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,56 +72,9 @@ func TestNewKindsDeterministic(t *testing.T) {
 	}
 }
 
-func TestHeatmapData(t *testing.T) {
-	s, w := load(t, "rk3588")
-	d, err := SweepHeatmap(s, w, HeatmapOptions{Poll: 50, NX: 4, NY: 3, FracSteps: 5})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(d.X) != 4 || len(d.Y) != 3 || len(d.Gain) != 3 || len(d.Gain[0]) != 4 {
-		t.Fatalf("grid %dx%d, gains %d rows", len(d.X), len(d.Y), len(d.Gain))
-	}
-	if d.AtX != 21 || math.Abs(d.AtY-9*1.8/(28*2.3)) > 1e-9 {
-		t.Errorf("studied point (%g, %g)", d.AtX, d.AtY)
-	}
-	if !(d.X[0] < d.AtX && d.AtX < d.X[3] && d.Y[0] < d.AtY && d.AtY < d.Y[2]) {
-		t.Errorf("studied point outside the grid: %v %v", d.X, d.Y)
-	}
-	// More DRAM bandwidth (caps scaled with it) makes the split pay more.
-	for j := range d.Y {
-		if d.Gain[j][3] <= d.Gain[j][0] {
-			t.Errorf("row %d: gain %v does not grow with bandwidth", j, d.Gain[j])
-		}
-	}
-	if math.Abs(d.AtGain) > 1 {
-		t.Errorf("rk3588 best gain %g%%, want parity", d.AtGain)
-	}
-	// The original SoC is untouched by the what-if edits.
-	if s.DRAM.SustainedGBs != 21 || s.Engines[1].KernelOpsPerCycle["q4"] != 9 {
-		t.Error("SweepHeatmap changed its SoC")
-	}
-	// A parameter path works as an axis.
-	if _, err := SweepHeatmap(s, w, HeatmapOptions{XParam: "engines.big.clock_ghz", NX: 2, NY: 2, FracSteps: 2}); err != nil {
-		t.Error(err)
-	}
-	for name, o := range map[string]HeatmapOptions{
-		"unknown param": {XParam: "dram.nosuch"},
-		"same axes":     {XParam: "dram", YParam: "dram"},
-		"one value":     {XValues: []float64{20}},
-		"decreasing":    {XValues: []float64{20, 10}},
-		"native":        {Mode: "native"},
-	} {
-		if _, err := SweepHeatmap(s, w, o); err == nil {
-			t.Errorf("%s: no error", name)
-		} else if strings.Contains(err.Error(), "\n") {
-			t.Errorf("%s: error is not one line: %q", name, err)
-		}
-	}
-}
-
 func TestNewKindsBadData(t *testing.T) {
 	inf := math.Inf(1)
-	for name, d := range map[string]HeatmapData{
+	for name, d := range map[string]predict.WhatIf{
 		"inf gain":  {X: []float64{1, 2}, Y: []float64{1, 2}, Gain: [][]float64{{0, inf}, {0, 0}}},
 		"short row": {X: []float64{1, 2}, Y: []float64{1, 2}, Gain: [][]float64{{0}, {0, 0}}},
 		"one cell":  {X: []float64{1}, Y: []float64{1}, Gain: [][]float64{{0}}},
@@ -130,7 +84,7 @@ func TestNewKindsBadData(t *testing.T) {
 		}
 	}
 	// All-zero gains (Min == Max) still draw: the range is at least ±2%.
-	flat := HeatmapData{X: []float64{1, 2}, Y: []float64{1, 2}, Gain: [][]float64{{0, 0}, {0, 0}}, AtX: 1.5, AtY: 1.5}
+	flat := predict.WhatIf{X: []float64{1, 2}, Y: []float64{1, 2}, Gain: [][]float64{{0, 0}, {0, 0}}, AtX: 1.5, AtY: 1.5}
 	fig, err := Heatmap(flat)
 	if err != nil {
 		t.Fatal(err)
@@ -138,7 +92,7 @@ func TestNewKindsBadData(t *testing.T) {
 	if err := Write(&bytes.Buffer{}, fig, "png", 4*vg.Inch, 3*vg.Inch); err != nil {
 		t.Fatal(err)
 	}
-	for name, pts := range map[string][]ParityPoint{
+	for name, pts := range map[string][]predict.ParityPoint{
 		"none":     nil,
 		"zero":     {{Measured: 0, Predicted: 1}},
 		"nan":      {{Measured: 1, Predicted: math.NaN()}},
@@ -150,7 +104,7 @@ func TestNewKindsBadData(t *testing.T) {
 		}
 	}
 	// A measured spread reaching below zero still draws on log axes.
-	fig, err = Parity(ParityData{Points: []ParityPoint{{Measured: 1, MeasuredErr: 2, Predicted: 1.1, Label: "a"}, {Measured: 100, Predicted: 90, Label: "b"}}, LogAxes: true})
+	fig, err = Parity(ParityData{Points: []predict.ParityPoint{{Measured: 1, MeasuredErr: 2, Predicted: 1.1, Label: "a"}, {Measured: 100, Predicted: 90, Label: "b"}}, LogAxes: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -163,33 +117,6 @@ func TestNewKindsBadData(t *testing.T) {
 	if _, err := Roofline(RooflineData{Engines: []RoofEngine{{Name: "e", ComputeGOPS: 1, BandwidthGBs: 1}},
 		Ops: []RoofOp{{Name: "x", Intensity: 0, GOPS: 1}}}); err == nil {
 		t.Error("roofline op at intensity 0: no error")
-	}
-}
-
-func TestParityPoints(t *testing.T) {
-	pts := seedPoints(t, "rk3588")
-	if len(pts) != 2 {
-		t.Fatalf("%d points", len(pts))
-	}
-	for _, p := range pts {
-		if math.Abs(p.Predicted/p.Measured-1) > 0.01 {
-			t.Errorf("%s: predicted %g, measured %g: not within 1%%", p.Label, p.Predicted, p.Measured)
-		}
-	}
-	if m := MAPE(pts); !(m >= 0 && m < 1) {
-		t.Errorf("MAPE %g%%", m)
-	}
-	// Microbenchmarks and failed runs are skipped; none left is an error.
-	ms := []measure.Measurement{{ID: "k", Kind: measure.Kernel, Median: 3, Status: "ok"},
-		{ID: "f", Kind: measure.Reported, Plan: &model.Plan{Mode: "native", Engines: []string{"big"}, Threads: []int{4}}, Status: "failed"}}
-	s, w := load(t, "rk3588")
-	if _, err := ParityPoints(ms, SimPredictor(s, w)); err == nil {
-		t.Error("no usable measurement: no error")
-	}
-	bad := measure.Measurement{ID: "b", Kind: measure.Reported, Median: 1, Status: "ok",
-		Plan: &model.Plan{Mode: "token", Engines: []string{"big", "nosuch"}, Fracs: []float64{0.9, 0.1}, Threads: []int{4, 4}}}
-	if _, err := ParityPoints([]measure.Measurement{bad}, SimPredictor(s, w)); err == nil || !strings.Contains(err.Error(), "nosuch") {
-		t.Errorf("unknown engine: %v", err)
 	}
 }
 
@@ -214,7 +141,7 @@ func TestWriteDocs(t *testing.T) {
 		t.Skip("run with -docs to write docs/*.png")
 	}
 	s, w := load(t, "rk3588")
-	hd, err := SweepHeatmap(s, w, HeatmapOptions{Poll: 50})
+	hd, err := predict.SweepWhatIf(s, w, predict.WhatIfOptions{Poll: 50})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -24,9 +24,9 @@ func TestTimelineAndRooflineOverNEngines(t *testing.T) {
 		helpers []string
 	}{
 		{"cix-p1", model.Plan{Mode: model.TokenSplit, Engines: []string{"big", "mid", "little"}, Fracs: []float64{0.5, 0.4, 0.1}, Threads: []int{4, 4, 4}, Poll: 50},
-			"token split big 0.5 / mid 0.4 / little 0.1, poll 50", "4 threads", []string{"mid", "little"}},
+			"token split big 0.5 / mid 0.4 / little 0.1, 4+4+4 threads, poll 50", "4 threads", []string{"mid", "little"}},
 		{"rk3588-npu", model.Plan{Mode: model.TokenSplit, Engines: []string{"big", "npu"}, Fracs: []float64{0.3, 0.7}, Threads: []int{4, 3}, Poll: 50},
-			"token split big 0.3 / npu 0.7, poll 50", "3 cores", []string{"npu"}},
+			"token split big 0.3 / npu 0.7, 4+3 threads, poll 50", "3 cores", []string{"npu"}},
 	} {
 		t.Run(tc.soc, func(t *testing.T) {
 			s, err := presets.SoC(tc.soc)

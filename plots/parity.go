@@ -3,33 +3,21 @@ package plots
 import (
 	"errors"
 	"fmt"
-	"github.com/blsim/blsim/calibrate/fit"
 	"image/color"
 	"math"
 	"strings"
 
-	"github.com/blsim/blsim/measure"
-	"github.com/blsim/blsim/model"
+	"github.com/blsim/blsim/predict"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 )
 
-// ParityPoint is one measured configuration and its prediction.
-type ParityPoint struct {
-	// Measured is the measured throughput (median), MeasuredErr its
-	// spread (one standard deviation; 0 when unknown).
-	Measured, MeasuredErr float64
-	Predicted             float64
-	// Label is short: "token f=0.12 poll=50".
-	Label string
-}
-
 // ParityData is what Parity draws.
 type ParityData struct {
 	SoC, Workload string
-	Points        []ParityPoint
+	Points        []predict.ParityPoint
 	// Band is the relative half-width of the shaded band around y = x;
 	// zero means 0.05 (±5%).
 	Band float64
@@ -37,58 +25,6 @@ type ParityData struct {
 	LogAxes bool
 	// Unit is the throughput unit; "" means "t/s".
 	Unit string
-}
-
-// Predictor predicts the throughput a measurement measured.
-type Predictor func(m measure.Measurement) (float64, error)
-
-// SimPredictor is the plain (uncalibrated) predictor: it simulates the
-// measurement's plan on s, for its workload: the one in m.WorkloadYAML,
-// else w when m.Workload is empty or names w, else the preset m.Workload.
-func SimPredictor(s *model.SoC, w *model.Workload) Predictor {
-	p := fit.NewPredictor()
-	if w != nil {
-		p.Add(w)
-	}
-	return func(m measure.Measurement) (float64, error) { return p.Predict(s, &m) }
-}
-
-// IsThroughput reports whether m is a usable prompt-throughput
-// measurement: a dispatcher, llama-bench or reported run with a plan and
-// status ok.
-func IsThroughput(m measure.Measurement) bool { return fit.Throughput(&m) && m.OK() }
-
-// ParityPoints predicts every throughput measurement of ms (see
-// IsThroughput; others are skipped) with pred. Its error is the first
-// prediction that failed, or that no measurement was usable.
-func ParityPoints(ms []measure.Measurement, pred Predictor) ([]ParityPoint, error) {
-	var out []ParityPoint
-	for _, m := range ms {
-		if !IsThroughput(m) {
-			continue
-		}
-		v, err := pred(m)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, ParityPoint{Measured: m.Median, MeasuredErr: sampleSD(m), Predicted: v, Label: m.Label()})
-	}
-	if len(out) == 0 {
-		return nil, errors.New("no throughput measurements (kind dispatcher, llama-bench or reported, with a plan, status ok)")
-	}
-	return out, nil
-}
-
-// MAPE is the mean absolute percentage error of the predictions.
-func MAPE(pts []ParityPoint) float64 {
-	if len(pts) == 0 {
-		return math.NaN()
-	}
-	s := 0.0
-	for _, p := range pts {
-		s += math.Abs(p.Predicted-p.Measured) / p.Measured
-	}
-	return 100 * s / float64(len(pts))
 }
 
 func (d *ParityData) check() error {
@@ -102,6 +38,9 @@ func (d *ParityData) check() error {
 		if !finite(p.Measured) || !finite(p.Predicted) || !finite(p.MeasuredErr) ||
 			p.Measured <= 0 || p.Predicted <= 0 || p.MeasuredErr < 0 {
 			return fmt.Errorf("plots: parity point %d (%s) is not a positive finite measurement and prediction", i, p.Label)
+		}
+		if p.InFit < predict.FitUnknown || p.InFit > predict.HeldOut {
+			return fmt.Errorf("plots: parity point %d (%s): InFit %d is none of FitUnknown, Fitted, HeldOut", i, p.Label, p.InFit)
 		}
 	}
 	return nil
@@ -117,23 +56,6 @@ func (e errXYs) XError(i int) (float64, float64) { return e.lo[i], e.hi[i] }
 
 // YError makes errXYs vertical error bars too (lo below, hi above).
 func (e errXYs) YError(i int) (float64, float64) { return e.lo[i], e.hi[i] }
-
-// sampleSD is a measurement's standard deviation: of its samples when it
-// has two or more, else its CV times its median.
-func sampleSD(m measure.Measurement) float64 {
-	if len(m.Samples) < 2 {
-		return m.CV * m.Median
-	}
-	mean, ss := 0.0, 0.0
-	for _, s := range m.Samples {
-		mean += s
-	}
-	mean /= float64(len(m.Samples))
-	for _, s := range m.Samples {
-		ss += (s - mean) * (s - mean)
-	}
-	return math.Sqrt(ss / float64(len(m.Samples)-1))
-}
 
 // clipPolygon clips a polygon to the box [x0,x1]x[y0,y1]
 // (Sutherland–Hodgman), so that fills stay inside the data area.
@@ -212,7 +134,9 @@ func (log10Ticks) Ticks(min, max float64) []plot.Tick {
 
 // Parity draws predicted against measured throughput: the y = x line, a
 // shaded ±Band band, each point with its measured spread as a horizontal
-// error bar and its label; N and the MAPE are in the title.
+// error bar and its label; the MAPE and over which points (predict.ParityScore:
+// fitted, in-sample, or held out) are in the title, and fitted points are
+// drawn apart from held-out ones, each named in the legend.
 func Parity(d ParityData) (*Figure, error) {
 	if err := d.check(); err != nil {
 		return nil, err
@@ -299,14 +223,38 @@ func Parity(d ParityData) (*Figure, error) {
 		eb.CapWidth = vg.Points(6)
 		p.Add(eb)
 	}
-	sc, err := plotter.NewScatter(xys)
-	if err != nil {
-		return nil, err
+	// One scatter per InFit: held-out points blue discs, fitted ones
+	// orange squares, each named in the legend when told.
+	score := predict.ScoreParity(d.Points)
+	for _, g := range []struct {
+		in    predict.InFit
+		n     int
+		color color.Color
+		shape draw.GlyphDrawer
+		what  string
+	}{
+		{predict.FitUnknown, score.Unknown, blue, draw.CircleGlyph{}, ""},
+		{predict.HeldOut, score.HeldOut, blue, draw.CircleGlyph{}, "held-out points: "},
+		{predict.Fitted, score.Fitted, orange, draw.BoxGlyph{}, "fitted points (in-sample): "},
+	} {
+		if g.n == 0 {
+			continue
+		}
+		var gxys plotter.XYs
+		for i, pt := range d.Points {
+			if pt.InFit == g.in {
+				gxys = append(gxys, xys[i])
+			}
+		}
+		sc, err := plotter.NewScatter(gxys)
+		if err != nil {
+			return nil, err
+		}
+		sc.GlyphStyle = draw.GlyphStyle{Color: g.color, Radius: vg.Points(3.5), Shape: g.shape}
+		p.Add(sc)
+		fig.Legend = append(fig.Legend, LegendEntry{g.what + "measured median ± 1σ vs predicted", sc})
 	}
-	sc.GlyphStyle = draw.GlyphStyle{Color: blue, Radius: vg.Points(3.5), Shape: draw.CircleGlyph{}}
-	p.Add(sc)
 	p.Add(&pointLabels{xys: xys, labels: labels, hbars: bars, style: labelText{size: 9, background: true}})
-	fig.Legend = append(fig.Legend, LegendEntry{"measured median ± 1σ vs predicted", sc})
 	p.X.Label.Text = fmt.Sprintf("measured prompt throughput (%s)", unit)
 	p.Y.Label.Text = fmt.Sprintf("predicted prompt throughput (%s)", unit)
 	p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = lo, hi, lo, hi
@@ -326,7 +274,7 @@ func Parity(d ParityData) (*Figure, error) {
 	if len(what) > 0 {
 		title += ": " + strings.Join(what, " ")
 	}
-	fig.Title = fmt.Sprintf("%s — N = %d, MAPE %.2f%%", title, len(d.Points), MAPE(d.Points))
+	fig.Title = fmt.Sprintf("%s — %s", title, score)
 	fig.Panels = []*plot.Plot{p}
 	return fig, nil
 }

@@ -2,6 +2,7 @@ package plots
 
 import (
 	"bytes"
+	"errors"
 	"image/png"
 	"math"
 	"os"
@@ -10,8 +11,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/blsim/blsim/measure"
 	"github.com/blsim/blsim/model"
+	"github.com/blsim/blsim/predict"
 	"github.com/blsim/blsim/presets"
+	"github.com/blsim/blsim/sim"
 	"gonum.org/v1/plot/vg"
 )
 
@@ -28,14 +32,46 @@ func load(t *testing.T, soc string) (*model.SoC, *model.Workload) {
 	return s, w
 }
 
+// simPredictor is a plain (uncalibrated) predictor that needs no
+// calibrate/fit: it simulates the measurement's own plan of w on s (a
+// native plan recorded without shares runs everything on its engine).
+func simPredictor(s *model.SoC, w *model.Workload) predict.Predictor {
+	return func(m *measure.Measurement) (float64, error) {
+		if m.Plan == nil {
+			return 0, errors.New("measurement " + m.ID + " has no plan")
+		}
+		p := *m.Plan
+		if p.Mode == model.Native && len(p.Fracs) == 0 {
+			p.Fracs = []float64{1}
+		}
+		r, err := sim.Run(s, w, p)
+		if err != nil {
+			return 0, err
+		}
+		return r.TPS, nil
+	}
+}
+
+// splitOf is the split curve of w on s's first two engines at poll 50,
+// as blsim plot draws it: a prediction with a sweep of steps intervals.
+func splitOf(t *testing.T, s *model.SoC, w *model.Workload, steps int, measured []predict.SplitPoint) (*predict.Prediction, SplitData) {
+	t.Helper()
+	p, err := predict.Run(predict.Request{SoC: s, Workload: w, Poll: 50, Draws: 8, Sweep: true, SweepSteps: steps})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := SplitOf(p, measured)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p, d
+}
+
 // figures returns the split and a two-layer timeline figure of soc.
 func figures(t *testing.T, soc string) map[string]*Figure {
 	t.Helper()
 	s, w := load(t, soc)
-	sd, err := SweepSplit(s, w, SplitOptions{Poll: 50, Steps: 20})
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, sd := splitOf(t, s, w, 20, nil)
 	sf, err := SplitCurve(sd)
 	if err != nil {
 		t.Fatal(err)
@@ -195,5 +231,88 @@ func TestBarsBounded(t *testing.T) {
 	}
 	if end := LayerEnd(d.Spans, 2); !(end > 0 && end < t1) {
 		t.Errorf("LayerEnd(2) = %g, want inside (0, %g)", end, t1)
+	}
+}
+
+// SplitOf is a view of a prediction with a sweep: its curves, native, the
+// balance points, its threads and each mode's best split, marked and named
+// in the legend as the prediction's table prints it.
+func TestSplitOf(t *testing.T) {
+	s, w := load(t, "rk3588")
+	p, d := splitOf(t, s, w, 10, nil)
+	if d.SoC != "rk3588" || d.Workload != w.Name || d.Big != "big" || d.Little != "little" || d.Poll != 50 ||
+		d.BigThreads != p.Threads[0] || d.LittleThreads != p.Threads[1] || d.Prompt != p.Prompt || d.Ubatch != p.Ubatch {
+		t.Errorf("split data %+v", d)
+	}
+	if len(d.Fracs) != 11 || d.Fracs[0] != 0 || d.Fracs[10] != sim.MaxSecondFrac {
+		t.Fatalf("fractions %v, want 0..%g in 10 steps", d.Fracs, sim.MaxSecondFrac)
+	}
+	if len(d.TokenTPS) != 11 || len(d.ExpertTPS) != 11 || d.NativeTPS != p.Native.TPS {
+		t.Fatalf("%d token and %d expert points, native %g; want 11, 11 and %g", len(d.TokenTPS), len(d.ExpertTPS), d.NativeTPS, p.Native.TPS)
+	}
+	for _, pt := range p.Sweep {
+		i := int(math.Round(pt.Frac * 20))
+		var got float64
+		switch pt.Mode {
+		case model.TokenSplit:
+			got = d.TokenTPS[i]
+		case model.ExpertSplit:
+			got = d.ExpertTPS[i]
+		}
+		if got != pt.TPS {
+			t.Errorf("%s at %g: %g t/s drawn, %g predicted", pt.Mode, pt.Frac, got, pt.TPS)
+		}
+	}
+	// At share 0 a split is the dispatcher alone: near native.
+	if math.Abs(d.TokenTPS[0]/d.NativeTPS-1) > 0.05 {
+		t.Errorf("token split at share 0: %g t/s, native %g", d.TokenTPS[0], d.NativeTPS)
+	}
+	for _, c := range []struct {
+		mode model.Mode
+		got  float64
+	}{{model.TokenSplit, d.TokenBalance}, {model.ExpertSplit, d.ExpertBalance}} {
+		if b, ok := p.Balance(c.mode); ok != !math.IsNaN(c.got) || (ok && b != c.got) {
+			t.Errorf("%s balance %g, prediction's %g (%v)", c.mode, c.got, b, ok)
+		}
+	}
+	if len(d.Bests) != len(p.Modes()) {
+		t.Fatalf("%d bests for modes %v", len(d.Bests), p.Modes())
+	}
+	fig, err := SplitCurve(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var legend []string
+	for _, e := range fig.Legend {
+		legend = append(legend, e.Label)
+	}
+	for _, b := range d.Bests {
+		pp, _ := p.Plan(b.Mode, predict.Best)
+		if b.TPS != pp.TPS || b.GainPct != pp.GainPct || b.Verdict != string(pp.Verdict) ||
+			b.IntervalLoPct != pp.Interval.LoPct || b.IntervalHiPct != pp.Interval.HiPct || math.Abs(b.Frac-pp.Frac()) > 1e-12 {
+			t.Errorf("%s best %+v, prediction's %+v", b.Mode, b, pp)
+		}
+		if !strings.Contains(strings.Join(legend, "\n"), BestLabel(b)) {
+			t.Errorf("legend %q lacks %q", legend, BestLabel(b))
+		}
+	}
+	if want := "pp512 by split (big 4 + little 4 threads, poll 50)"; !strings.Contains(fig.Title, want) {
+		t.Errorf("title %q lacks %q", fig.Title, want)
+	}
+	// No sweep, or more than two CPU engines: no split curve.
+	q, err := predict.Run(predict.Request{SoC: s, Workload: w, Poll: 50, Draws: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := SplitOf(q, nil); err == nil || !strings.Contains(err.Error(), "sweep") {
+		t.Errorf("a prediction without a sweep: %v", err)
+	}
+	npu, _ := load(t, "rk3588-npu")
+	q, err = predict.Run(predict.Request{SoC: npu, Workload: w, Engines: []string{"big", "npu"}, Poll: 50, Draws: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := SplitOf(q, nil); err == nil || !strings.Contains(err.Error(), "big, npu") {
+		t.Errorf("a big+npu prediction: %v", err)
 	}
 }

@@ -104,7 +104,7 @@ func rooflineOf(s *model.SoC, w *model.Workload, p model.Plan) (RooflineData, er
 	if err := p.Validate(s); err != nil {
 		return RooflineData{}, err
 	}
-	class := dominantClass(w)
+	class := sim.ExpertClass(w)
 	d := RooflineData{Title: strings.Replace(PlanTitle(s, w, p), ": ", ": roofline of ubatch 0, ", 1)}
 	for i, name := range p.Engines {
 		e, _, err := s.Engine(name)

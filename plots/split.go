@@ -5,10 +5,10 @@ import (
 	"fmt"
 	"image/color"
 	"math"
+	"strings"
 
-	"github.com/blsim/blsim/measure"
 	"github.com/blsim/blsim/model"
-	"github.com/blsim/blsim/sim"
+	"github.com/blsim/blsim/predict"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
@@ -35,154 +35,74 @@ type SplitData struct {
 	// BigThreads and LittleThreads are the threads the curves were
 	// simulated with (SplitPoints matches measurements against them).
 	BigThreads, LittleThreads int
+	// Prompt and Ubatch are the run predicted.
+	Prompt, Ubatch int
+	// Bests are each mode's best split, marked on its curve.
+	Bests []SplitBest
 	// Measured are measured throughputs drawn over the curves (see
-	// SplitPoints); nil draws none.
-	Measured []SplitPoint
+	// predict.SplitPoints); nil draws none.
+	Measured []predict.SplitPoint
 }
 
-// SplitPoint is a measured throughput placed on the split curve.
-type SplitPoint struct {
-	// Mode is model.Native (drawn at fraction 0), model.TokenSplit or
-	// model.ExpertSplit.
-	Mode model.Mode
-	// Frac is the little engine's share; TPS the measured throughput and
-	// ErrTPS its standard deviation (0 draws no bar).
-	Frac, TPS, ErrTPS float64
+// SplitBest is a mode's best split, marked on the curve.
+type SplitBest struct {
+	Mode          model.Mode
+	Frac, TPS     float64
+	GainPct       float64
+	Verdict       string
+	IntervalLoPct float64
+	IntervalHiPct float64
 }
 
-// SplitPoints picks from ms the throughputs measured on the curve's plans:
-// of workload w (by name, and by content when the measurement carries its
-// workload's YAML), native on its big engine, or a token or expert split
-// between its big and little engines, with its threads and poll. Merge runs
-// of one configuration first (fit.Merge), or each run is a point of its
-// own.
-func SplitPoints(ms []measure.Measurement, d SplitData, w *model.Workload) []SplitPoint {
-	want, err := model.MarshalWorkload(w)
-	if err != nil {
-		return nil
+// SplitOf is the split curve of prediction p, which must be of two CPU
+// engines with a sweep (predict.Request.Sweep): its curves, native, the
+// balance points and each mode's best split, with the measured points
+// given (predict.SplitPoints; nil draws none).
+func SplitOf(p *predict.Prediction, measured []predict.SplitPoint) (SplitData, error) {
+	if !p.TwoEngine() {
+		return SplitData{}, fmt.Errorf("plots: a split curve is of two CPU engines, not %s", strings.Join(p.Engines, ", "))
 	}
-	same := map[string]bool{} // workload YAML -> is w
-	isW := func(m measure.Measurement) bool {
-		if m.Workload != w.Name {
-			return false
+	if len(p.Sweep) == 0 {
+		return SplitData{}, errors.New("plots: the prediction has no sweep to draw (predict.Request.Sweep)")
+	}
+	d := SplitData{SoC: p.SoC, Workload: p.Workload, Big: p.Engines[0], Little: p.Engines[1], Poll: p.Poll,
+		NativeTPS: p.Native.TPS, TokenBalance: math.NaN(), ExpertBalance: math.NaN(),
+		BigThreads: p.Threads[0], LittleThreads: p.Threads[1], Prompt: p.Prompt, Ubatch: p.Ubatch, Measured: measured}
+	first := p.Sweep[0].Mode
+	for _, pt := range p.Sweep {
+		if pt.Mode == first {
+			d.Fracs = append(d.Fracs, pt.Frac)
 		}
-		if m.WorkloadYAML == "" {
-			return true
-		}
-		if v, ok := same[m.WorkloadYAML]; ok {
-			return v
-		}
-		mw, err := model.ParseWorkload([]byte(m.WorkloadYAML), m.ID)
-		var got []byte
-		if err == nil {
-			got, err = model.MarshalWorkload(mw)
-		}
-		same[m.WorkloadYAML] = err == nil && string(got) == string(want)
-		return same[m.WorkloadYAML]
-	}
-	var out []SplitPoint
-	for _, m := range ms {
-		p := m.Plan
-		if !IsThroughput(m) || p.Poll != d.Poll || len(p.Engines) != len(p.Threads) || len(p.Engines) == 0 ||
-			p.Engines[0] != d.Big || p.Threads[0] != d.BigThreads || !isW(m) {
-			continue
-		}
-		pt := SplitPoint{Mode: model.Mode(p.Mode), TPS: m.Median, ErrTPS: sampleSD(m)}
-		switch {
-		case pt.Mode == model.Native && len(p.Engines) == 1:
-		case (pt.Mode == model.TokenSplit || pt.Mode == model.ExpertSplit) && len(p.Engines) == 2 &&
-			p.Engines[1] == d.Little && p.Threads[1] == d.LittleThreads && len(p.Fracs) == 2:
-			pt.Frac = p.Fracs[1]
-		default:
-			continue
-		}
-		out = append(out, pt)
-	}
-	return out
-}
-
-// SplitOptions are the settings of SweepSplit.
-type SplitOptions struct {
-	// Poll is the pools' spin level, 0..100 (0 is a level, not a default).
-	Poll int
-	// BigThreads and LittleThreads default to min(4, the engine's cores) when zero.
-	BigThreads, LittleThreads int
-	// Steps is the number of intervals over [0, MaxFrac]; zero means 40.
-	Steps int
-	// MaxFrac is the largest little share swept, in (0, 1]; zero means
-	// sim.MaxSecondFrac (0.5).
-	MaxFrac float64
-}
-
-// SweepSplit simulates native, token and expert splits of w on s over
-// little fractions 0..o.MaxFrac and finds the balance points. The
-// first two engines of s are big and little.
-func SweepSplit(s *model.SoC, w *model.Workload, o SplitOptions) (SplitData, error) {
-	if len(s.Engines) < 2 {
-		return SplitData{}, fmt.Errorf("plots: %s has one engine; a split needs two", s.Name)
-	}
-	bt, lt := twoThreads(s, o.BigThreads, o.LittleThreads)
-	steps := o.Steps
-	if steps == 0 {
-		steps = 40
-	}
-	if steps < 1 || steps > 1000 {
-		return SplitData{}, fmt.Errorf("plots: %d steps is outside 1..1000", steps)
-	}
-	maxFrac := o.MaxFrac
-	if maxFrac == 0 {
-		maxFrac = sim.MaxSecondFrac
-	}
-	if !(maxFrac > 0 && maxFrac <= 1) {
-		return SplitData{}, fmt.Errorf("plots: largest share %g is outside (0, 1]", maxFrac)
-	}
-	big, little := s.Engines[0].Name, s.Engines[1].Name
-	d := SplitData{SoC: s.Name, Workload: w.Name, Big: big, Little: little, Poll: o.Poll,
-		TokenBalance: math.NaN(), ExpertBalance: math.NaN(), BigThreads: bt, LittleThreads: lt}
-	nr, err := sim.Run(s, w, model.NewNative(big, bt, o.Poll))
-	if err != nil {
-		return SplitData{}, err
-	}
-	d.NativeTPS = nr.TPS
-	modes := []model.Mode{model.TokenSplit, model.ExpertSplit}
-	var cfgs []sim.Config
-	for _, m := range modes {
-		for i := 0; i <= steps; i++ {
-			f := maxFrac * float64(i) / float64(steps)
-			cfgs = append(cfgs, sim.Config{SoC: s, Plan: model.NewSplit(m, big, little, bt, lt, f, o.Poll)})
+		switch pt.Mode {
+		case model.TokenSplit:
+			d.TokenTPS = append(d.TokenTPS, pt.TPS)
+		case model.ExpertSplit:
+			d.ExpertTPS = append(d.ExpertTPS, pt.TPS)
 		}
 	}
-	res, err := sim.Sweep(w, cfgs)
-	if err != nil {
-		return SplitData{}, err
+	if b, ok := p.Balance(model.TokenSplit); ok {
+		d.TokenBalance = b
 	}
-	for i := 0; i <= steps; i++ {
-		d.Fracs = append(d.Fracs, cfgs[i].Plan.Fracs[1])
-		d.TokenTPS = append(d.TokenTPS, res[i].TPS)
-		d.ExpertTPS = append(d.ExpertTPS, res[steps+1+i].TPS)
+	if b, ok := p.Balance(model.ExpertSplit); ok {
+		d.ExpertBalance = b
 	}
-	for i, m := range modes {
-		b, err := sim.Balance(s, w, model.NewSplit(m, big, little, bt, lt, 0, o.Poll))
-		if err != nil {
-			return SplitData{}, err
-		}
-		if i == 0 {
-			d.TokenBalance = b
-		} else {
-			d.ExpertBalance = b
+	for _, m := range p.Modes() {
+		if b, ok := p.Plan(m, predict.Best); ok {
+			d.Bests = append(d.Bests, SplitBest{Mode: m, Frac: b.Frac(), TPS: b.TPS, GainPct: b.GainPct, Verdict: string(b.Verdict),
+				IntervalLoPct: b.Interval.LoPct, IntervalHiPct: b.Interval.HiPct})
 		}
 	}
 	return d, nil
 }
 
 // twoThreads fills in the thread counts of the first two engines of s that
-// are zero: min(4, the engine's cores).
+// are zero: each engine's default.
 func twoThreads(s *model.SoC, big, little int) (int, int) {
 	if big == 0 {
-		big = min(4, s.Engines[0].Cores)
+		big = s.Engines[0].DefaultThreads()
 	}
 	if little == 0 {
-		little = min(4, s.Engines[1].Cores)
+		little = s.Engines[1].DefaultThreads()
 	}
 	return big, little
 }
@@ -246,7 +166,8 @@ func SplitCurve(d SplitData) (*Figure, error) {
 		x0, x1 = math.Min(x0, m.Frac), math.Max(x1, m.Frac)
 	}
 	lo, hi := d.NativeTPS, d.NativeTPS
-	fig := &Figure{Title: fmt.Sprintf("%s on %s: prompt throughput by split (poll %d)", d.Workload, d.SoC, d.Poll)}
+	fig := &Figure{Title: fmt.Sprintf("%s on %s: pp%d by split (%s %d + %s %d threads, poll %d)",
+		d.Workload, d.SoC, d.Prompt, d.Big, d.BigThreads, d.Little, d.LittleThreads, d.Poll)}
 
 	native, err := plotter.NewLine(plotter.XYs{{X: x0, Y: d.NativeTPS}, {X: x1, Y: d.NativeTPS}})
 	if err != nil {
@@ -361,8 +282,27 @@ func SplitCurve(d SplitData) (*Figure, error) {
 		p.Add(sc)
 		fig.Legend = append(fig.Legend, LegendEntry{g.name + " ± 1σ", sc})
 	}
+	for _, b := range d.Bests {
+		clr := blue
+		if b.Mode == model.ExpertSplit {
+			clr = vermillion
+		}
+		sc, err := plotter.NewScatter(plotter.XYs{{X: b.Frac, Y: b.TPS}})
+		if err != nil {
+			return nil, err
+		}
+		sc.GlyphStyle = draw.GlyphStyle{Color: clr, Radius: vg.Points(5), Shape: draw.PyramidGlyph{}}
+		p.Add(sc)
+		fig.Legend = append(fig.Legend, LegendEntry{BestLabel(b), sc})
+	}
 	p.X.Min, p.X.Max = x0, x1
 	p.Y.Min, p.Y.Max = ymin, ymax
 	fig.Panels = []*plot.Plot{p}
 	return fig, nil
+}
+
+// BestLabel is the legend of a mode's best split: its share, gain,
+// interval and verdict, as the prediction's table prints them.
+func BestLabel(b SplitBest) string {
+	return fmt.Sprintf("best %s split %.3f: %+.2f%% [%+.1f, %+.1f]%% %s", b.Mode, math.Round(b.Frac*1e4)/1e4, b.GainPct, b.IntervalLoPct, b.IntervalHiPct, b.Verdict)
 }

@@ -7,59 +7,50 @@ import (
 
 	"github.com/blsim/blsim/measure"
 	"github.com/blsim/blsim/model"
+	"github.com/blsim/blsim/predict"
 	"github.com/blsim/blsim/presets"
 )
 
-func TestSplitPoints(t *testing.T) {
-	d := SplitData{Big: "big", Little: "little", Poll: 50, BigThreads: 4, LittleThreads: 4}
+// Measured points (predict.SplitPoints, tested in predict) are drawn over
+// the split curve with their error bars, each mode named in the legend,
+// and refused when they are not a throughput at a share.
+func TestSplitCurveMeasured(t *testing.T) {
+	s, err := presets.SoC("rk3588")
+	if err != nil {
+		t.Fatal(err)
+	}
 	w, err := presets.Workload("synthetic-moe")
 	if err != nil {
 		t.Fatal(err)
 	}
-	same, _ := model.MarshalWorkload(w)
-	bigger := *w
-	bigger.Model.Layers *= 10
-	other, _ := model.MarshalWorkload(&bigger)
-	m := func(mode string, engines []string, fracs []float64, threads []int, poll int, samples ...float64) measure.Measurement {
+	m := func(mode string, engines []string, fracs []float64, threads []int, samples ...float64) measure.Measurement {
 		x := measure.Measurement{Kind: measure.LlamaBench, Workload: w.Name, Unit: "t/s", Status: "ok", Samples: samples,
-			Plan: &model.Plan{Mode: model.Mode(mode), Engines: engines, Fracs: fracs, Threads: threads, Poll: poll}}
+			Plan: &model.Plan{Mode: model.Mode(mode), Engines: engines, Fracs: fracs, Threads: threads, Poll: 50}}
 		x.Summarize()
 		return x
 	}
 	two := []string{"big", "little"}
 	ms := []measure.Measurement{
-		m("native", []string{"big"}, []float64{1}, []int{4}, 50, 26, 26.5, 26.2),
-		m("token", two, []float64{0.88, 0.12}, []int{4, 4}, 50, 26.2, 26.3),
-		m("expert", two, []float64{0.8, 0.2}, []int{4, 4}, 50, 25),
-		m("token", two, []float64{0.88, 0.12}, []int{4, 4}, 0, 26),                      // another poll
-		m("token", two, []float64{0.88, 0.12}, []int{4, 2}, 50, 26),                     // other threads
-		m("token", []string{"little", "big"}, []float64{0.5, 0.5}, []int{4, 4}, 50, 26), // other engines
-		m("native", []string{"little"}, []float64{1}, []int{4}, 50, 10),
-		{Kind: measure.Stream, Unit: "GB/s", Status: "ok", Median: 9}, // not a throughput
+		m("native", []string{"big"}, []float64{1}, []int{4}, 26, 26.5, 26.2),
+		m("token", two, []float64{0.88, 0.12}, []int{4, 4}, 26.2, 26.3),
+		m("expert", two, []float64{0.8, 0.2}, []int{4, 4}, 25),
+		m("token", two, []float64{0.88, 0.12}, []int{4, 2}, 26), // other threads: not on this curve
 	}
-	withYAML := func(yaml string, name string) measure.Measurement {
-		x := m("token", two, []float64{0.7, 0.3}, []int{4, 4}, 50, 24)
-		x.WorkloadYAML, x.Workload = yaml, name
-		return x
+	p, err := predict.Run(predict.Request{SoC: s, Workload: w, Poll: 50, Draws: 4, Sweep: true, SweepSteps: 10})
+	if err != nil {
+		t.Fatal(err)
 	}
-	ms = append(ms, withYAML(string(same), w.Name), withYAML(string(other), w.Name), withYAML("", "qwen3.5-35b-a3b"))
-	got := SplitPoints(ms, d, w)
-	if len(got) != 4 {
-		t.Fatalf("%d points, want 4: %+v", len(got), got)
+	pts := predict.SplitPoints(ms, p, w)
+	if len(pts) != 3 {
+		t.Fatalf("%d measured points on the curve, want 3: %+v", len(pts), pts)
 	}
-	want := []SplitPoint{{model.Native, 0, 26.2, 0}, {model.TokenSplit, 0.12, 26.25, 0}, {model.ExpertSplit, 0.2, 25, 0}, {model.TokenSplit, 0.3, 24, 0}}
-	for i, w := range want {
-		if got[i].Mode != w.Mode || got[i].Frac != w.Frac || math.Abs(got[i].TPS-w.TPS) > 1e-9 {
-			t.Errorf("point %d = %+v, want %+v", i, got[i], w)
-		}
+	d, err := SplitOf(p, pts)
+	if err != nil {
+		t.Fatal(err)
 	}
-	if sd := got[0].ErrTPS; math.Abs(sd-0.2517) > 1e-3 {
-		t.Errorf("native error bar %g, want the samples' sd 0.2517", sd)
+	if len(d.Measured) != 3 {
+		t.Fatalf("split data has %d measured points, want 3", len(d.Measured))
 	}
-
-	// Drawn, and refused when not a throughput at a share.
-	d.Fracs, d.TokenTPS, d.NativeTPS, d.TokenBalance, d.ExpertBalance = []float64{0, 0.25, 0.5}, []float64{26, 24, 20}, 26, math.NaN(), math.NaN()
-	d.Measured = got
 	fig, err := SplitCurve(d)
 	if err != nil {
 		t.Fatal(err)
@@ -68,28 +59,32 @@ func TestSplitPoints(t *testing.T) {
 	for _, l := range fig.Legend {
 		legend = append(legend, l.Label)
 	}
-	if s := strings.Join(legend, "; "); !strings.Contains(s, "measured native ± 1σ") || !strings.Contains(s, "measured expert split ± 1σ") {
-		t.Errorf("legend %q", s)
+	all := strings.Join(legend, "; ")
+	for _, want := range []string{"measured native ± 1σ", "measured token split ± 1σ", "measured expert split ± 1σ"} {
+		if !strings.Contains(all, want) {
+			t.Errorf("legend %q lacks %q", all, want)
+		}
 	}
-	for _, bad := range []SplitPoint{{model.TokenSplit, 1.5, 20, 0}, {model.TokenSplit, 0.1, math.NaN(), 0}, {"both", 0.1, 20, 0}, {model.TokenSplit, 0.1, 20, -1}} {
-		d.Measured = []SplitPoint{bad}
+	checkRenders(t, "split with measured points", fig, 6, 4)
+	// Without them, no measured entries.
+	d.Measured = nil
+	if fig, err = SplitCurve(d); err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range fig.Legend {
+		if strings.Contains(l.Label, "measured") {
+			t.Errorf("no measured points, but legend entry %q", l.Label)
+		}
+	}
+	for _, bad := range []predict.SplitPoint{
+		{Mode: model.TokenSplit, Frac: 1.5, TPS: 20},
+		{Mode: model.TokenSplit, Frac: 0.1, TPS: math.NaN()},
+		{Mode: "both", Frac: 0.1, TPS: 20},
+		{Mode: model.TokenSplit, Frac: 0.1, TPS: 20, ErrTPS: -1},
+	} {
+		d.Measured = []predict.SplitPoint{bad}
 		if _, err := SplitCurve(d); err == nil {
 			t.Errorf("measured %+v: no error", bad)
 		}
-	}
-}
-
-func TestSweepSplitMaxFrac(t *testing.T) {
-	s, _ := presets.SoC("rk3588")
-	w, _ := presets.Workload("synthetic-moe")
-	d, err := SweepSplit(s, w, SplitOptions{Poll: 50, Steps: 8, MaxFrac: 0.8})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(d.Fracs) != 9 || math.Abs(d.Fracs[8]-0.8) > 1e-12 {
-		t.Errorf("fracs %v, want 0..0.8 in 8 steps", d.Fracs)
-	}
-	if _, err := SweepSplit(s, w, SplitOptions{MaxFrac: 1.5}); err == nil {
-		t.Error("a largest share of 1.5: no error")
 	}
 }

@@ -81,7 +81,7 @@ func SimTimeline(s *model.SoC, w *model.Workload, o TimelineOptions) (TimelineDa
 // only)".
 func PlanTitle(s *model.SoC, w *model.Workload, p model.Plan) string {
 	if p.Mode == model.Native || len(p.Engines) == 1 {
-		return fmt.Sprintf("%s on %s: native (%s only), poll %d", w.Name, s.Name, p.Engines[0], p.Poll)
+		return fmt.Sprintf("%s on %s: native (%s only), %d threads, poll %d", w.Name, s.Name, p.Engines[0], p.Threads[0], p.Poll)
 	}
 	shares := make([]string, len(p.Engines))
 	for i, e := range p.Engines {
@@ -91,7 +91,11 @@ func PlanTitle(s *model.SoC, w *model.Workload, p model.Plan) string {
 		}
 		shares[i] = fmt.Sprintf("%s %.3g", e, f)
 	}
-	return fmt.Sprintf("%s on %s: %s split %s, poll %d", w.Name, s.Name, p.Mode, strings.Join(shares, " / "), p.Poll)
+	threads := make([]string, len(p.Threads))
+	for i, t := range p.Threads {
+		threads[i] = fmt.Sprint(t)
+	}
+	return fmt.Sprintf("%s on %s: %s split %s, %s threads, poll %d", w.Name, s.Name, p.Mode, strings.Join(shares, " / "), strings.Join(threads, "+"), p.Poll)
 }
 
 // timelineOf simulates p with its timeline and windows it to layers.

@@ -15,8 +15,8 @@ import (
 const MaxBestNEngines = 8
 
 // BestN finds the fractions of the split ops over all of plan p's engines
-// (p.Fracs is ignored) that maximise throughput, and returns them with
-// their result.
+// (p.Fracs is ignored) that maximise throughput, and returns p with those
+// fractions and its result.
 //
 // The fractions live on the simplex (each >= 0, summing to 1). An engine
 // given exactly 0 is never woken, so the throughput jumps at the simplex's
@@ -28,16 +28,16 @@ const MaxBestNEngines = 8
 // of each helper (Best), equal shares, and a main-heavy split. The empty
 // subset is the dispatcher alone. The best of all faces wins. Everything
 // is deterministic: same inputs, same answer.
-func BestN(s *model.SoC, w *model.Workload, p model.Plan) ([]float64, *Result, error) {
+func BestN(s *model.SoC, w *model.Workload, p model.Plan) (model.Plan, *Result, error) {
 	n := len(p.Engines)
 	if p.Mode == model.Native {
-		return nil, nil, errors.New("bestn: a native plan has no fractions to find")
+		return model.Plan{}, nil, errors.New("bestn: a native plan has no fractions to find")
 	}
 	if n < 2 {
-		return nil, nil, fmt.Errorf("bestn: %d engine; a split needs two or more", n)
+		return model.Plan{}, nil, fmt.Errorf("bestn: %d engine; a split needs two or more", n)
 	}
 	if n > MaxBestNEngines {
-		return nil, nil, fmt.Errorf("bestn: %d engines; at most %d", n, MaxBestNEngines)
+		return model.Plan{}, nil, fmt.Errorf("bestn: %d engines; at most %d", n, MaxBestNEngines)
 	}
 	// Check the plan with every engine given a share: an engine that
 	// cannot take one is an error, not silently left out.
@@ -48,7 +48,7 @@ func BestN(s *model.SoC, w *model.Workload, p model.Plan) ([]float64, *Result, e
 	}
 	q.Fracs[0] = 1 - float64(n-1)/float64(n)
 	if err := q.Validate(s); err != nil {
-		return nil, nil, fmt.Errorf("soc %s: %w", s.Name, err)
+		return model.Plan{}, nil, fmt.Errorf("soc %s: %w", s.Name, err)
 	}
 	ops := make([][]model.Op, w.Run.Ubatches())
 	for u := range ops {
@@ -75,7 +75,7 @@ func BestN(s *model.SoC, w *model.Workload, p model.Plan) ([]float64, *Result, e
 		}
 		wg.Wait()
 		if err := errors.Join(errs...); err != nil {
-			return nil, nil, err
+			return model.Plan{}, nil, err
 		}
 	}
 
@@ -99,7 +99,7 @@ func BestN(s *model.SoC, w *model.Workload, p model.Plan) ([]float64, *Result, e
 	best := -1
 	for k, c := range cands {
 		if c.err != nil {
-			return nil, nil, c.err
+			return model.Plan{}, nil, c.err
 		}
 		if best < 0 || c.tps > cands[best].tps {
 			best = k
@@ -107,9 +107,10 @@ func BestN(s *model.SoC, w *model.Workload, p model.Plan) ([]float64, *Result, e
 	}
 	r, err := eval(cands[best].fr)
 	if err != nil {
-		return nil, nil, err
+		return model.Plan{}, nil, err
 	}
-	return cands[best].fr, r, nil
+	p.Fracs = append([]float64(nil), cands[best].fr...)
+	return p, r, nil
 }
 
 // bestPair is the best share of helper i alone with the main engine: a

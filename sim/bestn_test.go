@@ -19,7 +19,8 @@ func TestBestNMatchesGrid(t *testing.T) {
 	s := mustSoC(t, "cix-p1")
 	w := mustWorkload(t, seedWorkload)
 	p := planN(model.TokenSplit, []string{"big", "mid", "little"}, []int{4, 4, 4})
-	fr, r, err := BestN(s, w, p)
+	frp, r, err := BestN(s, w, p)
+	fr := frp.Fracs
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,11 +76,13 @@ func TestBestNTwoEngines(t *testing.T) {
 	s := mustSoC(t, seedSoC)
 	w := mustWorkload(t, seedWorkload)
 	for _, mode := range []model.Mode{model.TokenSplit, model.ExpertSplit} {
-		f, r, err := Best(s, w, model.NewSplit(mode, "big", "little", 4, 4, 0, 50))
+		fp, r, err := Best(s, w, model.NewSplit(mode, "big", "little", 4, 4, 0, 50))
+		f := fp.Fracs[1]
 		if err != nil {
 			t.Fatal(err)
 		}
-		fr, rn, err := BestN(s, w, planN(mode, []string{"big", "little"}, []int{4, 4}))
+		frp, rn, err := BestN(s, w, planN(mode, []string{"big", "little"}, []int{4, 4}))
+		fr := frp.Fracs
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -95,11 +98,13 @@ func TestBestNDeterministic(t *testing.T) {
 	s := mustSoC(t, "rk3588-npu")
 	w := mustWorkload(t, seedWorkload)
 	p := planN(model.TokenSplit, []string{"big", "little", "npu"}, []int{4, 4, 3})
-	f1, r1, err := BestN(s, w, p)
+	f1p, r1, err := BestN(s, w, p)
+	f1 := f1p.Fracs
 	if err != nil {
 		t.Fatal(err)
 	}
-	f2, r2, err := BestN(s, w, p)
+	f2p, r2, err := BestN(s, w, p)
+	f2 := f2p.Fracs
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -158,7 +163,8 @@ func TestNPUSplit(t *testing.T) {
 	s := mustSoC(t, "rk3588-npu")
 	w := mustWorkload(t, seedWorkload)
 	nat := mustRun(t, s, w, native(50))
-	fr, r, err := BestN(s, w, planN(model.TokenSplit, []string{"big", "npu"}, []int{4, 3}))
+	frp, r, err := BestN(s, w, planN(model.TokenSplit, []string{"big", "npu"}, []int{4, 3}))
+	fr := frp.Fracs
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -213,7 +219,7 @@ func TestNPUSensitivity(t *testing.T) {
 	for j, row := range g.Cells {
 		var line []string
 		for _, c := range row {
-			line = append(line, c.FixedVerdict+"/"+c.BestVerdict)
+			line = append(line, string(c.FixedVerdict+"/"+c.BestVerdict))
 		}
 		t.Logf("submit %6.0f µs: %s", g.SubmitUS[j], strings.Join(line, " "))
 	}

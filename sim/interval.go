@@ -10,9 +10,13 @@ import (
 
 // Interval is a prediction's spread from its parameters' uncertainty.
 type Interval struct {
-	// Lo and Hi bound the central 90% of the sampled values.
-	Lo, Hi float64
-	Draws  int
+	// LoPct and HiPct bound the central 90% of the sampled gains, in
+	// percent.
+	LoPct float64 `json:"lo_pct"`
+	HiPct float64 `json:"hi_pct"`
+	// Draws is how many parameter samples it took (0: the SoC has no
+	// uncertainty, so the interval is the point).
+	Draws int `json:"draws"`
 }
 
 // DefaultDraws is how many parameter samples an interval uses.
@@ -36,7 +40,7 @@ func GainInterval(s *model.SoC, w *model.Workload, native, plan model.Plan, draw
 			return Interval{}, err
 		}
 		g := GainPct(r1.TPS, r0.TPS)
-		return Interval{Lo: g, Hi: g, Draws: 0}, nil
+		return Interval{LoPct: g, HiPct: g, Draws: 0}, nil
 	}
 	paths := make([]string, 0, len(s.Uncertainty))
 	for p := range s.Uncertainty {
@@ -64,20 +68,34 @@ func GainInterval(s *model.SoC, w *model.Workload, native, plan model.Plan, draw
 	}
 	sort.Float64s(gains)
 	q := func(p float64) float64 { return gains[int(math.Round(p*float64(draws-1)))] }
-	return Interval{Lo: q(0.05), Hi: q(0.95), Draws: draws}, nil
+	return Interval{LoPct: q(0.05), HiPct: q(0.95), Draws: draws}, nil
 }
 
 // GainPct is the gain of tps over base in percent.
 func GainPct(tps, base float64) float64 { return 100 * (tps/base - 1) }
 
-// Verdict says whether a split pays: PARITY when the gain is within ±1% or
-// its interval includes zero, else WIN or LOSS.
-func Verdict(gainPct float64, iv Interval) string {
+// Verdict says whether a plan pays against native.
+type Verdict string
+
+// Verdicts.
+const (
+	// Win: the gain is above 1% and its interval above zero.
+	Win Verdict = "WIN"
+	// Parity: the gain is within ±1%, or its interval includes zero.
+	Parity Verdict = "PARITY"
+	// Loss: the gain is below -1% and its interval below zero.
+	Loss Verdict = "LOSS"
+)
+
+// Judge gives the verdict on a gain in percent and its interval: Parity
+// when the gain is within ±1% or the interval includes zero, else Win or
+// Loss.
+func Judge(gainPct float64, iv Interval) Verdict {
 	switch {
-	case math.Abs(gainPct) <= 1, iv.Lo <= 0 && iv.Hi >= 0:
-		return "PARITY"
+	case math.Abs(gainPct) <= 1, iv.LoPct <= 0 && iv.HiPct >= 0:
+		return Parity
 	case gainPct > 0:
-		return "WIN"
+		return Win
 	}
-	return "LOSS"
+	return Loss
 }

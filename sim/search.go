@@ -12,8 +12,18 @@ const MaxSecondFrac = 0.5
 // Best finds the second engine's fraction that maximises throughput for a
 // two-engine plan (its Fracs are ignored): a coarse grid over
 // [0, MaxSecondFrac] finds the best bracket, then golden-section search
-// refines it to 1e-4. It returns the fraction and its result.
-func Best(s *model.SoC, w *model.Workload, p model.Plan) (float64, *Result, error) {
+// refines it to 1e-4. It returns p with the best fractions and its result;
+// the second engine's share is Fracs[1].
+func Best(s *model.SoC, w *model.Workload, p model.Plan) (model.Plan, *Result, error) {
+	f, r, err := best(s, w, p)
+	if err != nil {
+		return model.Plan{}, nil, err
+	}
+	p.Fracs = []float64{1 - f, f}
+	return p, r, nil
+}
+
+func best(s *model.SoC, w *model.Workload, p model.Plan) (float64, *Result, error) {
 	eval := func(f float64) (*Result, error) {
 		q := p
 		q.Fracs = []float64{1 - f, f}

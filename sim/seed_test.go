@@ -30,7 +30,7 @@ func TestSeed(t *testing.T) {
 		t.Fatalf("GainInterval: %v", err)
 	}
 	t.Logf("native poll50 %.4f t/s, token 0.12 poll50 %.4f t/s (gain %.3f%%, 90%% interval [%.3f, %.3f]), balance %.4f",
-		nat50.TPS, tok50.TPS, gain50, iv.Lo, iv.Hi, balance)
+		nat50.TPS, tok50.TPS, gain50, iv.LoPct, iv.HiPct, balance)
 	t.Logf("poll0: native %.4f, token 0.12 %.4f, token 0 %.4f; poll50 token 0 %.4f",
 		nat0.TPS, tok0.TPS, zero0.TPS, zero50.TPS)
 
@@ -61,11 +61,11 @@ func TestSeed(t *testing.T) {
 		if iv.Draws == 0 {
 			t.Errorf("interval has no draws: the rk3588 profile lists uncertainties")
 		}
-		if !(iv.Lo <= iv.Hi) || !finite(iv.Lo) || !finite(iv.Hi) {
+		if !(iv.LoPct <= iv.HiPct) || !finite(iv.LoPct) || !finite(iv.HiPct) {
 			t.Errorf("bad interval %+v", iv)
 		}
-		if v := Verdict(gain50, iv); v != "PARITY" {
-			t.Errorf("Verdict(%.3f, %+v) = %s, want PARITY", gain50, iv, v)
+		if v := Judge(gain50, iv); v != "PARITY" {
+			t.Errorf("Judge(%.3f, %+v) = %s, want PARITY", gain50, iv, v)
 		}
 	})
 
@@ -74,17 +74,17 @@ func TestSeed(t *testing.T) {
 		name string
 		gain float64
 		iv   Interval
-		want string
+		want Verdict
 	}{
-		{"small gain", 0.5, Interval{Lo: 0.2, Hi: 0.8}, "PARITY"},
-		{"interval spans zero", 3, Interval{Lo: -0.5, Hi: 6}, "PARITY"},
-		{"clear win", 3, Interval{Lo: 2, Hi: 4}, "WIN"},
-		{"clear loss", -3, Interval{Lo: -4, Hi: -2}, "LOSS"},
+		{"small gain", 0.5, Interval{LoPct: 0.2, HiPct: 0.8}, "PARITY"},
+		{"interval spans zero", 3, Interval{LoPct: -0.5, HiPct: 6}, "PARITY"},
+		{"clear win", 3, Interval{LoPct: 2, HiPct: 4}, "WIN"},
+		{"clear loss", -3, Interval{LoPct: -4, HiPct: -2}, "LOSS"},
 	}
 	for _, tc := range verdicts {
-		t.Run("Verdict/"+tc.name, func(t *testing.T) {
-			if got := Verdict(tc.gain, tc.iv); got != tc.want {
-				t.Errorf("Verdict(%g, %+v) = %s, want %s", tc.gain, tc.iv, got, tc.want)
+		t.Run("Judge/"+tc.name, func(t *testing.T) {
+			if got := Judge(tc.gain, tc.iv); got != tc.want {
+				t.Errorf("Judge(%g, %+v) = %s, want %s", tc.gain, tc.iv, got, tc.want)
 			}
 		})
 	}

@@ -26,12 +26,12 @@ type SensitivityCell struct {
 	// over native; BestVerdict judges it by the ±1% band (no interval).
 	BestFracs   []float64 `json:"best_fracs"`
 	BestGainPct float64   `json:"best_gain_pct"`
-	BestVerdict string    `json:"best_verdict"`
+	BestVerdict Verdict   `json:"best_verdict"`
 	// FixedGainPct and FixedVerdict are the same at the studied SoC's
 	// best fractions, held fixed: what a dispatcher tuned for the studied
 	// accelerator would get.
 	FixedGainPct float64 `json:"fixed_gain_pct"`
-	FixedVerdict string  `json:"fixed_verdict"`
+	FixedVerdict Verdict `json:"fixed_verdict"`
 }
 
 // SensitivityGrid is how a split's gain depends on one accelerator's
@@ -55,13 +55,22 @@ func EffectiveTOPS(e *model.Engine, class string, threads int) float64 {
 }
 
 // ExpertClass is the kernel class of the workload's routed-expert ops with
-// the most operations (q4 when there are none).
+// the most operations (the ops a split divides), or of all its matmuls
+// when it has no experts (q4 when it has neither).
 func ExpertClass(w *model.Workload) string {
 	by := map[string]float64{}
+	all := map[string]float64{}
 	for _, op := range w.Ops(0) {
-		if op.Kind == model.ExpertMatmul {
+		switch op.Kind {
+		case model.ExpertMatmul:
 			by[op.Class] += op.Ops
+			all[op.Class] += op.Ops
+		case model.Matmul:
+			all[op.Class] += op.Ops
 		}
+	}
+	if len(by) == 0 {
+		by = all
 	}
 	best, bv := "q4", 0.0
 	for _, c := range model.KernelClasses {
@@ -105,19 +114,19 @@ func Sensitivity(s *model.SoC, w *model.Workload, p model.Plan, engine string, t
 	if err != nil {
 		return nil, err
 	}
-	atFracs, _, err := BestN(s, w, p)
+	at, _, err := BestN(s, w, p)
 	if err != nil {
 		return nil, err
 	}
 	class := ExpertClass(w)
-	g := &SensitivityGrid{Engine: engine, Class: class, AtTOPS: EffectiveTOPS(e, class, th), AtSubmitUS: e.SubmitUS, AtFracs: atFracs}
+	g := &SensitivityGrid{Engine: engine, Class: class, AtTOPS: EffectiveTOPS(e, class, th), AtSubmitUS: e.SubmitUS, AtFracs: at.Fracs}
 	for _, f := range topsFactors {
 		g.TOPS = append(g.TOPS, g.AtTOPS*f)
 	}
 	for _, f := range submitFactors {
 		g.SubmitUS = append(g.SubmitUS, e.SubmitUS*f)
 	}
-	verdict := func(gain float64) string { return Verdict(gain, Interval{Lo: gain, Hi: gain}) }
+	verdict := func(gain float64) Verdict { return Judge(gain, Interval{LoPct: gain, HiPct: gain}) }
 	g.Cells = make([][]SensitivityCell, len(submitFactors))
 	for j := range g.Cells {
 		g.Cells[j] = make([]SensitivityCell, len(topsFactors))
@@ -141,10 +150,10 @@ func Sensitivity(s *model.SoC, w *model.Workload, p model.Plan, engine string, t
 				fr, br, err := BestN(v, w, p)
 				if err == nil {
 					q := p
-					q.Fracs = atFracs
+					q.Fracs = at.Fracs
 					var fx *Result
 					if fx, err = Run(v, w, q); err == nil {
-						cell.BestFracs = fr
+						cell.BestFracs = fr.Fracs
 						cell.BestGainPct = GainPct(br.TPS, nr.TPS)
 						cell.BestVerdict = verdict(cell.BestGainPct)
 						cell.FixedGainPct = GainPct(fx.TPS, nr.TPS)

@@ -11,7 +11,8 @@ func TestWhatIfHardware(t *testing.T) {
 	w := mustWorkload(t, seedWorkload)
 	best := func(soc string) (frac, gain float64) {
 		s := mustSoC(t, soc)
-		f, r, err := Best(s, w, tokenSplit(0, 50))
+		fp, r, err := Best(s, w, tokenSplit(0, 50))
+		f := fp.Fracs[1]
 		if err != nil {
 			t.Fatalf("Best on %s: %v", soc, err)
 		}

@@ -2,7 +2,12 @@
 // throughput of dispatcher runs (blsim's built-in dispatcher, llama-bench,
 // figures from a report) predicted by the simulator, with microbenchmark
 // values as priors. It reports each fitted value with its standard error,
-// flags parameters the data cannot identify, and measures held-out error.
+// flags parameters the data cannot identify and says, from the numbers,
+// what the fit did with each (IdentificationOf: left at its prior, moved
+// together with others, moved where no run depends on it), and measures
+// held-out error. A fit lists the records it was fitted on in the
+// profile's provenance (RunDigest, FittedOn), so that Predictions tells
+// the points a profile was fitted on (in-sample) from held-out ones.
 //
 // Runs of one configuration (rounds of a calibration, of a grid) count as
 // one throughput, merged by a Stat (Merge): Median, the median of their

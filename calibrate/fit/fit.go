@@ -9,8 +9,8 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/blsim/blsim/measure"
 	"github.com/blsim/blsim/internal/lm"
+	"github.com/blsim/blsim/measure"
 	"github.com/blsim/blsim/model"
 )
 
@@ -75,6 +75,12 @@ type ParamFit struct {
 	// AtBound is "lower" or "upper" when the fitted value sits on a bound
 	// of the parameter (a rate at 0, an overlap at 1), else "".
 	AtBound string `json:"at_bound,omitempty"`
+	// CoupledWith names, for a parameter that is not Identifiable, the
+	// other free parameters the runs determine it together with: they
+	// share a direction of the null space of the runs' Jacobian.
+	CoupledWith []string `json:"coupled_with,omitempty"`
+	// Identification is IdentificationOf the above: what the fit learnt.
+	Identification Identification `json:"identification"`
 }
 
 // Residual is one measurement's fit.
@@ -88,6 +94,10 @@ type Residual struct {
 	// model says was waiting on DRAM (sim.Bound.DRAM), in percent: which
 	// regime the run was in.
 	DRAMBoundPct float64 `json:"dram_bound_pct"`
+	// InFit says the profile that predicted the configuration was fitted
+	// on it (a run of it): the point is in-sample, not held out. Every
+	// residual of a Result is.
+	InFit bool `json:"in_fit,omitempty"`
 }
 
 // Result is a fitted profile and how well it fits.
@@ -153,7 +163,9 @@ var ErrNoThroughput = errors.New("fit: no usable throughput measurements (dispat
 // Fit fits prior's free parameters to the throughput measurements in ms;
 // microbenchmark measurements whose Param names a free parameter set its
 // prior mean. It returns a new profile with the fitted values, their
-// standard deviations in its uncertainty map, and the fit's residuals.
+// standard deviations in its uncertainty map and a provenance that lists
+// the records fitted (model.Provenance.FittedRuns), and the fit's
+// residuals.
 func Fit(prior *model.SoC, ms []measure.Measurement, o Options) (*Result, error) {
 	if _, err := ParseStat(string(o.Stat)); err != nil {
 		return nil, fmt.Errorf("fit: %w", err)
@@ -303,6 +315,10 @@ func Fit(prior *model.SoC, ms []measure.Measurement, o Options) (*Result, error)
 		unident[i] = true
 	}
 	r.SoC, r.Iterations, r.Status = out, res.Iterations, res.Status.String()
+	sigmas := make([]float64, len(free))
+	for i := range priors {
+		sigmas[i] = priors[i].Sigma
+	}
 	for i, path := range free {
 		if err := out.Set(path, res.X[i]); err != nil {
 			return nil, err
@@ -312,15 +328,25 @@ func Fit(prior *model.SoC, ms []measure.Measurement, o Options) (*Result, error)
 			sd = priors[i].Sigma
 		}
 		out.Uncertainty[path] = sd
-		r.Params = append(r.Params, ParamFit{Path: path, Prior: priors[i].Mean, PriorSigma: priors[i].Sigma,
-			PriorFrom: from[i], Value: res.X[i], Sigma: sd, Identifiable: !unident[i], AtBound: atBound(res.X[i], bounds[i])})
+		pf := ParamFit{Path: path, Prior: priors[i].Mean, PriorSigma: priors[i].Sigma,
+			PriorFrom: from[i], Value: res.X[i], Sigma: sd, Identifiable: !unident[i], AtBound: atBound(res.X[i], bounds[i])}
+		if unident[i] {
+			pf.CoupledWith = coupledWith(i, res.NullSpace, sigmas, free)
+		}
+		pf.Identification = IdentificationOf(pf)
+		r.Params = append(r.Params, pf)
 	}
 	vals, dram, err := predictAll(pred, out, obs)
 	if err != nil {
 		return nil, err
 	}
 	r.Residuals, r.RMSPct, r.MAPE = residualTable(obs, vals, dram)
+	for i := range r.Residuals {
+		r.Residuals[i].InFit = true
+	}
 	r.Notes = capNotes(out, r.Params)
+	runs := fittedRuns(ms, obs)
+	out.Provenance = &model.Provenance{Source: "fit", Runs: len(runs), Residual: r.RMSPct, FittedRuns: runs}
 	return r, nil
 }
 
@@ -339,9 +365,16 @@ func capNotes(s *model.SoC, params []ParamFit) []string {
 			}
 		}
 		if sum > 0 && sum <= s.DRAM.SustainedGBs {
+			value := "its value is the prior's"
+			switch {
+			case p.Moved():
+				value = fmt.Sprintf("the fit moved it from %.4g to %.4g", p.Prior, p.Value)
+			case p.PriorFrom == PriorMicrobenchmark:
+				value += ", the microbenchmark's (all engines streaming at once)"
+			}
 			return []string{fmt.Sprintf("%s never limits a run here: the engines' own caps (bandwidth_max_gb_s) sum to %.3g GB/s, "+
-				"no more than its %.3g, so no run, however DRAM-bound, tells what it is; its value is the microbenchmark's (all engines streaming at once)",
-				path, sum, s.DRAM.SustainedGBs)}
+				"no more than its %.3g, so no run, however DRAM-bound, tells what it is; %s",
+				path, sum, s.DRAM.SustainedGBs, value)}
 		}
 	}
 	return nil

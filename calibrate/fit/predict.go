@@ -12,13 +12,8 @@ import (
 
 // Throughput reports whether a measurement is a throughput the simulator
 // predicts (as opposed to a microbenchmark that informs a prior).
-func Throughput(m *measure.Measurement) bool {
-	switch m.Kind {
-	case measure.Dispatcher, measure.LlamaBench, measure.Reported:
-		return m.Plan != nil && (m.Unit == "t/s" || m.Unit == "")
-	}
-	return false
-}
+// It is measure.Measurement.IsThroughput.
+func Throughput(m *measure.Measurement) bool { return m.IsThroughput() }
 
 // Predictor predicts measurements with the simulator, caching the
 // workloads it parses. It is safe for concurrent use.

@@ -10,20 +10,45 @@ import (
 	"github.com/blsim/blsim/model"
 )
 
-// Validation is the held-out error of a profile.
+// Validation is the error of a profile's predictions: held out, unless
+// Fitted says some of the points were those the profile was fitted on.
 type Validation struct {
 	Mode string  `json:"mode"` // predict, loo, holdout
 	N    int     `json:"n"`
 	MAPE float64 `json:"mape"`
 	// MaxErrPct is the largest absolute relative error in percent.
 	MaxErrPct float64 `json:"max_err_pct"`
-	// Worst lists the held-out configurations, worst first.
+	// Worst lists the configurations, worst first; Residual.InFit marks
+	// those the profile was fitted on.
 	Worst []Residual `json:"worst"`
+	// Fitted is the error over the points the profile was fitted on:
+	// in-sample, not held out. Only Predictions finds any, when some of
+	// the measurements are records the profile's provenance lists
+	// (FittedOn); LeaveOneOut and Holdout refit without the points they
+	// score.
+	Fitted Group `json:"fitted"`
+	// HeldOut is the error over the other points, those the profile was
+	// not fitted on.
+	HeldOut Group `json:"held_out"`
+	// FitUnrecorded says the profile is a fit that does not list the runs
+	// it was fitted on (FitSet.Unrecorded): its points count as HeldOut,
+	// but may have been fitted.
+	FitUnrecorded bool `json:"fit_unrecorded,omitempty"`
 }
 
-// Predictions scores soc on every throughput in ms without refitting: the
-// measurements are held out when soc was fitted on others. Of o, only Stat
-// is used: it says how runs of one configuration are merged.
+// Group is the error over some of a validation's points.
+type Group struct {
+	N    int     `json:"n"`
+	MAPE float64 `json:"mape"`
+	// MaxErrPct is the largest absolute relative error in percent.
+	MaxErrPct float64 `json:"max_err_pct"`
+}
+
+// Predictions scores soc on every throughput in ms without refitting. A
+// configuration with a run the profile was fitted on (its provenance's
+// list, FittedOn) is in-sample: Residual.InFit, counted in
+// Validation.Fitted; the others are held out. Of o, only Stat is used: it
+// says how runs of one configuration are merged.
 func Predictions(soc *model.SoC, ms []measure.Measurement, o Options) (*Validation, error) {
 	if _, err := ParseStat(string(o.Stat)); err != nil {
 		return nil, fmt.Errorf("validate: %w", err)
@@ -37,7 +62,14 @@ func Predictions(soc *model.SoC, ms []measure.Measurement, o Options) (*Validati
 		return nil, err
 	}
 	rows, _, _ := residualTable(obs, vals, dram)
-	return summarize("predict", rows), nil
+	set := FittedOn(soc)
+	fitted := set.fittedConfigs(ms)
+	for i := range rows {
+		rows[i].InFit = fitted[configKey(&obs[i])]
+	}
+	v := summarize("predict", rows)
+	v.FitUnrecorded = set.Unrecorded()
+	return v, nil
 }
 
 // LeaveOneOut refits prior without each throughput in turn and predicts the
@@ -241,14 +273,30 @@ func micros(ms []measure.Measurement) []measure.Measurement {
 	return out
 }
 
+// summarize scores rows, in all and split by Residual.InFit.
 func summarize(mode string, rows []Residual) *Validation {
 	v := &Validation{Mode: mode, N: len(rows)}
+	add := func(g *Group, a float64) {
+		g.N++
+		g.MAPE += a
+		g.MaxErrPct = math.Max(g.MaxErrPct, a)
+	}
+	var all Group
 	for _, r := range rows {
 		a := math.Abs(r.ErrPct)
-		v.MAPE += a
-		v.MaxErrPct = math.Max(v.MaxErrPct, a)
+		add(&all, a)
+		if r.InFit {
+			add(&v.Fitted, a)
+		} else {
+			add(&v.HeldOut, a)
+		}
 	}
-	v.MAPE /= float64(len(rows))
+	for _, g := range []*Group{&all, &v.Fitted, &v.HeldOut} {
+		if g.N > 0 {
+			g.MAPE /= float64(g.N)
+		}
+	}
+	v.MAPE, v.MaxErrPct = all.MAPE, all.MaxErrPct
 	sort.SliceStable(rows, func(i, j int) bool { return math.Abs(rows[i].ErrPct) > math.Abs(rows[j].ErrPct) })
 	v.Worst = rows
 	return v

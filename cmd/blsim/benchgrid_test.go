@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/blsim/blsim/measure"
 	"github.com/blsim/blsim/calibrate/runner"
+	"github.com/blsim/blsim/measure"
 	"github.com/spf13/pflag"
 )
 

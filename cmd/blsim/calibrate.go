@@ -15,13 +15,11 @@ import (
 	"github.com/blsim/blsim/calibrate"
 	"github.com/blsim/blsim/calibrate/dispatch"
 	"github.com/blsim/blsim/calibrate/fit"
-	"github.com/blsim/blsim/measure"
 	"github.com/blsim/blsim/calibrate/probe"
 	"github.com/blsim/blsim/calibrate/topology"
-	"github.com/blsim/blsim/internal/quant"
+	"github.com/blsim/blsim/measure"
 	"github.com/blsim/blsim/model"
 	"github.com/blsim/blsim/presets"
-	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
@@ -110,56 +108,6 @@ performance and stop everything else first.`,
 	_ = f.MarkHidden("sysfs-root")
 	f.DurationVar(&o.MicroBudget, "micro-budget", 0, "time budget of each microbenchmark (default 2s, 300ms with --quick)")
 	return cmd
-}
-
-// clusters finds the engines: discovered, or named by --cluster.
-func (o *calibrateOptions) clusters() ([]topology.Cluster, error) {
-	t, err := topology.Discover(o.SysRoot)
-	if err != nil {
-		return nil, fmt.Errorf("topology: %w", err)
-	}
-	if len(o.Clusters) > 0 {
-		allowed, err := probe.AllowedCPUs()
-		if err != nil {
-			return nil, fmt.Errorf("--cluster: %w", err)
-		}
-		if t, err = topology.Override(t, o.Clusters, allowed); err != nil {
-			return nil, err
-		}
-	}
-	if len(t.Clusters) == 0 {
-		return nil, fmt.Errorf("found no CPU cluster; name one with --cluster big=CPUS")
-	}
-	return t.Clusters, nil
-}
-
-func hostInfo(root string) *measure.Host {
-	h := &measure.Host{Arch: runtime.GOARCH}
-	h.Name, _ = os.Hostname()
-	if b, err := os.ReadFile("/proc/sys/kernel/osrelease"); err == nil {
-		h.Kernel = strings.TrimSpace(string(b))
-	}
-	h.CPU = cpuModel()
-	if g, err := topology.Governors(root); err == nil && len(g) > 0 {
-		h.Governors = g
-	}
-	return h
-}
-
-// cpuModel is the CPU's name from /proc/cpuinfo ("model name" on x86,
-// "Hardware" on many arm64 boards), or "".
-func cpuModel() string {
-	b, err := os.ReadFile("/proc/cpuinfo")
-	if err != nil {
-		return ""
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		k, v, ok := strings.Cut(line, ":")
-		if ok && (strings.TrimSpace(k) == "model name" || strings.TrimSpace(k) == "Hardware") {
-			return strings.TrimSpace(v)
-		}
-	}
-	return ""
 }
 
 func calibrateRun(ctx context.Context, o *calibrateOptions, stdout, stderr io.Writer) error {
@@ -319,18 +267,6 @@ func dispatcherFailures(ms []measure.Measurement) (ran, failed int) {
 	return ran, failed
 }
 
-// kernelsLine says which dot kernels the built-in dispatcher and its
-// microbenchmark run (internal/quant), and whether they are the slow
-// generic ones: then the dispatcher's runs stay compute-bound and cannot
-// load DRAM as ggml's kernels do.
-func kernelsLine() (string, bool) {
-	impl := quant.Impl()
-	if impl == "generic" {
-		return "dispatcher kernels: generic Go (no SIMD kernel for this CPU, or BLSIM_KERNELS=generic): about 15x slower than ggml's, so the runs stay compute-bound", true
-	}
-	return "dispatcher kernels: " + impl, false
-}
-
 // fitProfile fits prior to ms, holding out the throughputs that match
 // holdout (none when it is empty), writes the profile to o.Out and prints
 // the fit and, with holdout, the held-out error.
@@ -388,56 +324,6 @@ func noiseLine(ms []measure.Measurement, stat fit.Stat) string {
 		line += "; on a shared host, try --stat best (validate --holdout compares the two)"
 	}
 	return line
-}
-
-func countDone(steps []calibrate.Step, done map[string]bool) int {
-	n := 0
-	for _, s := range steps {
-		if done[s.ID] {
-			n++
-		}
-	}
-	return n
-}
-
-// newProgress shows a bar with ETA on a terminal and plain lines
-// otherwise. Calling it with total 0 finishes the bar.
-func newProgress(w io.Writer, total int) calibrate.Progress {
-	f, isFile := w.(*os.File)
-	tty := false
-	if isFile {
-		if st, err := f.Stat(); err == nil && st.Mode()&os.ModeCharDevice != 0 {
-			tty = true
-		}
-	}
-	if !tty {
-		start := time.Now()
-		return func(done, n int, st calibrate.Step, m *measure.Measurement) {
-			if n == 0 {
-				return
-			}
-			switch {
-			case m == nil:
-				fmt.Fprintf(w, "[%d/%d] %s: already measured\n", done, n, st.Label)
-			case m.Status != "ok":
-				fmt.Fprintf(w, "[%d/%d] %s: %s: %s\n", done, n, st.Label, m.Status, m.Error)
-			default:
-				fmt.Fprintf(w, "[%d/%d] %s: %.4g %s (cv %.1f%%) %s\n", done, n, st.Label, m.Median, m.Unit, 100*m.CV,
-					time.Since(start).Round(time.Second))
-			}
-		}
-	}
-	bar := progressbar.NewOptions(total, progressbar.OptionSetWriter(w), progressbar.OptionShowCount(),
-		progressbar.OptionSetPredictTime(true), progressbar.OptionSetWidth(30), progressbar.OptionSetDescription("calibrating"))
-	return func(done, n int, st calibrate.Step, m *measure.Measurement) {
-		if n == 0 {
-			_ = bar.Finish()
-			fmt.Fprintln(w)
-			return
-		}
-		bar.Describe(st.Label)
-		_ = bar.Set(done)
-	}
 }
 
 // benchOnlyFlags are the calibrate flags that only the --bench mode reads.

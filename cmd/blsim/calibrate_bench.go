@@ -8,8 +8,8 @@ import (
 
 	"github.com/blsim/blsim/calibrate/fit"
 	"github.com/blsim/blsim/calibrate/llamabench"
-	"github.com/blsim/blsim/measure"
 	"github.com/blsim/blsim/calibrate/runner"
+	"github.com/blsim/blsim/measure"
 	"github.com/blsim/blsim/model"
 	"github.com/blsim/blsim/presets"
 )

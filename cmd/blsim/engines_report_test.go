@@ -34,8 +34,9 @@ func TestPlotHeatmapEngines(t *testing.T) {
 		{[]string{"heatmap", "--soc", "rk3588-npu", "--engines", "npu,big"}, "accelerator"},
 		{[]string{"heatmap", "--soc", "rk3588-npu", "--engines", "big,npu,npu"}, "twice"},
 		{[]string{"heatmap", "--soc", "rk3588-npu", "--engines", "big,npu", "--threads", "4,5"}, "--threads"},
-		{[]string{"heatmap", "--soc", "rk3588-npu", "--threads", "4,3"}, "--threads: needs --engines"},
-		{[]string{"split", "--soc", "rk3588-npu", "--engines", "big,npu"}, "plot split draws the SoC's first two engines"},
+		{[]string{"heatmap", "--soc", "rk3588-npu", "--threads", "4,3,2"}, "--threads: 3 values for 2 engines"},
+		{[]string{"heatmap", "--soc", "rk3588-npu", "--engines", "big,npu", "--frac", "0.3"}, "--frac: plot heatmap does not take it"},
+		{[]string{"split", "--soc", "rk3588-npu", "--engines", "big,npu"}, "plot split draws one share between two CPU engines"},
 	} {
 		_, err := runPlot(append(tc.args, "-o", filepath.Join(dir, "bad.png"))...)
 		if err == nil || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "\n") {
@@ -49,7 +50,7 @@ func TestPlotHeatmapEngines(t *testing.T) {
 
 func TestReportEngines(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "npu")
-	if _, err := runReport("--soc", "rk3588-npu", "--engines", "big,npu", "-o", dir); err != nil {
+	if _, err := runReport("--soc", "rk3588-npu", "--engines", "big,npu", "--frac", "auto", "-o", dir); err != nil {
 		t.Fatal(err)
 	}
 	b, err := os.ReadFile(filepath.Join(dir, "report.md"))
@@ -68,7 +69,7 @@ func TestReportEngines(t *testing.T) {
 	for _, l := range links {
 		names = append(names, l[1])
 	}
-	if strings.Join(names, " ") != "heatmap.png timeline.png roofline.png" {
+	if strings.Join(names, " ") != "timeline.png heatmap.png roofline.png" {
 		t.Errorf("image links %v, want the heatmap, the timeline and the roofline", names)
 	}
 	for _, name := range names {
@@ -91,8 +92,8 @@ func TestReportEngines(t *testing.T) {
 	}{
 		{[]string{"--soc", "rk3588-npu", "--engines", "big,gpu"}, `no engine "gpu"`},
 		{[]string{"--soc", "rk3588-npu", "--engines", "big"}, "needs two or more"},
-		{[]string{"--soc", "rk3588-npu", "--threads", "4,3"}, "--threads: needs --engines"},
-		{[]string{"--soc", "cix-p1", "--engines", "big,little"}, "first two"},
+		{[]string{"--soc", "rk3588-npu", "--threads", "4,5"}, "--threads: 5 threads for engine \"little\""},
+		{[]string{"--soc", "cix-p1", "--engines", "big,little", "--threads", "4"}, "--threads: 1 values for 2 engines"},
 	} {
 		_, err := runReport(append(tc.args, "-o", filepath.Join(base, "r"))...)
 		if err == nil || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "\n") {

@@ -12,8 +12,8 @@ import (
 	"unicode"
 
 	"github.com/blsim/blsim/calibrate/fit"
-	"github.com/blsim/blsim/measure"
 	"github.com/blsim/blsim/internal/atomicfile"
+	"github.com/blsim/blsim/measure"
 	"github.com/blsim/blsim/model"
 	"github.com/blsim/blsim/presets"
 	"github.com/spf13/cobra"
@@ -261,7 +261,11 @@ func writeRegimes(w io.Writer, r *fit.Result, v *fit.Validation) error {
 	}
 	if v != nil {
 		for _, x := range v.Worst {
-			rows = append(rows, row{x, "held out"})
+			set := "held out"
+			if x.InFit {
+				set = "fit"
+			}
+			rows = append(rows, row{x, set})
 		}
 	}
 	if len(rows) == 0 {
@@ -295,12 +299,41 @@ func stampProvenance(r *fit.Result, ms []measure.Measurement, source string) {
 			p.Host, p.Kernel, p.CPU, p.Governors = m.Host.Name, m.Host.Kernel, m.Host.CPU, m.Host.Governors
 		}
 	}
+	if fp := r.SoC.Provenance; fp != nil {
+		p.FittedRuns = fp.FittedRuns // what fit.Fit fitted: the runs it could predict
+	}
 	for _, pf := range r.Params {
-		if !pf.Identifiable {
-			p.Notes = append(p.Notes, fmt.Sprintf("%s is not identifiable from these measurements: its value is the prior's", pf.Path))
+		if n := identificationNote(pf); n != "" {
+			p.Notes = append(p.Notes, n)
 		}
 	}
 	r.SoC.Provenance = p
+}
+
+// identificationNote says, for a parameter the runs do not identify on
+// their own, what the fit did with it (fit.IdentificationOf): "" for one
+// they identify.
+func identificationNote(p fit.ParamFit) string {
+	switch p.Identification {
+	case fit.PriorOnly:
+		return fmt.Sprintf("%s is not identifiable from these measurements: its value is the prior's", p.Path)
+	case fit.Coupled:
+		with := strings.Join(p.CoupledWith, ", ")
+		if p.Moved() {
+			return fmt.Sprintf("%s is not identifiable on its own: moved from %.4g to %.4g together with %s (the runs fix only a combination of them)",
+				p.Path, p.Prior, p.Value, with)
+		}
+		return fmt.Sprintf("%s is not identifiable on its own: the runs fix it only together with %s; its value stayed the prior's %.4g, its σ narrowed from %.2g to %.2g",
+			p.Path, with, p.Prior, p.PriorSigma, p.Sigma)
+	case fit.Unpinned:
+		where := ""
+		if p.AtBound != "" {
+			where = ", its " + p.AtBound + " bound"
+		}
+		return fmt.Sprintf("%s is weakly identified: the fit moved it from %.4g to %.4g%s, where no run depends on it any more: the runs pushed it there but do not pin it (σ %.2g, the prior's %.2g)",
+			p.Path, p.Prior, p.Value, where, p.Sigma, p.PriorSigma)
+	}
+	return ""
 }
 
 func writeProfile(path string, s *model.SoC) error {
@@ -337,8 +370,13 @@ func writeFitText(w io.Writer, r *fit.Result, out string) error {
 	fmt.Fprintf(tw, "parameter\tprior\tprior from\tfitted\t± σ\tidentifiable\n")
 	for _, p := range r.Params {
 		id := "yes"
-		if !p.Identifiable {
+		switch p.Identification {
+		case fit.PriorOnly:
 			id = "no (prior-led)"
+		case fit.Coupled:
+			id = "only with others"
+		case fit.Unpinned:
+			id = "weakly (unpinned)"
 		}
 		if p.AtBound != "" {
 			id += ", at its " + p.AtBound + " bound"
@@ -354,14 +392,22 @@ func writeFitText(w io.Writer, r *fit.Result, out string) error {
 	}
 	fmt.Fprintf(w, "\n%d throughputs: RMS error %.2f%%, MAPE %.2f%% (%s after %d iterations; %d %s down-weighted)\n",
 		len(r.Residuals), r.RMSPct, r.MAPE, words(r.Status), r.Iterations, r.Downweighted, outliers)
-	var unident []string
+	var prior, moved, unpinned []string
 	for _, p := range r.Params {
-		if !p.Identifiable {
-			unident = append(unident, p.Path)
+		switch p.Identification {
+		case fit.PriorOnly:
+			prior = append(prior, p.Path)
+		case fit.Coupled:
+			moved = append(moved, identificationNote(p))
+		case fit.Unpinned:
+			unpinned = append(unpinned, identificationNote(p))
 		}
 	}
-	if len(unident) > 0 {
-		fmt.Fprintf(w, "not identifiable from these runs (their values are the priors'): %s\n", strings.Join(unident, ", "))
+	if len(prior) > 0 {
+		fmt.Fprintf(w, "not identifiable from these runs (their values are the priors'): %s\n", strings.Join(prior, ", "))
+	}
+	for _, n := range append(moved, unpinned...) {
+		fmt.Fprintf(w, "%s\n", n)
 	}
 	for _, n := range r.Notes {
 		fmt.Fprintf(w, "note: %s\n", n)

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -65,23 +66,26 @@ func TestPredictJSON(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
+	type plan struct {
+		Mode  string    `json:"mode"`
+		Fracs []float64 `json:"fracs"`
+		Poll  int       `json:"poll"`
+	}
 	var rep struct {
+		Schema string `json:"schema"`
 		Native struct {
 			TPS          float64 `json:"tps"`
 			DRAMUtilPeak float64 `json:"dram_util_peak"`
 		} `json:"native"`
-		Splits []struct {
-			Mode    string  `json:"mode"`
+		Plans []struct {
 			Kind    string  `json:"kind"`
-			Frac    float64 `json:"frac"`
-			Poll    int     `json:"poll"`
+			Plan    plan    `json:"plan"`
 			TPS     float64 `json:"tps"`
 			GainPct float64 `json:"gain_pct"`
 			Verdict string  `json:"verdict"`
-		} `json:"splits"`
+		} `json:"plans"`
 		Best struct {
-			Mode    string  `json:"mode"`
-			Frac    float64 `json:"frac"`
+			Plan    plan    `json:"plan"`
 			TPS     float64 `json:"tps"`
 			Verdict string  `json:"verdict"`
 		} `json:"best"`
@@ -95,11 +99,14 @@ func TestPredictJSON(t *testing.T) {
 	if rep.Native.DRAMUtilPeak < 0.93 || rep.Native.DRAMUtilPeak > 0.99 {
 		t.Errorf("native.dram_util_peak = %.3f, want 0.93..0.99", rep.Native.DRAMUtilPeak)
 	}
+	if rep.Schema != "blsim/prediction/v1" {
+		t.Errorf("schema %q", rep.Schema)
+	}
 	found := false
-	for _, s := range rep.Splits {
-		if s.Mode == "token" && s.Kind == "requested" {
+	for _, s := range rep.Plans {
+		if s.Plan.Mode == "token" && s.Kind == "requested" {
 			found = true
-			if s.Frac != 0.12 || s.Poll != 50 || s.Verdict != "PARITY" {
+			if len(s.Plan.Fracs) != 2 || s.Plan.Fracs[1] != 0.12 || s.Plan.Poll != 50 || s.Verdict != "PARITY" {
 				t.Errorf("requested token split = %+v, want frac 0.12 poll 50 PARITY", s)
 			}
 			if d := s.TPS/rep.Native.TPS - 1; d < -0.01 || d > 0.01 {
@@ -110,7 +117,7 @@ func TestPredictJSON(t *testing.T) {
 	if !found {
 		t.Error("no requested token split in JSON")
 	}
-	if rep.Best.TPS == 0 || rep.Best.Mode == "" {
+	if rep.Best.TPS == 0 || rep.Best.Plan.Mode == "" || len(rep.Best.Plan.Fracs) != 2 {
 		t.Errorf("best missing: %+v", rep.Best)
 	}
 }
@@ -177,15 +184,23 @@ func TestBadInput(t *testing.T) {
 
 func TestPredictFlagsParse(t *testing.T) {
 	var got *predictOptions
-	cmd := newPredictCmd(nil, func(o *predictOptions) error { got = o; return nil })
+	cmd := newPredictCmd(nil, nil, func(o *predictOptions) error { got = o; return nil })
 	cmd.SetArgs([]string{"--soc", "ddr5", "--frac", "auto", "--poll", "0", "--big-threads", "2", "--sweep", "--json"})
 	if err := cmd.Execute(); err != nil {
 		t.Fatal(err)
 	}
-	want := predictOptions{SoC: "ddr5", Workload: "qwen3.5-35b-a3b", Split: "both", Frac: "auto", Poll: 0,
-		BigThreads: 2, LittleThreads: 4, Sweep: true, JSON: true, Draws: 48, littleAuto: true}
-	if *got != want {
-		t.Errorf("options = %+v, want %+v", *got, want)
+	if got.SoC != "ddr5" || got.Workload != "qwen3.5-35b-a3b" || got.Split != "both" || got.Frac != "auto" || got.Poll != 0 ||
+		!got.Sweep || !got.JSON || got.Draws != 48 {
+		t.Errorf("options = %+v", *got)
+	}
+	q, err := got.request()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// --big-threads given, --little-threads not: the second engine's
+	// default (0); no split requested; every mode.
+	if q.SoC.Name != "ddr5" || !slices.Equal(q.Threads, []int{2, 0}) || q.Fracs != nil || q.Modes != nil || q.Poll != 0 || q.Draws != 48 {
+		t.Errorf("request = %+v", q)
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 	"github.com/blsim/blsim/measure"
 	"github.com/blsim/blsim/model"
 	"github.com/blsim/blsim/plots"
+	"github.com/blsim/blsim/predict"
 	"github.com/blsim/blsim/presets"
 	"github.com/blsim/blsim/sim"
 	"github.com/spf13/cobra"
@@ -20,16 +21,13 @@ import (
 
 // plotOptions are the flags of `blsim plot`.
 type plotOptions struct {
-	// warn gets the warnings (bad measurement lines): the command's stderr.
-	warn     io.Writer
-	Kind     string
-	SoC      string
-	Workload string
-	Poll     int
-	Frac     float64
-	Split    string
-	Layers   int
-	Output   string
+	requestFlags
+	// warn gets the warnings (bad measurement lines, SoC values that
+	// cannot matter): the command's stderr.
+	warn   io.Writer
+	Kind   string
+	Layers int
+	Output string
 	// parity, split: the measurements and how runs of one configuration
 	// merge; heatmap: its axes; parity: log axes.
 	Measurements string
@@ -37,14 +35,8 @@ type plotOptions struct {
 	XParam       string
 	YParam       string
 	Log          bool
-	// heatmap, timeline, roofline: the split's engines, main first, their
-	// threads and (timeline, roofline) their shares.
-	Engines string
-	Threads string
-	Shares  string
-	// workloadGiven: --workload was on the command line (plot split then
-	// keeps it even when the measurements ran another).
-	workloadGiven bool
+	// Shares is the old name of --frac for N-engine shares.
+	Shares string
 }
 
 // plotKinds are the kinds `blsim plot` draws.
@@ -57,32 +49,38 @@ func newPlotCmd(stdout, stderr io.Writer) *cobra.Command {
 		Short: "Draw the split curve, a timeline, parity, what-if heatmap or roofline as PNG, SVG or PDF",
 		Long: `Draw a figure into FILE, in the format its extension names (.png, .svg, .pdf).
 
-split:    prompt throughput against the little engine's share, 0 to 0.5, for
-          token and expert splits, with native, the balance points and the
-          measured points of --measurements at the same threads and poll
-          (default for the rk3588 preset: the seed's figures); without
-          --workload, the curve is of the workload the measurements ran.
-timeline: ubatch 0 of one split plan (--split, --frac) as a Gantt chart per
-          engine over DRAM utilisation; --layers limits it to the first layers.
+Every figure is a view of one prediction, made from the same flags as blsim
+predict (--soc, --workload, --engines, --threads, --split, --frac, --poll,
+--prompt, --ubatch), so its numbers are the ones blsim predict prints.
+
+split:    prompt throughput against the second engine's share, 0 to 0.5,
+          for token and expert splits, with native, the balance points,
+          each mode's best split and the measured points of --measurements
+          at the same threads and poll (default for the rk3588 preset: the
+          seed's figures); without --workload, the curve is of the workload
+          the measurements ran.
+timeline: ubatch 0 of one plan as a Gantt chart per engine over DRAM
+          utilisation: the requested split (--frac) of the best split's mode
+          (--split), or the best split with --frac auto; --layers limits it
+          to the first layers.
 parity:   predicted against measured t/s for every throughput measurement in
           --measurements (default for the rk3588 preset: the seed's figures),
           with y = x, a ±5% band, error bars and labels; --log for log axes.
 heatmap:  the best split's gain over native on a grid of what-if SoCs:
-          --x-param (default dram: sustained GB/s, cluster caps scaled with
-          it) by --y-param (default compute-ratio: little/big per-core matmul
-          rate), each 0.5x..3x the studied value, with the parity contour.
-          Either may be a SoC parameter path (engines.big.clock_ghz).
+          --x-param (default dram: sustained GB/s, with dram.peak_gb_s and
+          every cluster cap, bandwidth_max_gb_s, scaled with it) by
+          --y-param (default compute-ratio: little/big per-core matmul
+          rate), each 0.5x..3x the studied value, with the parity contour;
+          the ring is the prediction's best split. Either may be a SoC
+          parameter path (engines.big.clock_ghz).
           --engines big,npu (more than two engines, or an accelerator):
           each cell is the best gain sim.BestN finds over those engines, on
           an 8x6 grid; with an accelerator x defaults to accel-tops (its
           effective MUL_MAT_ID TOPS, 1/32x..4x) and y to its submit latency
           (engines.npu.submit_us, 1/4x..256x), both on log axes.
 roofline: each engine's compute and bandwidth roofs, with the ops of one
-          ubatch placed by arithmetic intensity and simulated rate.
-
-timeline and roofline take --engines too (big,mid,little; big,npu): the split
-over those engines at --shares (one per engine after the first, or auto:
-the best sim.BestN finds, the default), a row or a roof per engine.`,
+          ubatch (of the plan a timeline draws) placed by arithmetic
+          intensity and simulated rate.`,
 		Example: `  blsim plot split -o split.png
   blsim plot timeline --soc ddr5 --frac 0.15 --layers 2 -o timeline.svg
   blsim plot parity -o parity.png
@@ -91,7 +89,7 @@ the best sim.BestN finds, the default), a row or a roof per engine.`,
   blsim plot heatmap --soc rk3588-npu --engines big,npu -o heatmap-npu.png
   blsim plot roofline -o roofline.svg
   blsim plot timeline --soc cix-p1 --engines big,mid,little -o timeline-3.png
-  blsim plot roofline --soc rk3588-npu --engines big,npu --shares 0.7 -o roofline-npu.svg`,
+  blsim plot roofline --soc rk3588-npu --engines big,npu --frac 0.3 -o roofline-npu.svg`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -99,16 +97,11 @@ the best sim.BestN finds, the default), a row or a roof per engine.`,
 				return fmt.Errorf("plot: want one kind, %s; got %d arguments", strings.Join(plotKinds, ", "), len(args))
 			}
 			o.Kind = args[0]
-			o.workloadGiven = cmd.Flags().Changed("workload")
 			return plotRun(o, stdout)
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&o.SoC, "soc", "rk3588", "SoC profile: a preset name or a YAML file")
-	f.StringVar(&o.Workload, "workload", "qwen3.5-35b-a3b", "workload: a preset name or a YAML file")
-	f.IntVar(&o.Poll, "poll", 50, "spin level of the pools, 0..100 (ggml --poll)")
-	f.Float64Var(&o.Frac, "frac", 0.12, "timeline: the little engine's share of the split ops, 0..1")
-	f.StringVar(&o.Split, "split", "token", "timeline: how to split the expert ops: token or expert")
+	o.register(f)
 	f.IntVar(&o.Layers, "layers", 2, "timeline: draw the first N layers of ubatch 0 (0: all of it)")
 	f.StringVarP(&o.Output, "output", "o", "", "output file: .png, .svg or .pdf (required)")
 	f.StringVar(&o.Measurements, "measurements", "", "parity, split: measurements file (JSONL; default for rk3588: the seed's figures)")
@@ -116,9 +109,8 @@ the best sim.BestN finds, the default), a row or a roof per engine.`,
 	f.StringVar(&o.YParam, "y-param", "", "heatmap: y axis: dram, compute-ratio or a SoC parameter path (default compute-ratio)")
 	f.BoolVar(&o.Log, "log", false, "parity: log axes")
 	f.StringVar(&o.Stat, "stat", "median", "parity, split: what the runs of one configuration count as: median or best (see blsim fit --help)")
-	f.StringVar(&o.Engines, "engines", "", "heatmap, timeline, roofline: engines of the split, main first, comma-separated (default: the SoC's first two)")
-	f.StringVar(&o.Threads, "threads", "", "with --engines: threads per engine, comma-separated (default: min(4, its cores) each)")
-	f.StringVar(&o.Shares, "shares", "auto", "timeline, roofline with --engines: each engine's share after the first, comma-separated,\nor auto (the best split sim.BestN finds)")
+	f.StringVar(&o.Shares, "shares", "", "the old name of --frac")
+	_ = f.MarkDeprecated("shares", "use --frac, which takes the same shares (or auto) in every command")
 	return cmd
 }
 
@@ -135,29 +127,24 @@ func plotRun(o *plotOptions, stdout io.Writer) error {
 	if err := checkOutput("-o", o.Output, o.Measurements, o.SoC, o.Workload); err != nil {
 		return err
 	}
-	if o.Poll < 0 || o.Poll > 100 {
-		return fmt.Errorf("--poll: %d is outside 0..100", o.Poll)
+	if o.Shares != "" {
+		if o.given("frac") {
+			return fmt.Errorf("--shares: give --frac or --shares (its old name), not both")
+		}
+		o.Frac = o.Shares
+		_ = o.flags.Set("frac", o.Shares)
 	}
-	if (o.Kind == "split" || o.Kind == "parity") && (o.Engines != "" || o.Threads != "") {
-		return fmt.Errorf("--engines, --threads: plot %s draws the SoC's first two engines (heatmap, timeline and roofline take them)", o.Kind)
+	if o.Layers < 0 {
+		return fmt.Errorf("--layers: %d is negative", o.Layers)
 	}
-	if o.Engines == "" && o.Threads != "" {
-		return fmt.Errorf("--threads: needs --engines")
-	}
-	if o.Engines == "" && o.Shares != "auto" {
-		return fmt.Errorf("--shares: needs --engines")
-	}
-	if o.Kind == "heatmap" && o.Shares != "auto" {
-		return fmt.Errorf("--shares: plot heatmap finds the best shares in every cell")
-	}
-	s, err := presets.LoadSoC(o.SoC)
+	q, err := o.request()
 	if err != nil {
-		return fmt.Errorf("--soc: %w", err)
+		return err
 	}
-	wl, err := presets.LoadWorkload(o.Workload)
-	if err != nil {
-		return fmt.Errorf("--workload: %w", err)
+	if err := o.honoured(q); err != nil {
+		return err
 	}
+	s, wl := q.SoC, q.Workload
 	var fig *plots.Figure
 	var w, h vg.Length
 	switch o.Kind {
@@ -168,55 +155,55 @@ func plotRun(o *plotOptions, stdout io.Writer) error {
 			if ms, src, err = loadMeasurements(o.Measurements, o.SoC, s, wl, o.Stat, o.warn); err != nil {
 				return err
 			}
-			if !o.workloadGiven && o.Measurements != "" {
+			if !o.given("workload") && o.Measurements != "" {
 				// The curve of the model the measurements ran, when they
 				// all ran one (blsim calibrate's synthetic MoE, say).
 				if mw, err := measuredWorkload(ms); err != nil {
 					return fmt.Errorf("--measurements: %s: %w", src, err)
 				} else if mw != nil {
-					wl = mw
+					if o.given("prompt") {
+						mw.Run.PromptTokens = o.Prompt
+					}
+					if o.given("ubatch") {
+						mw.Run.Ubatch = o.Ubatch
+					}
+					q.Workload, wl = mw, mw
 				}
 			}
 		}
 		// Far enough to the right for every measured share.
-		so := plots.SplitOptions{Poll: o.Poll}
+		q.Sweep, q.SweepSteps = true, 40
 		for _, m := range ms {
 			if m.Plan != nil && len(m.Plan.Fracs) == 2 && m.Plan.Fracs[1] > sim.MaxSecondFrac {
-				so.MaxFrac = math.Max(so.MaxFrac, m.Plan.Fracs[1])
+				q.SweepMaxFrac = math.Max(q.SweepMaxFrac, m.Plan.Fracs[1])
 			}
 		}
-		d, err := plots.SweepSplit(s, wl, so)
+		p, err := o.predict(q)
 		if err != nil {
 			return err
 		}
+		var pts []predict.SplitPoint
 		if ms != nil {
-			if d.Measured = plots.SplitPoints(ms, d, wl); len(d.Measured) == 0 && o.Measurements != "" {
+			if pts = predict.SplitPoints(ms, p, wl); len(pts) == 0 && o.Measurements != "" {
 				return fmt.Errorf("--measurements: nothing in %s was measured on the curve's plans (workload %s, %s+%s, %d+%d threads, poll %d)",
-					src, wl.Name, d.Big, d.Little, d.BigThreads, d.LittleThreads, d.Poll)
+					src, wl.Name, p.Engines[0], p.Engines[1], p.Threads[0], p.Threads[1], p.Poll)
 			}
+		}
+		d, err := plots.SplitOf(p, pts)
+		if err != nil {
+			return err
 		}
 		if fig, err = plots.SplitCurve(d); err != nil {
 			return err
 		}
 		w, h = 6.5*vg.Inch, 4.5*vg.Inch
 	case "timeline":
-		mode, err := splitMode(o.Split)
+		p, err := o.predict(q)
 		if err != nil {
 			return err
 		}
-		if !(o.Frac >= 0 && o.Frac <= 1) {
-			return fmt.Errorf("--frac: %g is outside [0,1]", o.Frac)
-		}
-		if o.Layers < 0 {
-			return fmt.Errorf("--layers: %d is negative", o.Layers)
-		}
-		to := plots.TimelineOptions{Mode: mode, Frac: o.Frac, Poll: o.Poll, Layers: o.Layers}
-		if o.Engines != "" {
-			if to.Plan, err = o.enginePlan(s, wl, mode); err != nil {
-				return err
-			}
-		}
-		d, err := plots.SimTimeline(s, wl, to)
+		plan := drawnPlan(p).Plan
+		d, err := plots.SimTimeline(s, wl, plots.TimelineOptions{Plan: &plan, Layers: o.Layers})
 		if err != nil {
 			return err
 		}
@@ -225,11 +212,11 @@ func plotRun(o *plotOptions, stdout io.Writer) error {
 		}
 		w, h = 9*vg.Inch, 5*vg.Inch
 	case "parity":
-		ms, src, err := loadMeasurements(o.Measurements, o.SoC, s, wl, o.Stat, o.warn)
+		ms, raw, src, err := loadMeasurementsRaw(o.Measurements, o.SoC, s, wl, o.Stat, o.warn)
 		if err != nil {
 			return err
 		}
-		pts, err := plots.ParityPoints(ms, plots.SimPredictor(s, wl))
+		pts, err := parityPoints(s, wl, ms, raw)
 		if err != nil {
 			return fmt.Errorf("parity: %s: %w", src, err)
 		}
@@ -238,13 +225,11 @@ func plotRun(o *plotOptions, stdout io.Writer) error {
 		}
 		w, h = 7*vg.Inch, 6*vg.Inch
 	case "heatmap":
-		ho := plots.HeatmapOptions{XParam: o.XParam, YParam: o.YParam, Poll: o.Poll}
-		if o.Engines != "" {
-			if ho.Engines, ho.Threads, err = resolveHeatmapEngines(o.SoC, o.Workload, o.Engines, o.Threads, o.Poll); err != nil {
-				return err
-			}
+		p, err := o.predict(q)
+		if err != nil {
+			return err
 		}
-		d, err := plots.SweepHeatmap(s, wl, ho)
+		d, err := predict.WhatIfOf(p, s, wl, predict.WhatIfOptions{XParam: o.XParam, YParam: o.YParam})
 		if err != nil {
 			return err
 		}
@@ -253,17 +238,12 @@ func plotRun(o *plotOptions, stdout io.Writer) error {
 		}
 		w, h = 8*vg.Inch, 6*vg.Inch
 	case "roofline":
-		ro := plots.RooflineOptions{Frac: o.Frac, Poll: o.Poll}
-		if o.Engines != "" {
-			mode, err := splitMode(o.Split)
-			if err != nil {
-				return err
-			}
-			if ro.Plan, err = o.enginePlan(s, wl, mode); err != nil {
-				return err
-			}
+		p, err := o.predict(q)
+		if err != nil {
+			return err
 		}
-		d, err := plots.SimRoofline(s, wl, ro)
+		plan := drawnPlan(p).Plan
+		d, err := plots.SimRoofline(s, wl, plots.RooflineOptions{Plan: &plan})
 		if err != nil {
 			return err
 		}
@@ -277,6 +257,61 @@ func plotRun(o *plotOptions, stdout io.Writer) error {
 	}
 	fmt.Fprintf(stdout, "wrote %s\n", o.Output)
 	return nil
+}
+
+// honoured refuses the flags a kind of figure would not honour.
+func (o *plotOptions) honoured(q predict.Request) error {
+	var unused []string
+	switch o.Kind {
+	case "split":
+		if !q.TwoEngine() {
+			return fmt.Errorf("--engines: plot split draws one share between two CPU engines, not %s (heatmap, timeline and roofline take more)", strings.Join(q.Engines, ","))
+		}
+		unused = []string{"frac", "layers", "x-param", "y-param", "log"}
+	case "heatmap":
+		unused = []string{"frac", "layers", "log"}
+	case "timeline":
+		unused = []string{"x-param", "y-param", "log", "measurements", "stat"}
+	case "roofline":
+		unused = []string{"layers", "x-param", "y-param", "log", "measurements", "stat"}
+	case "parity":
+		unused = []string{"engines", "threads", "big-threads", "little-threads", "split", "frac", "poll", "prompt", "ubatch", "layers", "x-param", "y-param", "draws"}
+	}
+	why := map[string]string{"frac": "it draws every share (the best is marked)", "engines": "it draws each measurement's own plan",
+		"threads": "it draws each measurement's own plan", "big-threads": "it draws each measurement's own plan",
+		"little-threads": "it draws each measurement's own plan", "split": "it draws each measurement's own plan", "poll": "it draws each measurement's own plan",
+		"prompt": "it draws each measurement's own run", "ubatch": "it draws each measurement's own run",
+		"draws": "it has no intervals"}
+	for _, f := range unused {
+		if o.given(f) || (f == "frac" && o.Shares != "") {
+			w := why[f]
+			if w == "" {
+				w = "it does not use it"
+			}
+			return fmt.Errorf("--%s: plot %s does not take it: %s", f, o.Kind, w)
+		}
+	}
+	return nil
+}
+
+// predict runs the request and prints its warnings.
+func (o *plotOptions) predict(q predict.Request) (*predict.Prediction, error) {
+	p, err := o.run(q)
+	if err != nil {
+		return nil, err
+	}
+	warn(o.warn, p, o.SoC)
+	return p, nil
+}
+
+// drawnPlan is the one plan a timeline or roofline draws: the requested
+// split of the best split's mode, or the best split when none was
+// requested (--frac auto).
+func drawnPlan(p *predict.Prediction) predict.PlanPrediction {
+	if r, ok := p.Plan(p.Best.Plan.Mode, predict.Requested); ok {
+		return r
+	}
+	return p.Best
 }
 
 // measuredWorkload is the one workload every throughput of ms ran (from
@@ -299,52 +334,6 @@ func measuredWorkload(ms []measure.Measurement) (*model.Workload, error) {
 	return presets.LoadWorkload(name)
 }
 
-// splitMode reads --split: token or expert.
-func splitMode(s string) (model.Mode, error) {
-	switch s {
-	case "token":
-		return model.TokenSplit, nil
-	case "expert":
-		return model.ExpertSplit, nil
-	}
-	return "", fmt.Errorf("--split: %q is not token or expert", s)
-}
-
-// enginePlan is the split over --engines (threads from --threads) at
-// --shares, or at the best shares sim.BestN finds.
-func (o *plotOptions) enginePlan(s *model.SoC, wl *model.Workload, mode model.Mode) (*model.Plan, error) {
-	engines, threads, err := resolveHeatmapEngines(o.SoC, o.Workload, o.Engines, o.Threads, o.Poll)
-	if err != nil {
-		return nil, err
-	}
-	p := model.Plan{Mode: mode, Engines: engines, Threads: threads, Poll: o.Poll}
-	for _, name := range engines {
-		if e, _, _ := s.Engine(name); !e.CanSplit(mode) {
-			return nil, fmt.Errorf("--split: engine %q cannot take a share of the %s split", name, mode)
-		}
-	}
-	if o.Shares == "auto" {
-		if p.Fracs, _, err = sim.BestN(s, wl, p); err != nil {
-			return nil, err
-		}
-	} else if p.Fracs, err = parseShares(o.Shares, len(engines)); err != nil {
-		return nil, fmt.Errorf("--shares: %w", err)
-	}
-	return &p, nil
-}
-
-// resolveHeatmapEngines checks --engines and --threads as blsim predict
-// does and returns the engines and their threads.
-func resolveHeatmapEngines(soc, workload, engines, threads string, poll int) ([]string, []int, error) {
-	po := &predictOptions{SoC: soc, Workload: workload, Split: "token", Frac: "auto", Poll: poll,
-		Draws: sim.DefaultDraws, Engines: engines, Threads: threads, bigAuto: true, littleAuto: true}
-	in, err := po.resolve()
-	if err != nil {
-		return nil, nil, err
-	}
-	return in.engines, in.threads, nil
-}
-
 // seedSoC is the preset whose measurements default to the seed's figures.
 const seedSoC = "rk3588"
 
@@ -354,13 +343,20 @@ const seedSoC = "rk3588"
 // returns its throughputs, one per configuration (merged by statFlag, as
 // blsim fit merges them), and a name for the source.
 func loadMeasurements(path, socRef string, s *model.SoC, w *model.Workload, statFlag string, warn io.Writer) ([]measure.Measurement, string, error) {
+	ms, _, src, err := loadMeasurementsRaw(path, socRef, s, w, statFlag, warn)
+	return ms, src, err
+}
+
+// loadMeasurementsRaw is loadMeasurements, returning the records as read
+// too.
+func loadMeasurementsRaw(path, socRef string, s *model.SoC, w *model.Workload, statFlag string, warn io.Writer) (merged, raw []measure.Measurement, src string, err error) {
 	stat, err := fit.ParseStat(statFlag)
 	if err != nil {
-		return nil, "", fmt.Errorf("--stat: %w", err)
+		return nil, nil, "", fmt.Errorf("--stat: %w", err)
 	}
 	var ms []measure.Measurement
 	var errs []error
-	src := path
+	src = path
 	switch {
 	case path != "":
 		ms, errs = measure.ReadFile(path)
@@ -368,20 +364,20 @@ func loadMeasurements(path, socRef string, s *model.SoC, w *model.Workload, stat
 		src = "the seed's figures, presets/measurements/seed-rk3588.jsonl"
 		ms, errs = measure.Read(bytes.NewReader(presets.SeedMeasurements()), "seed-rk3588.jsonl")
 	default:
-		return nil, "", fmt.Errorf("--measurements: a measurements file is required for soc %s (only %s has built-in ones)", s.Name, seedSoC)
+		return nil, nil, "", fmt.Errorf("--measurements: a measurements file is required for soc %s (only %s has built-in ones)", s.Name, seedSoC)
 	}
 	if err := badLines(warn, src, len(ms), errs); err != nil {
-		return nil, "", err
+		return nil, nil, "", err
 	}
 	for _, m := range ms {
 		if m.SoC != "" && m.SoC != s.Name && m.SoC != socRef {
-			return nil, "", fmt.Errorf("--measurements: measurements %s are for soc %s, not %s", src, m.SoC, s.Name)
+			return nil, nil, "", fmt.Errorf("--measurements: measurements %s are for soc %s, not %s", src, m.SoC, s.Name)
 		}
 		if m.Workload != "" && m.WorkloadYAML == "" && m.Workload != w.Name {
-			return nil, "", fmt.Errorf("--measurements: measurements %s are for workload %s, not %s", src, m.Workload, w.Name)
+			return nil, nil, "", fmt.Errorf("--measurements: measurements %s are for workload %s, not %s", src, m.Workload, w.Name)
 		}
 	}
 	// One point per configuration: the rounds of a calibration or a grid
 	// merged as blsim fit and validate merge them.
-	return fit.Merge(ms, stat), src, nil
+	return fit.Merge(ms, stat), ms, src, nil
 }

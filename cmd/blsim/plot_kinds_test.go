@@ -94,11 +94,14 @@ func TestPlotNewKindsErrors(t *testing.T) {
 		{[]string{"roofline", "-o", filepath.Join(dir, "a.tiff")}, `".tiff"`},
 		{[]string{"roofline", "-o", filepath.Join(dir, "no", "such", "a.png")}, "no such file"},
 		{[]string{"bar", "-o", out}, `unknown kind "bar"`},
-		{[]string{"split", "--engines", "big,little", "-o", out}, "plot split draws the SoC's first two engines"},
-		{[]string{"timeline", "--shares", "0.3", "-o", out}, "--shares: needs --engines"},
-		{[]string{"heatmap", "--engines", "big,little", "--shares", "0.3", "-o", out}, "best shares in every cell"},
-		{[]string{"timeline", "--soc", "cix-p1", "--engines", "big,mid,little", "--shares", "0.3", "-o", out}, "--shares: 1 values for 2 engines"},
-		{[]string{"roofline", "--soc", "cix-p1", "--engines", "big,mid,little", "--shares", "0.7,0.6", "-o", out}, "must not exceed 1"},
+		{[]string{"split", "--frac", "0.3", "-o", out}, "--frac: plot split does not take it"},
+		{[]string{"split", "--soc", "rk3588-npu", "--engines", "big,npu", "-o", out}, "plot split draws one share between two CPU engines"},
+		{[]string{"timeline", "--shares", "0.3", "--frac", "0.2", "-o", out}, "give --frac or --shares"},
+		{[]string{"heatmap", "--engines", "big,little", "--frac", "0.3", "-o", out}, "--frac: plot heatmap does not take it"},
+		{[]string{"timeline", "--x-param", "dram", "-o", out}, "--x-param: plot timeline does not take it"},
+		{[]string{"parity", "--engines", "big,little", "-o", out}, "--engines: plot parity does not take it: it draws each measurement's own plan"},
+		{[]string{"timeline", "--soc", "cix-p1", "--engines", "big,mid,little", "--frac", "0.3", "-o", out}, "--frac: 1 values for 2 engines"},
+		{[]string{"roofline", "--soc", "cix-p1", "--engines", "big,mid,little", "--frac", "0.7,0.6", "-o", out}, "must not exceed 1"},
 		{[]string{"roofline", "--soc", "rk3588-npu", "--engines", "big,npu", "--split", "expert", "-o", out}, `engine "npu" cannot take a share`},
 		{[]string{"timeline", "--soc", "cix-p1", "--engines", "big,gpu", "-o", out}, "gpu"},
 		{[]string{"split", "--soc", vmPrior, "--workload", "synthetic-moe", "--measurements", vmGrid, "--poll", "20", "-o", out}, "nothing in"},
@@ -123,7 +126,7 @@ func TestPlotOverNEngines(t *testing.T) {
 	dir := t.TempDir()
 	for _, args := range [][]string{
 		{"timeline", "--soc", "cix-p1", "--engines", "big,mid,little"},
-		{"timeline", "--soc", "rk3588-npu", "--engines", "big,npu", "--shares", "0.7", "--layers", "1"},
+		{"timeline", "--soc", "rk3588-npu", "--engines", "big,npu", "--frac", "0.7", "--layers", "1"},
 		{"roofline", "--soc", "cix-p1", "--engines", "big,mid,little", "--split", "expert", "--threads", "4,4,2"},
 		{"roofline", "--soc", "rk3588-npu", "--engines", "big,npu"},
 	} {

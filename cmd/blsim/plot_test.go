@@ -82,7 +82,7 @@ func TestPlotCmdErrors(t *testing.T) {
 		{[]string{"split"}, "-o FILE is required"},
 		{[]string{"split", "-o", filepath.Join(dir, "a.gif")}, `".gif"`},
 		{[]string{"split", "-o", filepath.Join(dir, "no", "such", "a.png")}, "no such file"},
-		{[]string{"timeline", "--split", "both", "-o", filepath.Join(dir, "a.png")}, "--split"},
+		{[]string{"timeline", "--split", "all", "-o", filepath.Join(dir, "a.png")}, "--split"},
 		{[]string{"timeline", "--frac", "2", "-o", filepath.Join(dir, "a.png")}, "--frac"},
 		{[]string{"split", "--soc", "nosuch", "-o", filepath.Join(dir, "a.png")}, "--soc"},
 		{[]string{"split", "-o", link}, "is a symbolic link"},

@@ -35,20 +35,22 @@ func TestPredictEnginesJSON(t *testing.T) {
 		Engines []string `json:"engines"`
 		Threads []int    `json:"threads"`
 		Best    struct {
-			Kind    string    `json:"kind"`
-			Fracs   []float64 `json:"fracs"`
-			GainPct float64   `json:"gain_pct"`
-			Verdict string    `json:"verdict"`
+			Kind string `json:"kind"`
+			Plan struct {
+				Fracs []float64 `json:"fracs"`
+			} `json:"plan"`
+			GainPct float64 `json:"gain_pct"`
+			Verdict string  `json:"verdict"`
 		} `json:"best"`
 	}
 	if err := json.Unmarshal([]byte(out), &rep); err != nil {
 		t.Fatal(err)
 	}
-	if strings.Join(rep.Engines, ",") != "big,mid,little" || len(rep.Best.Fracs) != 3 {
-		t.Fatalf("engines %v fracs %v", rep.Engines, rep.Best.Fracs)
+	if strings.Join(rep.Engines, ",") != "big,mid,little" || len(rep.Best.Plan.Fracs) != 3 {
+		t.Fatalf("engines %v fracs %v", rep.Engines, rep.Best.Plan.Fracs)
 	}
 	sum := 0.0
-	for _, f := range rep.Best.Fracs {
+	for _, f := range rep.Best.Plan.Fracs {
 		sum += f
 		if !(f > 0) {
 			t.Errorf("fraction %g: every cluster of cix-p1 should take a share", f)
@@ -84,16 +86,17 @@ func TestPredictEnginesErrors(t *testing.T) {
 		{"one engine", []string{"--soc", "rk3588-npu", "--engines", "big"}, "names one engine"},
 		{"twice", []string{"--soc", "rk3588-npu", "--engines", "big,npu,big"}, `engine "big" listed twice`},
 		{"npu first", []string{"--soc", "rk3588-npu", "--engines", "npu,big"}, `"npu" is an accelerator`},
-		{"npu by experts", []string{"--soc", "rk3588-npu", "--engines", "big,npu", "--split", "expert"}, `"npu" cannot take a share of expert_matmul in expert split mode`},
+		{"npu by experts", []string{"--soc", "rk3588-npu", "--engines", "big,npu", "--split", "expert"}, `--split: engine "npu" cannot take a share of the expert split`},
 		{"fractions above 1", []string{"--soc", "rk3588-npu", "--engines", "big,little,npu", "--frac", "0.5,0.6"}, "shares sum to 1.1"},
 		{"fraction count", []string{"--soc", "rk3588-npu", "--engines", "big,little,npu", "--frac", "0.5"}, "1 values for 2 engines"},
-		{"bad fraction", []string{"--soc", "cix-p1", "--engines", "big,mid,little", "--frac", "0.2,x"}, `"x" is not a number`},
+		{"bad fraction", []string{"--soc", "cix-p1", "--engines", "big,mid,little", "--frac", "0.2,x"}, `"x" is not auto or a number`},
 		{"threads count", []string{"--soc", "rk3588-npu", "--engines", "big,npu", "--threads", "4"}, "1 values for 2 engines"},
 		{"threads too many", []string{"--soc", "rk3588-npu", "--engines", "big,npu", "--threads", "4,4"}, `4 threads for engine "npu", but it has 3 cores`},
 		{"little threads on npu", []string{"--soc", "rk3588-npu", "--engines", "big,npu", "--little-threads", "4"}, `4 threads for engine "npu", but it has 3 cores`},
-		{"threads without engines", []string{"--threads", "4,4"}, "--threads: needs --engines"},
+		{"threads and big-threads", []string{"--threads", "4,4", "--big-threads", "2"}, "--threads: give it or --big-threads"},
+		{"threads beyond the default engines", []string{"--threads", "4,4,4"}, "--threads: 3 values for 2 engines"},
 		{"sensitivity without accelerator", []string{"--soc", "cix-p1", "--engines", "big,mid,little", "--sensitivity"}, "needs an accelerator"},
-		{"sensitivity without engines", []string{"--soc", "rk3588-npu", "--sensitivity"}, "needs --engines"},
+		{"sensitivity without engines", []string{"--soc", "rk3588-npu", "--sensitivity"}, "--sensitivity: needs an accelerator among the engines (big, little are CPU clusters)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, errs, code := runCLI(t, append([]string{"predict"}, tc.args...)...)
@@ -133,5 +136,24 @@ func TestPredictNPUSensitivity(t *testing.T) {
 	}
 	if b := rep.Fixed[0]; !(b.Lo > 0.05 && b.Hi < 0.3 && b.Lo < b.Hi) {
 		t.Errorf("LOSS->WIN at 250 µs between %g and %g TOPS; want about 0.1-0.2", b.Lo, b.Hi)
+	}
+}
+
+// TestPredictThreadsWithoutEngines: --threads applies to the SoC's first
+// two engines when --engines is not given, as everywhere engines are.
+func TestPredictThreadsWithoutEngines(t *testing.T) {
+	out, errs, code := runCLI(t, "predict", "--threads", "4,2", "--draws", "4", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var rep struct {
+		Engines []string `json:"engines"`
+		Threads []int    `json:"threads"`
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(rep.Engines, ",") != "big,little" || len(rep.Threads) != 2 || rep.Threads[0] != 4 || rep.Threads[1] != 2 {
+		t.Errorf("engines %v threads %v, want big,little at 4,2", rep.Engines, rep.Threads)
 	}
 }

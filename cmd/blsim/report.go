@@ -10,38 +10,40 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/blsim/blsim/measure"
+	"github.com/blsim/blsim/model"
 	"github.com/blsim/blsim/plots"
-	"github.com/blsim/blsim/sim"
+	"github.com/blsim/blsim/predict"
+	"github.com/blsim/blsim/report"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	"gonum.org/v1/plot/vg"
 )
 
 // reportOptions are the flags of `blsim report`.
 type reportOptions struct {
-	// warn gets the warnings (bad measurement lines): the command's stderr.
+	requestFlags
+	// warn gets the warnings (bad measurement lines, SoC values that
+	// cannot matter): the command's stderr.
 	warn         io.Writer
-	SoC          string
-	Workload     string
 	Measurements string
-	Poll         int
-	Frac         float64
 	Output       string
-	// Engines and Threads, when set, name the split's engines (main
-	// first) and their threads, as in blsim predict.
-	Engines string
-	Threads string
 	// Stat is what the runs of one measured configuration count as.
 	Stat string
+	// command is the command line, for the verdict.
+	command string
+	// date is the day the report says it ran (tests fix it).
+	date string
 }
 
 // save writes fig into dir as name and lists it among the report's figures.
-func (r *reportData) save(dir, name string, fig *plots.Figure, w, h vg.Length) error {
+func save(d *report.Data, dir, name string, fig *plots.Figure, w, h vg.Length) error {
 	if err := plots.Save(fig, filepath.Join(dir, name), w, h); err != nil {
 		return fmt.Errorf("report: %w", err)
 	}
-	r.figures = append(r.figures, name)
+	d.Figures = append(d.Figures, name)
 	return nil
 }
 
@@ -81,19 +83,15 @@ between the first two engines, is left out.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			o.command = commandLine(cmd)
 			return reportRun(o, stdout)
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&o.SoC, "soc", "rk3588", "SoC profile: a preset name or a YAML file")
-	f.StringVar(&o.Workload, "workload", "qwen3.5-35b-a3b", "workload: a preset name or a YAML file")
+	o.register(f)
 	f.StringVar(&o.Measurements, "measurements", "", "measurements file (JSONL) for the parity plot (default for rk3588: the seed's figures)")
 	f.StringVar(&o.Stat, "stat", "median", "what the runs of one measured configuration count as: median or best (see blsim fit --help)")
-	f.IntVar(&o.Poll, "poll", 50, "spin level of the pools, 0..100 (ggml --poll)")
-	f.Float64Var(&o.Frac, "frac", 0.12, "the little engine's share for the requested split, 0..1")
 	f.StringVarP(&o.Output, "output", "o", "", "output folder (required)")
-	f.StringVar(&o.Engines, "engines", "", "engines of the split, main first, comma-separated (default: the SoC's first two)")
-	f.StringVar(&o.Threads, "threads", "", "with --engines: threads per engine, comma-separated (default: min(4, its cores) each)")
 	return cmd
 }
 
@@ -101,44 +99,31 @@ func reportRun(o *reportOptions, stdout io.Writer) (err error) {
 	if o.Output == "" {
 		return errors.New("report: -o DIR is required")
 	}
-	if !(o.Frac >= 0 && o.Frac <= 1) {
-		return fmt.Errorf("--frac: %g is outside [0,1]", o.Frac)
-	}
 	out := filepath.Clean(o.Output)
 	if err := checkReplaceable(out); err != nil {
 		return err
 	}
-	po := &predictOptions{SoC: o.SoC, Workload: o.Workload, Split: "both", Frac: fmt.Sprint(o.Frac), Poll: o.Poll,
-		Draws: sim.DefaultDraws, bigAuto: true, littleAuto: true}
-	if o.Engines != "" {
-		po.Engines, po.Threads = o.Engines, o.Threads
-		if strings.Count(o.Engines, ",") > 1 {
-			po.Frac = "auto" // more than two engines: the shares are found, not requested
-		}
-	} else if o.Threads != "" {
-		return errors.New("--threads: needs --engines")
-	}
-	in, err := po.resolve()
+	q, err := o.request()
 	if err != nil {
 		return err
 	}
-	if in.nway {
-		// The shares are found, not requested.
-		po.Frac, in.fracs = "auto", nil
-	} else if in.engines != nil && (in.engines[0] != in.soc.Engines[0].Name || in.engines[1] != in.soc.Engines[1].Name) {
-		return fmt.Errorf("--engines: %s are two CPU clusters other than %s's first two (%s, %s); the report's two-engine figures cover only those (blsim predict --engines %s predicts the split)",
-			o.Engines, in.soc.Name, in.soc.Engines[0].Name, in.soc.Engines[1].Name, o.Engines)
-	}
-	s, wl := in.soc, in.wl
+	s, wl := q.SoC, q.Workload
 	// Measurements first: a mismatch is an input error, found before any
 	// work.
-	var ms []measure.Measurement
+	var ms, raw []measure.Measurement
 	var msrc string
 	if o.Measurements != "" || o.SoC == seedSoC {
-		if ms, msrc, err = loadMeasurements(o.Measurements, o.SoC, s, wl, o.Stat, o.warn); err != nil {
+		if ms, raw, msrc, err = loadMeasurementsRaw(o.Measurements, o.SoC, s, wl, o.Stat, o.warn); err != nil {
 			return err
 		}
 	}
+	// The split curve sweeps one share between two CPU engines.
+	q.Sweep, q.SweepSteps = q.TwoEngine(), 40
+	p, err := o.run(q)
+	if err != nil {
+		return err
+	}
+	warn(o.warn, p, o.SoC)
 	tmp, err := os.MkdirTemp(filepath.Dir(out), "."+filepath.Base(out)+".tmp-")
 	if err != nil {
 		return fmt.Errorf("report: %w", err)
@@ -151,93 +136,92 @@ func reportRun(o *reportOptions, stdout io.Writer) (err error) {
 	if err := os.Chmod(tmp, 0o755); err != nil {
 		return fmt.Errorf("report: %w", err)
 	}
-	r := &reportData{opts: o, soc: s, wl: wl, in: in}
-	if in.nway {
-		if err := r.runN(po, tmp, ms, msrc); err != nil {
+	date := o.date
+	if date == "" {
+		date = time.Now().Format("2006-01-02")
+	}
+	d := &report.Data{Prediction: p, SoC: s, Workload: wl, Seed: s.Name == seedSoC,
+		Command: o.command, Version: version(), Date: date}
+	// The seed's poll-0 artefact: the same token split at poll 0.
+	if p.TwoEngine() && o.Poll != 0 && p.Plans[0].Kind == predict.Requested {
+		q0 := q
+		q0.Poll, q0.Modes, q0.Draws, q0.Sweep = 0, []model.Mode{model.TokenSplit}, 16, false
+		if d.Poll0, err = o.run(q0); err != nil {
 			return err
 		}
-		return finishReport(r, tmp, out, stdout)
 	}
-	if r.pred, err = predict(in, po); err != nil {
-		return err
-	}
-	// The seed's poll-0 artefact: the same token split at poll 0.
-	if o.Poll != 0 {
-		p0 := *po
-		p0.Poll, p0.Split, p0.Draws = 0, "token", 16
-		in0, err := p0.resolve()
+	if p.TwoEngine() {
+		var pts []predict.SplitPoint
+		if ms != nil {
+			pts = predict.SplitPoints(ms, p, wl)
+		}
+		sd, err := plots.SplitOf(p, pts)
 		if err != nil {
 			return err
 		}
-		if r.poll0, err = predict(in0, &p0); err != nil {
+		fig, err := plots.SplitCurve(sd)
+		if err != nil {
+			return err
+		}
+		if err := save(d, tmp, "split.png", fig, 6.5*vg.Inch, 4.5*vg.Inch); err != nil {
 			return err
 		}
 	}
-	save := func(name string, fig *plots.Figure, w, h vg.Length) error { return r.save(tmp, name, fig, w, h) }
-	sd, err := plots.SweepSplit(s, wl, plots.SplitOptions{Poll: o.Poll})
+	drawn := drawnPlan(p)
+	d.Drawn = drawn.Kind
+	plan := drawn.Plan
+	td, err := plots.SimTimeline(s, wl, plots.TimelineOptions{Plan: &plan, Layers: 2})
 	if err != nil {
 		return err
 	}
-	sd.Measured = plots.SplitPoints(ms, sd, wl)
-	fig, err := plots.SplitCurve(sd)
+	fig, err := plots.Timeline(td)
 	if err != nil {
 		return err
 	}
-	if err := save("split.png", fig, 6.5*vg.Inch, 4.5*vg.Inch); err != nil {
+	if err := save(d, tmp, "timeline.png", fig, 9*vg.Inch, 5*vg.Inch); err != nil {
 		return err
 	}
-	td, err := plots.SimTimeline(s, wl, plots.TimelineOptions{Frac: o.Frac, Poll: o.Poll, Layers: 2})
+	heat, err := predict.WhatIfOf(p, s, wl, predict.WhatIfOptions{})
 	if err != nil {
 		return err
 	}
-	if fig, err = plots.Timeline(td); err != nil {
+	d.WhatIf = &heat
+	if fig, err = plots.Heatmap(heat); err != nil {
 		return err
 	}
-	if err := save("timeline.png", fig, 9*vg.Inch, 5*vg.Inch); err != nil {
-		return err
-	}
-	if r.heat, err = plots.SweepHeatmap(s, wl, plots.HeatmapOptions{Poll: o.Poll}); err != nil {
-		return err
-	}
-	if fig, err = plots.Heatmap(r.heat); err != nil {
-		return err
-	}
-	if err := save("heatmap.png", fig, 8*vg.Inch, 6*vg.Inch); err != nil {
+	if err := save(d, tmp, "heatmap.png", fig, 8*vg.Inch, 6*vg.Inch); err != nil {
 		return err
 	}
 	if ms != nil {
-		if r.points, err = plots.ParityPoints(ms, plots.SimPredictor(s, wl)); err != nil {
+		if d.Parity, err = parityPoints(s, wl, ms, raw); err != nil {
 			return fmt.Errorf("parity: %s: %w", msrc, err)
 		}
-		r.msrc = msrc
-		r.sources = measurementSources(ms)
-		if fig, err = plots.Parity(plots.ParityData{SoC: s.Name, Workload: wl.Name, Points: r.points}); err != nil {
+		d.ParitySource, d.Sources = msrc, measurementSources(ms)
+		if fig, err = plots.Parity(plots.ParityData{SoC: s.Name, Workload: wl.Name, Points: d.Parity}); err != nil {
 			return err
 		}
-		if err := save("parity.png", fig, 7*vg.Inch, 6*vg.Inch); err != nil {
+		if err := save(d, tmp, "parity.png", fig, 7*vg.Inch, 6*vg.Inch); err != nil {
 			return err
 		}
 	}
-	rd, err := plots.SimRoofline(s, wl, plots.RooflineOptions{Frac: o.Frac, Poll: o.Poll})
+	rd, err := plots.SimRoofline(s, wl, plots.RooflineOptions{Plan: &plan})
 	if err != nil {
 		return err
 	}
 	if fig, err = plots.Roofline(rd); err != nil {
 		return err
 	}
-	if err := save("roofline.png", fig, 8*vg.Inch, 6*vg.Inch); err != nil {
+	if err := save(d, tmp, "roofline.png", fig, 8*vg.Inch, 6*vg.Inch); err != nil {
 		return err
 	}
-	return finishReport(r, tmp, out, stdout)
+	return finishReport(d, tmp, out, stdout)
 }
 
 // finishReport writes report.md into tmp and moves tmp into place as out.
-func finishReport(r *reportData, tmp, out string, stdout io.Writer) error {
+func finishReport(d *report.Data, tmp, out string, stdout io.Writer) error {
 	var md strings.Builder
-	if r.predN != nil {
-		r.writeN(&md)
-	} else {
-		r.write(&md)
+	if err := report.Markdown(&md, d); err != nil {
+		return err
 	}
 	if err := os.WriteFile(filepath.Join(tmp, "report.md"), []byte(md.String()), 0o644); err != nil {
 		return fmt.Errorf("report: %w", err)
@@ -299,7 +283,7 @@ func replaceDir(tmp, out string) error {
 func measurementSources(ms []measure.Measurement) []string {
 	set := map[string]bool{}
 	for _, m := range ms {
-		if src := m.Knobs["source"]; src != "" && plots.IsThroughput(m) {
+		if src := m.Knobs["source"]; src != "" && m.IsThroughput() && m.OK() {
 			set[src] = true
 		}
 	}
@@ -309,4 +293,23 @@ func measurementSources(ms []measure.Measurement) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// commandLine is the command as given: its path and the flags set, in
+// order, quoted where the shell would need it.
+func commandLine(cmd *cobra.Command) string {
+	parts := []string{cmd.CommandPath()}
+	cmd.Flags().Visit(func(f *pflag.Flag) {
+		parts = append(parts, "--"+f.Name, shellQuote(f.Value.String()))
+	})
+	return strings.Join(parts, " ")
+}
+
+func shellQuote(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./,=:+@%", r))
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

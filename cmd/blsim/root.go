@@ -33,7 +33,7 @@ at which split, and what hardware would make it pay.`,
 		Version:       version(),
 	}
 	root.SetVersionTemplate("{{.Version}}")
-	root.AddCommand(newPredictCmd(stdout, nil), newCalibrateCmd(stdout, stderr), newPlotCmd(stdout, stderr), newFitCmd(stdout, stderr),
+	root.AddCommand(newPredictCmd(stdout, stderr, nil), newCalibrateCmd(stdout, stderr), newPlotCmd(stdout, stderr), newFitCmd(stdout, stderr),
 		newValidateCmd(stdout, stderr), newBenchCmd(stdout, stderr), newReportCmd(stdout, stderr),
 		newSoCsCmd(stdout), newWorkloadsCmd(stdout))
 	return root

@@ -30,7 +30,9 @@ func newValidateCmd(stdout, stderr io.Writer) *cobra.Command {
 		Short: "Held-out error of a profile against measurements (MAPE, max, worst)",
 		Long: `Measure how well a profile predicts throughputs it was not fitted on.
 By default every throughput in the file is predicted with the profile as it
-is (use a file measured after the fit, e.g. with --no-fit). --loo refits the
+is (use a file measured after the fit, e.g. with --no-fit); those the
+profile was fitted on (its provenance lists them) are scored apart, as
+fitted points: their error is in-sample, not held out. --loo refits the
 profile without each measurement in turn; --holdout PATTERNS fits on the
 throughputs that match none of the patterns and predicts those that match
 one: a pattern matches whole words of a run's label ("f=0.15",
@@ -108,26 +110,63 @@ func validateRun(o *validateOptions, stdout, stderr io.Writer) error {
 	return writeValidation(stdout, v, stat, o.Top)
 }
 
-// writeValidation prints a validation's MAPE and its worst configurations.
+// writeValidation prints a validation's MAPE and its worst configurations:
+// the points the profile was fitted on apart from the held-out ones.
 func writeValidation(stdout io.Writer, v *fit.Validation, stat fit.Stat, top int) error {
 	what := "median of runs"
 	if stat == fit.Best {
 		what = "best sample"
 	}
-	noun := "throughputs"
-	if v.N == 1 {
-		noun = "throughput"
+	for _, line := range validationLines(v) {
+		fmt.Fprintf(stdout, "%s: %s (%s)\n", v.Mode, line, what)
 	}
-	fmt.Fprintf(stdout, "%s: %d held-out %s, MAPE %.2f%%, max error %.2f%% (%s)\n", v.Mode, v.N, noun, v.MAPE, v.MaxErrPct, what)
+	mixed := v.Fitted.N > 0 && v.HeldOut.N > 0
 	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "worst\tmeasured t/s\tpredicted t/s\terror\n")
+	if mixed {
+		fmt.Fprintf(tw, "worst\tset\tmeasured t/s\tpredicted t/s\terror\n")
+	} else {
+		fmt.Fprintf(tw, "worst\tmeasured t/s\tpredicted t/s\terror\n")
+	}
 	for i, r := range v.Worst {
 		if i == top {
 			break
 		}
-		fmt.Fprintf(tw, "%s (%s)\t%.3f\t%.3f\t%+.2f%%\n", r.Label, r.ID, r.Measured, r.Predicted, r.ErrPct)
+		set := ""
+		if mixed {
+			set = "held out\t"
+			if r.InFit {
+				set = "fitted\t"
+			}
+		}
+		fmt.Fprintf(tw, "%s (%s)\t%s%.3f\t%.3f\t%+.2f%%\n", r.Label, r.ID, set, r.Measured, r.Predicted, r.ErrPct)
 	}
 	return tw.Flush()
+}
+
+// validationLines says, for each group of a validation's points, how many
+// and what they are, with their MAPE and largest error: fitted points
+// (in-sample) first, then the held-out ones.
+func validationLines(v *fit.Validation) []string {
+	score := func(g fit.Group) string { return fmt.Sprintf("MAPE %.2f%%, max error %.2f%%", g.MAPE, g.MaxErrPct) }
+	var out []string
+	if g := v.Fitted; g.N == 1 {
+		out = append(out, "1 fitted point (in-sample: the profile was fitted on this throughput, so its error is not held out), "+score(g))
+	} else if g.N > 1 {
+		out = append(out, fmt.Sprintf("%d fitted points (in-sample: the profile was fitted on these throughputs, so their error is not held out), %s", g.N, score(g)))
+	}
+	g := v.HeldOut
+	noun := "throughputs"
+	if g.N == 1 {
+		noun = "throughput"
+	}
+	switch {
+	case g.N == 0:
+	case v.FitUnrecorded:
+		out = append(out, fmt.Sprintf("%d %s, held out only if measured after the fit (the profile does not record the runs it was fitted on), %s", g.N, noun, score(g)))
+	default:
+		out = append(out, fmt.Sprintf("%d held-out %s, %s", g.N, noun, score(g)))
+	}
+	return out
 }
 
 // addStatFlag defines --stat, the statistic fitted and scored.

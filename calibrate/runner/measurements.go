@@ -1,0 +1,126 @@
+package runner
+
+import (
+	"bytes"
+	"fmt"
+	"time"
+
+	"github.com/blsim/blsim/calibrate/llamabench"
+	"github.com/blsim/blsim/measure"
+)
+
+// measurements turns one execution into measurements: one per
+// prompt-processing record, or one recording the failure. retry says
+// whether another attempt might do better: not when the run succeeded, the
+// command cannot be started, or its knobs make no plan.
+func (r *runner) measurements(p Point, res *result) (ms []measure.Measurement, retry bool) {
+	eff := p
+	if len(r.inherited) > 0 {
+		eff.Knobs = make(map[string]string, len(p.Knobs)+len(r.inherited))
+		for k, v := range r.inherited {
+			if _, set := p.Env[k]; !set {
+				eff.Knobs[k] = v
+			}
+		}
+		for k, v := range p.Knobs {
+			eff.Knobs[k] = v
+		}
+	}
+	base := measure.Measurement{
+		Kind:         measure.LlamaBench,
+		ID:           p.ID,
+		Workload:     r.cfg.Workload,
+		WorkloadYAML: r.cfg.WorkloadYAML,
+		Knobs:        eff.Knobs,
+		Unit:         "t/s",
+		Host:         r.cfg.Host,
+		Time:         res.start.UTC().Format(time.RFC3339),
+		Stdout:       clip(res.stdout, res.stdoutN, r.cfg.OutputLimit),
+		Stderr:       res.stderr.String(),
+		ExitCode:     res.exitCode,
+	}
+	fail := func(status, msg string) ([]measure.Measurement, bool) {
+		m := base
+		m.Status, m.Error = status, msg
+		if plan, err := r.cfg.Mapping.Plan(eff, llamabench.Record{}); err == nil {
+			m.Plan = &plan
+		}
+		return []measure.Measurement{m}, res.startErr == nil
+	}
+	switch {
+	case res.startErr != nil:
+		return fail(statusFailed, "cannot start the command: "+res.startErr.Error())
+	case res.timedOut:
+		return fail(statusTimeout, fmt.Sprintf("timed out after %v; killed", r.cfg.Timeout))
+	case res.waitErr != nil:
+		msg := res.waitErr.Error()
+		if line := res.stderr.lastLine(); line != "" {
+			msg += ": " + line
+		}
+		return fail(statusFailed, msg)
+	}
+
+	recs, errs := llamabench.Parse(bytes.NewReader(res.stdout), "stdout", r.cfg.Format)
+	var pp []llamabench.Record
+	for _, rec := range recs {
+		if rec.NPrompt > 0 && rec.NGen == 0 {
+			pp = append(pp, rec)
+		}
+	}
+	switch {
+	case len(bytes.TrimSpace(res.stdout)) == 0:
+		return fail(statusFailed, "no output on stdout")
+	case len(recs) == 0:
+		msg := "no llama-bench record in the output"
+		if len(errs) > 0 {
+			msg += ": " + errs[0].Error()
+		}
+		return fail(statusFailed, msg)
+	case len(pp) == 0:
+		return fail(statusFailed, fmt.Sprintf("no prompt-processing test in the output: %d records, none with n_prompt > 0 and n_gen = 0", len(recs)))
+	}
+	out := make([]measure.Measurement, 0, len(pp))
+	for i, rec := range pp {
+		m := base
+		if len(pp) > 1 {
+			m.ID = fmt.Sprintf("%s#%d", p.ID, i)
+		}
+		m.Samples = rec.SamplesTS
+		if len(m.Samples) == 0 {
+			m.Samples = []float64{rec.AvgTS}
+		}
+		m.Summarize()
+		if len(m.Samples) < 2 && rec.AvgTS > 0 {
+			m.CV = rec.StddevTS / rec.AvgTS
+		}
+		m.Status = statusOK
+		m.Run = &measure.Run{PromptTokens: rec.NPrompt, Ubatch: rec.NUbatch, Depth: rec.NDepth, GenTokens: rec.NGen}
+		if m.Run.Ubatch <= 0 {
+			m.Run.Ubatch = min(max(rec.NBatch, 1), rec.NPrompt)
+			if rec.NBatch <= 0 {
+				m.Run.Ubatch = min(512, rec.NPrompt) // llama-bench's default -ub
+			}
+		}
+		plan, err := r.cfg.Mapping.Plan(eff, rec)
+		switch {
+		case err != nil:
+			m.Status, m.Error = statusFailed, err.Error()
+		default:
+			m.Plan = &plan
+			if why := r.cfg.Mapping.Mismatch(eff, rec, plan); why != "" {
+				m.Status, m.Error = statusFlagged, why
+			} else if r.cfg.PlanCheck != nil {
+				if why := r.cfg.PlanCheck(plan); why != "" {
+					m.Status, m.Error = statusFlagged, why
+				}
+			}
+		}
+		if err := m.CheckRange(); err != nil {
+			// A value no machine gives: the run failed, the grid goes on.
+			m.Status, m.Error = statusFailed, "the benchmark printed an impossible value: "+err.Error()
+			m.Samples, m.Median, m.CV = nil, 0, 0
+		}
+		out = append(out, m)
+	}
+	return out, false
+}

@@ -1,0 +1,244 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/blsim/blsim/model"
+	"github.com/blsim/blsim/predict"
+	"github.com/blsim/blsim/presets"
+	"github.com/blsim/blsim/sim"
+	"github.com/spf13/pflag"
+)
+
+// requestFlags are the flags that say what to predict, the same in every
+// command that predicts (predict, plot, report): they become one
+// predict.Request.
+type requestFlags struct {
+	SoC           string
+	Workload      string
+	Engines       string
+	Threads       string
+	BigThreads    int
+	LittleThreads int
+	Split         string
+	Frac          string
+	Poll          int
+	Prompt        int
+	Ubatch        int
+	Draws         int
+	// flags is the command's flag set: what was given, and what not.
+	flags *pflag.FlagSet
+}
+
+// register adds the flags to f with the same names, meanings and defaults
+// in every command.
+func (r *requestFlags) register(f *pflag.FlagSet) {
+	r.flags = f
+	f.StringVar(&r.SoC, "soc", "rk3588", "SoC profile: a preset name or a YAML file")
+	f.StringVar(&r.Workload, "workload", "qwen3.5-35b-a3b", "workload: a preset name or a YAML file")
+	f.StringVar(&r.Engines, "engines", "", "engines of the split, main first, comma-separated (default: the SoC's first two)")
+	f.StringVar(&r.Threads, "threads", "", "threads per engine, comma-separated, one per engine (default: min(4, its cores) each)")
+	f.IntVar(&r.BigThreads, "big-threads", 4, "threads of the first (big) engine (when not given: min(4, its cores))")
+	f.IntVar(&r.LittleThreads, "little-threads", 4, "threads of each engine after the first (when not given: min(4, its cores))")
+	f.StringVar(&r.Split, "split", "both", "how to split the expert ops: token, expert or both")
+	f.StringVar(&r.Frac, "frac", "0.12", "the requested split: the second engine's share in [0,1], with more engines one share per engine\nafter the first (\"0.1,0.3\"), or auto (only the best; the default with more than two engines)")
+	f.IntVar(&r.Poll, "poll", 50, "spin level of the pools, 0..100 (ggml --poll)")
+	f.IntVar(&r.Prompt, "prompt", 0, "prompt tokens (default: the workload's, 512)")
+	f.IntVar(&r.Ubatch, "ubatch", 0, "ubatch size (default: the workload's, 512)")
+	f.IntVar(&r.Draws, "draws", sim.DefaultDraws, "parameter samples for the uncertainty interval")
+}
+
+func (r *requestFlags) given(name string) bool { return r.flags != nil && r.flags.Changed(name) }
+
+// request reads the flags into a predict.Request, loading the SoC and
+// workload. Errors name the flag.
+func (r *requestFlags) request() (predict.Request, error) {
+	var q predict.Request
+	var err error
+	if q.SoC, err = presets.LoadSoC(r.SoC); err != nil {
+		return q, fmt.Errorf("--soc: %w", err)
+	}
+	if q.Workload, err = presets.LoadWorkload(r.Workload); err != nil {
+		return q, fmt.Errorf("--workload: %w", err)
+	}
+	switch r.Split {
+	case "token":
+		q.Modes = []model.Mode{model.TokenSplit}
+	case "expert":
+		q.Modes = []model.Mode{model.ExpertSplit}
+	case "both":
+	default:
+		return q, fmt.Errorf("--split: %q is not token, expert or both", r.Split)
+	}
+	if r.Engines != "" {
+		for _, n := range strings.Split(r.Engines, ",") {
+			q.Engines = append(q.Engines, strings.TrimSpace(n))
+		}
+	}
+	n := len(q.Engines)
+	if n == 1 {
+		return q, fmt.Errorf("--engines: %q names one engine; a split needs two or more", r.Engines)
+	}
+	if n == 0 {
+		n = min(2, len(q.SoC.Engines))
+	}
+	if r.Threads != "" {
+		if r.given("big-threads") || r.given("little-threads") {
+			return q, errors.New("--threads: give it or --big-threads and --little-threads, not both")
+		}
+		parts := strings.Split(r.Threads, ",")
+		if len(parts) != n {
+			return q, fmt.Errorf("--threads: %d values for %d engines", len(parts), n)
+		}
+		for _, p := range parts {
+			v, err := strconv.Atoi(strings.TrimSpace(p))
+			if err != nil || v < 1 {
+				return q, fmt.Errorf("--threads: %q is not a whole number of threads", p)
+			}
+			q.Threads = append(q.Threads, v)
+		}
+	} else if r.given("big-threads") || r.given("little-threads") {
+		q.Threads = make([]int, n)
+		for i := range q.Threads {
+			v, given := r.LittleThreads, r.given("little-threads")
+			if i == 0 {
+				v, given = r.BigThreads, r.given("big-threads")
+			}
+			if !given {
+				continue // the engine's default
+			}
+			if v < 1 {
+				return q, fmt.Errorf("%s: %d threads: want at least 1", r.threadFlag(i), v)
+			}
+			q.Threads[i] = v
+		}
+	}
+	frac := r.Frac
+	if !r.given("frac") && n > 2 {
+		frac = "auto"
+	}
+	if frac != "auto" {
+		if q.Fracs, err = parseShares(frac, n); err != nil {
+			return q, fmt.Errorf("--frac: %w", err)
+		}
+	}
+	q.Poll = r.Poll
+	for _, name := range []string{"prompt", "ubatch"} {
+		if v, _ := r.flags.GetInt(name); r.given(name) && v < 1 {
+			return q, fmt.Errorf("--%s: %d: want at least 1 (leave the flag out for the workload's own)", name, v)
+		}
+	}
+	if r.Prompt > 1<<20 {
+		return q, fmt.Errorf("--prompt: %d is outside 1..%d", r.Prompt, 1<<20)
+	}
+	if r.Ubatch > 1<<16 {
+		return q, fmt.Errorf("--ubatch: %d is outside 1..%d", r.Ubatch, 1<<16)
+	}
+	if r.Prompt > 0 {
+		q.Workload.Run.PromptTokens = r.Prompt
+	}
+	if r.Ubatch > 0 {
+		q.Workload.Run.Ubatch = r.Ubatch
+	}
+	if r.Draws < 1 || r.Draws > predict.MaxDraws {
+		return q, fmt.Errorf("--draws: %d is outside 1..%d (the interval needs samples)", r.Draws, predict.MaxDraws)
+	}
+	q.Draws = r.Draws
+	return q, nil
+}
+
+// threadFlag is the flag that set engine i's threads.
+func (r *requestFlags) threadFlag(i int) string {
+	switch {
+	case r.Threads != "":
+		return "--threads"
+	case i == 0 && r.given("big-threads"):
+		return "--big-threads"
+	case i > 0 && r.given("little-threads"):
+		return "--little-threads"
+	}
+	return "--threads"
+}
+
+// flagError names the flag behind a predict.FieldError.
+func (r *requestFlags) flagError(err error, q predict.Request) error {
+	var fe *predict.FieldError
+	if !errors.As(err, &fe) {
+		return err
+	}
+	var flag string
+	switch fe.Field {
+	case "engines":
+		flag = "--engines"
+		if r.Engines == "" {
+			flag = "--soc"
+		}
+	case "threads":
+		flag = r.threadFlag(fe.Index)
+	case "fracs":
+		flag = "--frac"
+	case "modes":
+		flag = "--split"
+	case "poll":
+		flag = "--poll"
+	case "draws":
+		flag = "--draws"
+	case "run":
+		flag = fmt.Sprintf("--prompt %d --ubatch %d", q.Workload.Run.PromptTokens, q.Workload.Run.Ubatch)
+	default:
+		flag = "--" + fe.Field
+	}
+	return fmt.Errorf("%s: %w", flag, fe.Err)
+}
+
+// parseShares reads the shares of the n-1 engines after the first ("0.1,0.3")
+// and gives the first the rest: [0.6 0.1 0.3].
+func parseShares(spec string, n int) ([]float64, error) {
+	parts := strings.Split(spec, ",")
+	if len(parts) != n-1 {
+		return nil, fmt.Errorf("%d values for %d engines after the first (or auto)", len(parts), n-1)
+	}
+	fr := make([]float64, n)
+	sum := 0.0
+	for i, p := range parts {
+		v, err := strconv.ParseFloat(strings.TrimSpace(p), 64)
+		if err != nil || math.IsNaN(v) || v < 0 || v > 1 {
+			return nil, fmt.Errorf("%q is not auto or a number in [0,1]", p)
+		}
+		fr[i+1] = v
+		sum += v
+	}
+	if sum > 1+1e-9 {
+		return nil, fmt.Errorf("shares sum to %g; they must not exceed 1 (the first engine gets the rest)", sum)
+	}
+	fr[0] = math.Max(0, 1-sum)
+	return fr, nil
+}
+
+// run predicts the request, with errors naming the flag.
+func (r *requestFlags) run(q predict.Request) (*predict.Prediction, error) {
+	p, err := predict.Run(q)
+	if err != nil {
+		return nil, r.flagError(err, q)
+	}
+	return p, nil
+}
+
+// warn prints the prediction's warnings, one line each. The datasheet
+// peak is a bound only in every profile; it is worth a word only in the
+// user's own (a file, not a preset).
+func warn(w io.Writer, p *predict.Prediction, socRef string) {
+	preset := slices.Contains(presets.SoCNames(), socRef)
+	for _, x := range p.Warnings {
+		if preset && x.Path == "dram.peak_gb_s" {
+			continue
+		}
+		fmt.Fprintf(w, "warning: %s: %s\n", socRef, x)
+	}
+}

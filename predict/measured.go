@@ -1,0 +1,72 @@
+package predict
+
+import (
+	"github.com/blsim/blsim/measure"
+	"github.com/blsim/blsim/model"
+)
+
+// SplitPoint is a measured throughput placed on a prediction's split
+// curve.
+type SplitPoint struct {
+	// Mode is model.Native (drawn at share 0), model.TokenSplit or
+	// model.ExpertSplit.
+	Mode model.Mode `json:"mode"`
+	// Frac is the second engine's share; TPS the measured throughput and
+	// ErrTPS its standard deviation (0: none known).
+	Frac   float64 `json:"frac"`
+	TPS    float64 `json:"tps"`
+	ErrTPS float64 `json:"err_tps"`
+}
+
+// SplitPoints picks from ms the throughputs measured on p's plans: of
+// workload w (by name, and by content when the measurement carries its
+// workload's YAML), native on p's first engine, or a token or expert split
+// between p's two engines, with p's threads and poll. Merge the runs of one
+// configuration first (fit.Merge), or each run is a point of its own.
+func SplitPoints(ms []measure.Measurement, p *Prediction, w *model.Workload) []SplitPoint {
+	if len(p.Engines) != 2 || len(p.Threads) != 2 {
+		return nil
+	}
+	want, err := model.MarshalWorkload(w)
+	if err != nil {
+		return nil
+	}
+	same := map[string]bool{} // workload YAML -> is w
+	isW := func(m measure.Measurement) bool {
+		if m.Workload != w.Name {
+			return false
+		}
+		if m.WorkloadYAML == "" {
+			return true
+		}
+		if v, ok := same[m.WorkloadYAML]; ok {
+			return v
+		}
+		mw, err := model.ParseWorkload([]byte(m.WorkloadYAML), m.ID)
+		var got []byte
+		if err == nil {
+			got, err = model.MarshalWorkload(mw)
+		}
+		same[m.WorkloadYAML] = err == nil && string(got) == string(want)
+		return same[m.WorkloadYAML]
+	}
+	var out []SplitPoint
+	for _, m := range ms {
+		pl := m.Plan
+		if !m.IsThroughput() || !m.OK() || pl.Poll != p.Poll || len(pl.Engines) != len(pl.Threads) || len(pl.Engines) == 0 ||
+			pl.Engines[0] != p.Engines[0] || pl.Threads[0] != p.Threads[0] || !isW(m) {
+			continue
+		}
+		pt := SplitPoint{Mode: pl.Mode, TPS: m.Median, ErrTPS: m.SD()}
+		switch {
+		case pt.Mode == model.Native && len(pl.Engines) == 1:
+		case (pt.Mode == model.TokenSplit || pt.Mode == model.ExpertSplit) && len(pl.Engines) == 2 &&
+			pl.Engines[1] == p.Engines[1] && pl.Threads[1] == p.Threads[1] && len(pl.Fracs) == 2:
+			pt.Frac = pl.Fracs[1]
+		default:
+			continue
+		}
+		out = append(out, pt)
+	}
+	return out
+}

@@ -1,0 +1,351 @@
+package predict
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/blsim/blsim/model"
+	"github.com/blsim/blsim/sim"
+)
+
+// MaxDraws is the most parameter samples an interval may take.
+const MaxDraws = 10000
+
+// Request is what to predict.
+type Request struct {
+	SoC      *model.SoC
+	Workload *model.Workload
+	// Engines of the split, main first; nil: the SoC's first two.
+	Engines []string
+	// Threads per engine, in the order of Engines; nil, or a 0 entry:
+	// the engine's default (model.Engine.DefaultThreads).
+	Threads []int
+	// Modes to predict; nil: every split mode all the engines can take a
+	// share of.
+	Modes []model.Mode
+	// Fracs is the requested split, one share per engine summing to 1;
+	// nil: none requested, only the best is found.
+	Fracs []float64
+	// Poll is the pools' spin level, 0..100 (ggml's --poll).
+	Poll int
+	// Draws is the parameter samples of each interval; 0:
+	// sim.DefaultDraws.
+	Draws int
+	// Sweep asks, for two CPU engines, for the t/s at second-engine
+	// shares from 0 to SweepMaxFrac (0: sim.MaxSecondFrac, 0.5) in
+	// SweepSteps intervals (0: 20).
+	Sweep        bool
+	SweepSteps   int
+	SweepMaxFrac float64
+	// Sensitivity asks, with an accelerator among the engines, for the
+	// gain as its throughput and submit latency vary.
+	Sensitivity bool
+}
+
+// FieldError is a request field that does not hold: Field names it
+// ("engines", "threads", "fracs", "modes", "poll", "draws", "run" for the
+// workload's prompt and ubatch, "sweep", "sensitivity"), Index the engine
+// it is about (-1: none).
+type FieldError struct {
+	Field string
+	Index int
+	Err   error
+}
+
+func (e *FieldError) Error() string { return e.Field + ": " + e.Err.Error() }
+func (e *FieldError) Unwrap() error { return e.Err }
+
+func fieldErr(field string, i int, format string, a ...any) error {
+	return &FieldError{Field: field, Index: i, Err: fmt.Errorf(format, a...)}
+}
+
+// TwoEngine reports whether the request is of a split between two CPU
+// engines, the split one share describes, with balance points and a
+// sweep. It is false for a request that names engines the SoC lacks.
+func (q Request) TwoEngine() bool {
+	r, err := q.resolve()
+	return err == nil && r.twoEngine()
+}
+
+// resolved is a checked request with its defaults filled in.
+type resolved struct {
+	Request
+	engines  []*model.Engine
+	defaults []bool // threads[i] was the engine's default
+	accel    int    // index of the first accelerator, or -1
+}
+
+func (q *Request) resolve() (*resolved, error) {
+	if q.SoC == nil || q.Workload == nil {
+		return nil, errors.New("predict: a request needs a SoC and a workload")
+	}
+	s := q.SoC
+	r := &resolved{Request: *q, accel: -1}
+	if r.Engines == nil {
+		if len(s.Engines) < 2 {
+			return nil, fieldErr("engines", -1, "soc %s has one engine; a split needs two", s.Name)
+		}
+		r.Engines = []string{s.Engines[0].Name, s.Engines[1].Name}
+	}
+	r.Engines = append([]string(nil), r.Engines...)
+	if len(r.Engines) < 2 {
+		return nil, fieldErr("engines", -1, "%s is one engine; a split needs two or more", strings.Join(r.Engines, ","))
+	}
+	if len(r.Engines) > sim.MaxBestNEngines {
+		return nil, fieldErr("engines", -1, "%d engines; at most %d", len(r.Engines), sim.MaxBestNEngines)
+	}
+	if r.Threads != nil && len(r.Threads) != len(r.Engines) {
+		return nil, fieldErr("threads", -1, "%d values for %d engines", len(r.Threads), len(r.Engines))
+	}
+	threads := make([]int, len(r.Engines))
+	r.defaults = make([]bool, len(r.Engines))
+	seen := map[string]bool{}
+	for i, n := range r.Engines {
+		e, _, err := s.Engine(n)
+		if err != nil {
+			return nil, &FieldError{Field: "engines", Index: i, Err: err}
+		}
+		if seen[n] {
+			return nil, fieldErr("engines", i, "engine %q listed twice", n)
+		}
+		seen[n] = true
+		if i == 0 && e.IsAccelerator() {
+			return nil, fieldErr("engines", i, "the first engine is the main one, which runs every op that is not split; %q is an accelerator (%s)", n, e.Kind)
+		}
+		if e.IsAccelerator() && r.accel < 0 {
+			r.accel = i
+		}
+		r.engines = append(r.engines, e)
+		if r.Threads != nil && r.Threads[i] != 0 {
+			threads[i] = r.Threads[i]
+		} else {
+			threads[i], r.defaults[i] = e.DefaultThreads(), true
+		}
+		if threads[i] < 1 || threads[i] > e.Cores {
+			return nil, fieldErr("threads", i, "%d threads for engine %q, but it has %d cores", threads[i], n, e.Cores)
+		}
+	}
+	r.Threads = threads
+	if err := r.resolveModes(); err != nil {
+		return nil, err
+	}
+	if r.Fracs != nil {
+		if len(r.Fracs) != len(r.Engines) {
+			return nil, fieldErr("fracs", -1, "%d shares for %d engines", len(r.Fracs), len(r.Engines))
+		}
+		sum := 0.0
+		for i, f := range r.Fracs {
+			if !(f >= 0 && f <= 1) {
+				return nil, fieldErr("fracs", i, "%s's share %g is outside [0,1]", r.Engines[i], f)
+			}
+			sum += f
+		}
+		if math.Abs(sum-1) > 1e-6 {
+			return nil, fieldErr("fracs", -1, "the shares sum to %g, not 1", sum)
+		}
+		r.Fracs = append([]float64(nil), r.Fracs...)
+	}
+	if r.Poll < 0 || r.Poll > 100 {
+		return nil, fieldErr("poll", -1, "%d is outside 0..100", r.Poll)
+	}
+	if r.Draws == 0 {
+		r.Draws = sim.DefaultDraws
+	}
+	if r.Draws < 1 || r.Draws > MaxDraws {
+		return nil, fieldErr("draws", -1, "%d is outside 1..%d (the interval needs samples)", r.Draws, MaxDraws)
+	}
+	if n := r.Workload.Run.Ubatches(); n > model.MaxUbatches {
+		return nil, fieldErr("run", -1, "%d ubatches, at most %d per prediction (its cost grows with them): a larger ubatch, or a shorter prompt",
+			n, model.MaxUbatches)
+	}
+	if r.SweepSteps == 0 {
+		r.SweepSteps = DefaultSweepSteps
+	}
+	if r.SweepMaxFrac == 0 {
+		r.SweepMaxFrac = sim.MaxSecondFrac
+	}
+	if r.SweepSteps < 1 || r.SweepSteps > 1000 {
+		return nil, fieldErr("sweep", -1, "%d steps is outside 1..1000", r.SweepSteps)
+	}
+	if !(r.SweepMaxFrac > 0 && r.SweepMaxFrac <= 1) {
+		return nil, fieldErr("sweep", -1, "largest share %g is outside (0, 1]", r.SweepMaxFrac)
+	}
+	if r.Sweep && !r.twoEngine() {
+		return nil, fieldErr("sweep", -1, "a sweep of one share needs two CPU engines, not %s", strings.Join(r.Engines, ", "))
+	}
+	if r.Sensitivity && r.accel < 0 {
+		return nil, fieldErr("sensitivity", -1, "needs an accelerator among the engines (%s are CPU clusters)", strings.Join(r.Engines, ", "))
+	}
+	return r, nil
+}
+
+// resolveModes fills in the modes every engine can take a share of, or
+// checks the ones asked for.
+func (r *resolved) resolveModes() error {
+	if r.Modes == nil {
+		for _, m := range []model.Mode{model.TokenSplit, model.ExpertSplit} {
+			if r.canSplit(m) == "" {
+				r.Modes = append(r.Modes, m)
+			}
+		}
+		if len(r.Modes) == 0 {
+			return fieldErr("modes", -1, "no split mode that all of %s can take a share of", strings.Join(r.Engines, ", "))
+		}
+		return nil
+	}
+	r.Modes = append([]model.Mode(nil), r.Modes...)
+	for _, m := range r.Modes {
+		if m != model.TokenSplit && m != model.ExpertSplit {
+			return fieldErr("modes", -1, "%q is not a split mode (token or expert)", m)
+		}
+		if n := r.canSplit(m); n != "" {
+			return fieldErr("modes", -1, "engine %q cannot take a share of the %s split", n, m)
+		}
+	}
+	return nil
+}
+
+// canSplit is the first engine that cannot take a share of mode m, or "".
+func (r *resolved) canSplit(m model.Mode) string {
+	for _, e := range r.engines {
+		if !e.CanSplit(m) {
+			return e.Name
+		}
+	}
+	return ""
+}
+
+func (r *resolved) twoEngine() bool { return len(r.Engines) == 2 && r.accel < 0 }
+
+func (r *resolved) plan(mode model.Mode, fracs []float64) model.Plan {
+	return model.Plan{Mode: mode, Engines: r.Engines, Fracs: fracs, Threads: r.Threads, Poll: r.Poll}
+}
+
+// Run predicts the request: native on the first engine; per mode the
+// requested split, the best and the dispatcher alone, each with its gain,
+// interval and verdict; the best of all; and what was asked for besides.
+// For two CPU engines the best share is found by sim.Best, with each
+// mode's balance point; otherwise over the whole simplex by sim.BestN.
+func Run(q Request) (*Prediction, error) {
+	r, err := q.resolve()
+	if err != nil {
+		return nil, err
+	}
+	s, wl := r.SoC, r.Workload
+	native := model.NewNative(r.Engines[0], r.Threads[0], r.Poll)
+	nr, err := sim.Run(s, wl, native)
+	if err != nil {
+		return nil, err
+	}
+	p := &Prediction{Schema: Schema, SoC: s.Name, Workload: wl.Name, Prompt: wl.Run.PromptTokens, Ubatch: wl.Run.Ubatch,
+		Engines: r.Engines, Threads: r.Threads, Poll: r.Poll, Draws: r.Draws, Native: outcomeOf(nr)}
+	for _, e := range r.engines {
+		p.Kinds = append(p.Kinds, e.Kind)
+	}
+	predictPlan := func(k Kind, plan model.Plan, res *sim.Result) (PlanPrediction, error) {
+		iv, err := sim.GainInterval(s, wl, native, plan, r.Draws)
+		if err != nil {
+			return PlanPrediction{}, err
+		}
+		g := sim.GainPct(res.TPS, nr.TPS)
+		return PlanPrediction{Kind: k, Plan: plan, Outcome: outcomeOf(res), GainPct: g, Interval: iv, Verdict: sim.Judge(g, iv)}, nil
+	}
+	add := func(k Kind, plan model.Plan, res *sim.Result) (PlanPrediction, error) {
+		if res == nil {
+			if res, err = sim.Run(s, wl, plan); err != nil {
+				return PlanPrediction{}, err
+			}
+		}
+		pp, err := predictPlan(k, plan, res)
+		if err == nil {
+			p.Plans = append(p.Plans, pp)
+		}
+		return pp, err
+	}
+	bestSet := false
+	for _, mode := range r.Modes {
+		if r.Fracs != nil {
+			req, err := add(Requested, r.plan(mode, r.Fracs), nil)
+			if err != nil {
+				return nil, err
+			}
+			if mode == r.Modes[0] && r.twoEngine() && len(req.EngineS) == 2 && req.EngineS[1] > 0 && req.EngineS[0] > 0 {
+				p.MarginalRatio = (r.Fracs[1] / req.EngineS[1]) / (r.Fracs[0] / req.EngineS[0])
+			}
+		}
+		var bp model.Plan
+		var br *sim.Result
+		if r.twoEngine() {
+			bp, br, err = sim.Best(s, wl, r.plan(mode, nil))
+		} else {
+			bp, br, err = sim.BestN(s, wl, r.plan(mode, nil))
+		}
+		if err != nil {
+			return nil, err
+		}
+		best, err := add(Best, bp, br)
+		if err != nil {
+			return nil, err
+		}
+		if !bestSet || best.TPS > p.Best.TPS {
+			p.Best, bestSet = best, true
+		}
+		only := make([]float64, len(r.Engines))
+		only[0] = 1
+		if _, err := add(DispatcherOnly, r.plan(mode, only), nil); err != nil {
+			return nil, err
+		}
+		if r.twoEngine() {
+			b, err := sim.Balance(s, wl, r.plan(mode, nil))
+			if err != nil {
+				return nil, err
+			}
+			if !math.IsNaN(b) {
+				p.Balances = append(p.Balances, Balance{Mode: mode, Frac: b})
+			}
+		}
+	}
+	if only, ok := p.Plan(p.Best.Plan.Mode, DispatcherOnly); ok {
+		p.Why = Why{DispatcherOnlyGainPct: only.GainPct, WorkGainPct: p.Best.GainPct - only.GainPct}
+	}
+	if r.Sweep {
+		if p.Sweep, err = sweep(r, nr); err != nil {
+			return nil, err
+		}
+	}
+	if r.Sensitivity {
+		g, err := sim.Sensitivity(s, wl, r.plan(p.Best.Plan.Mode, nil), r.Engines[r.accel], nil, nil)
+		if err != nil {
+			return nil, err
+		}
+		p.Sensitivity = g
+		p.BoundaryBest, p.BoundaryFixed = g.WinBoundary(true), g.WinBoundary(false)
+	}
+	p.Warnings = warnings(r)
+	return p, nil
+}
+
+// DefaultSweepSteps is the intervals of a sweep unless told.
+const DefaultSweepSteps = 20
+
+func sweep(r *resolved, nr *sim.Result) ([]SweepPoint, error) {
+	var cfgs []sim.Config
+	n, to := r.SweepSteps, r.SweepMaxFrac
+	for _, mode := range r.Modes {
+		for i := 0; i <= n; i++ {
+			f := to * float64(i) / float64(n)
+			cfgs = append(cfgs, sim.Config{SoC: r.SoC, Plan: r.plan(mode, []float64{1 - f, f})})
+		}
+	}
+	res, err := sim.Sweep(r.Workload, cfgs)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]SweepPoint, len(res))
+	for i, x := range res {
+		out[i] = SweepPoint{Mode: cfgs[i].Plan.Mode, Frac: math.Round(cfgs[i].Plan.Fracs[1]*1e4) / 1e4, TPS: x.TPS, GainPct: sim.GainPct(x.TPS, nr.TPS)}
+	}
+	return out, nil
+}

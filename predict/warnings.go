@@ -1,0 +1,46 @@
+package predict
+
+import (
+	"fmt"
+	"strings"
+)
+
+// warnings are the values of r's SoC and request that cannot matter to
+// the prediction, each once.
+func warnings(r *resolved) []Warning {
+	s := r.SoC
+	var ws []Warning
+	if s.DRAM.PeakGBs > 0 {
+		ws = append(ws, Warning{Path: "dram.peak_gb_s", Text: fmt.Sprintf(
+			"%g GB/s does not enter the prediction: it only bounds sustained_gb_s and the engines' caps; DRAM time comes from dram.sustained_gb_s (%g GB/s) and each engine's bandwidth_max_gb_s",
+			s.DRAM.PeakGBs, s.DRAM.SustainedGBs)})
+	}
+	for i, e := range r.engines {
+		if r.defaults[i] && e.Cores > r.Threads[i] {
+			ws = append(ws, Warning{Path: "engines." + e.Name + ".cores", Text: fmt.Sprintf(
+				"%d cores, but the prediction runs %d threads on %s (the default, min(4, cores)); give its thread count to use more",
+				e.Cores, r.Threads[i], e.Name)})
+		}
+	}
+	// The engines' caps together, at their thread counts: above them, a
+	// faster memory system changes nothing.
+	sum, binding := 0.0, ""
+	var caps []string
+	for i, e := range r.engines {
+		if !e.UsesSharedDRAM() {
+			continue
+		}
+		c := e.BandwidthGBs(r.Threads[i])
+		sum += c
+		caps = append(caps, fmt.Sprintf("%s %.1f", e.Name, c))
+		if i == 0 && c < s.DRAM.SustainedGBs {
+			binding = fmt.Sprintf("; native is held by engines.%s.bandwidth_max_gb_s (%.1f GB/s at %d threads)", e.Name, c, r.Threads[0])
+		}
+	}
+	if len(caps) > 0 && s.DRAM.SustainedGBs > sum {
+		ws = append(ws, Warning{Path: "dram.sustained_gb_s", Text: fmt.Sprintf(
+			"%g GB/s is above what the engines pull even together (%s = %.1f GB/s): their bandwidth caps bind, not DRAM%s",
+			s.DRAM.SustainedGBs, strings.Join(caps, " + "), sum, binding)})
+	}
+	return ws
+}

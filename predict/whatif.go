@@ -1,0 +1,43 @@
+package predict
+
+import (
+	"math"
+
+	"github.com/blsim/blsim/model"
+)
+
+// WhatIf is the best split's gain over native across two SoC
+// parameters: a grid of what-if variants of one SoC, drawn as a heatmap.
+type WhatIf struct {
+	SoC, Workload string
+	Mode          model.Mode
+	Poll          int
+	XParam        string
+	YParam        string
+	XLabel        string
+	YLabel        string
+	// X and Y are the cell centres, increasing.
+	X, Y []float64
+	// Gain[j][i] is the best split's gain over native in percent at
+	// (X[i], Y[j]); BestFrac[j][i] is the little fraction that gives it.
+	Gain     [][]float64
+	BestFrac [][]float64
+	// AtX, AtY locate the studied SoC; AtGain and AtFrac are its best
+	// gain (percent) and fraction, from sim.Best.
+	AtX, AtY       float64
+	AtGain, AtFrac float64
+	// Engines are the split's engines, main first.
+	Engines []string
+	// NWay is set when the cells come from sim.BestN over Engines (more
+	// than two, or an accelerator among them). BestFrac then holds the
+	// share of all engines after the first; BestFracs[j][i] and AtFracs
+	// hold every engine's share.
+	NWay      bool
+	BestFracs [][][]float64
+	AtFracs   []float64
+	// LogX and LogY draw the axis on a log scale (the values are then
+	// positive).
+	LogX, LogY bool
+}
+
+func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }

@@ -1,0 +1,199 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"slices"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/blsim/blsim/predict"
+	"github.com/blsim/blsim/sim"
+)
+
+// Table writes the prediction as blsim predict prints it: the plans with
+// their t/s, gain, interval and verdict, the balance points, why, and
+// what else was asked for (the sweep, the sensitivity grid).
+func Table(w io.Writer, p *predict.Prediction) error {
+	if p.TwoEngine() {
+		return table2(w, p)
+	}
+	return tableN(w, p)
+}
+
+// frac rounds a share for printing, as the tables always have.
+func frac(x float64) float64 { return math.Round(x*1e4) / 1e4 }
+
+func pct(x float64) string { return fmt.Sprintf("%.0f%%", 100*x) }
+
+func kindText(k predict.Kind) string { return strings.ReplaceAll(string(k), "_", " ") }
+
+func table2(w io.Writer, p *predict.Prediction) error {
+	fmt.Fprintf(w, "%s on %s: pp%d (ubatch %d), %s %d + %s %d threads, poll %d\n\n",
+		p.Workload, p.SoC, p.Prompt, p.Ubatch, p.Engines[0], p.Threads[0], p.Engines[1], p.Threads[1], p.Poll)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintf(tw, "plan\tfrac\tt/s\tgain\t90%% interval\tverdict\t\n")
+	fmt.Fprintf(tw, "native (%s only)\t-\t%.2f\t-\t-\t-\t\n", p.Engines[0], p.Native.TPS)
+	for _, s := range p.Plans {
+		fmt.Fprintf(tw, "%s split, %s\t%.3f\t%.2f\t%+.2f%%\t[%+.1f, %+.1f]%%\t%s\t\n",
+			s.Plan.Mode, kindText(s.Kind), frac(s.Frac()), s.TPS, s.GainPct, s.Interval.LoPct, s.Interval.HiPct, s.Verdict)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprintln(w)
+	for _, b := range p.Balances {
+		fmt.Fprintf(w, "%s-split balance point (%s and %s finish the split ops together): frac %.3f\n", b.Mode, p.Engines[0], p.Engines[1], frac(b.Frac))
+	}
+	if p.MarginalRatio > 0 {
+		fmt.Fprintf(w, "%s marginal compute inside the split ops: %.2fx the %s engine's\n", p.Engines[1], p.MarginalRatio, p.Engines[0])
+	}
+	fmt.Fprintln(w)
+	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	whyHeader(tw)
+	whyRow(tw, "native", p.Native)
+	for _, s := range p.Plans {
+		whyRow(tw, fmt.Sprintf("%s %.3f", s.Plan.Mode, frac(s.Frac())), s.Outcome)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	b := p.Best
+	fmt.Fprintf(w, "\nverdict: %s (best: %s split at frac %.3f, %+.2f%%, interval [%+.1f, %+.1f]%%)\n",
+		b.Verdict, b.Plan.Mode, frac(b.Frac()), b.GainPct, b.Interval.LoPct, b.Interval.HiPct)
+	fmt.Fprintln(w, Why(p))
+	if len(p.Sweep) > 0 {
+		fmt.Fprintln(w)
+		tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+		fmt.Fprintf(tw, "split\tfrac\tt/s\tgain\t\n")
+		for _, s := range p.Sweep {
+			fmt.Fprintf(tw, "%s\t%.3f\t%.2f\t%+.2f%%\t\n", s.Mode, s.Frac, s.TPS, s.GainPct)
+		}
+		return tw.Flush()
+	}
+	return nil
+}
+
+// whyHeader starts the why table, with native as its first row.
+func whyHeader(tw io.Writer) {
+	fmt.Fprintf(tw, "why (share of wall time)\tcompute\tDRAM\thandoff\thandoff s\tDRAM util mean\tpeak\t\n")
+}
+
+func whyRow(tw io.Writer, label string, o predict.Outcome) {
+	fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%.3f\t%s\t%s\t\n", label, pct(o.Bound.Compute), pct(o.Bound.DRAM),
+		pct(o.Bound.Handoff), o.HandoffS, pct(o.DRAMUtilMean), pct(o.DRAMUtilPeak))
+}
+
+// Why is the one-line explanation of the best split's gain.
+func Why(p *predict.Prediction) string {
+	b := p.Best
+	if !p.TwoEngine() {
+		var busy []string
+		for i, t := range b.EngineS {
+			busy = append(busy, fmt.Sprintf("%s %.2f s", p.Engines[i], t))
+		}
+		return fmt.Sprintf("why: at the best split the engines are busy in the split ops for %s; native is %s DRAM-stalled with bursts peaking at %s of sustained bandwidth, the split %s.",
+			strings.Join(busy, ", "), pct(p.Native.Bound.DRAM), pct(p.Native.DRAMUtilPeak), pct(b.Bound.DRAM))
+	}
+	var s strings.Builder
+	fmt.Fprintf(&s, "why: of the best split's %+.2f%%, %+.2f%% comes with the dispatcher alone (frac 0: handoff saved or paid, not %s compute) and %+.2f%% from %s's share of the work;",
+		b.GainPct, p.Why.DispatcherOnlyGainPct, p.Engines[1], p.Why.WorkGainPct, p.Engines[1])
+	fmt.Fprintf(&s, " native is %s DRAM-stalled with bursts peaking at %s of sustained bandwidth, and the split spends %s of its time stalled on DRAM.",
+		pct(p.Native.Bound.DRAM), pct(p.Native.DRAMUtilPeak), pct(b.Bound.DRAM))
+	return s.String()
+}
+
+// shares prints each engine's share: "big 0.700 + npu 0.300".
+func shares(names []string, fr []float64) string {
+	var b strings.Builder
+	for i, n := range names {
+		if i > 0 {
+			b.WriteString(" + ")
+		}
+		fmt.Fprintf(&b, "%s %.3f", n, frac(fr[i]))
+	}
+	return b.String()
+}
+
+func tableN(w io.Writer, p *predict.Prediction) error {
+	var eng []string
+	for i, n := range p.Engines {
+		eng = append(eng, fmt.Sprintf("%s (%s) %d", n, p.Kinds[i], p.Threads[i]))
+	}
+	fmt.Fprintf(w, "%s on %s: pp%d (ubatch %d), engines %s threads, poll %d\n\n",
+		p.Workload, p.SoC, p.Prompt, p.Ubatch, strings.Join(eng, " + "), p.Poll)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintf(tw, "plan\t%s\tt/s\tgain\t90%% interval\tverdict\t\n", strings.Join(p.Engines, "\t"))
+	dash := strings.TrimSuffix(strings.Repeat("-\t", len(p.Engines)), "\t")
+	fmt.Fprintf(tw, "native (%s only)\t%s\t%.2f\t-\t-\t-\t\n", p.Engines[0], dash, p.Native.TPS)
+	for _, s := range p.Plans {
+		var fs []string
+		for _, f := range s.Plan.Fracs {
+			fs = append(fs, fmt.Sprintf("%.3f", frac(f)))
+		}
+		fmt.Fprintf(tw, "%s split, %s\t%s\t%.2f\t%+.2f%%\t[%+.1f, %+.1f]%%\t%s\t\n",
+			s.Plan.Mode, kindText(s.Kind), strings.Join(fs, "\t"), s.TPS, s.GainPct, s.Interval.LoPct, s.Interval.HiPct, s.Verdict)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprintln(w)
+	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	whyHeader(tw)
+	whyRow(tw, "native", p.Native)
+	for _, s := range p.Plans {
+		whyRow(tw, fmt.Sprintf("%s %s", s.Plan.Mode, kindText(s.Kind)), s.Outcome)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	b := p.Best
+	fmt.Fprintf(w, "\nverdict: %s (best: %s split, %s, %+.2f%%, interval [%+.1f, %+.1f]%%)\n",
+		b.Verdict, b.Plan.Mode, shares(p.Engines, b.Plan.Fracs), b.GainPct, b.Interval.LoPct, b.Interval.HiPct)
+	fmt.Fprintln(w, Why(p))
+	if g := p.Sensitivity; g != nil {
+		return sensitivity(w, p, g)
+	}
+	return nil
+}
+
+func sensitivity(w io.Writer, p *predict.Prediction, g *sim.SensitivityGrid) error {
+	fmt.Fprintf(w, "\nsensitivity: gain over native as %s's effective MUL_MAT_ID throughput (%s, TOPS) and submit latency vary;\n", g.Engine, g.Class)
+	fmt.Fprintf(w, "studied: %.3f TOPS, %.0f µs submit. Each cell: best split's gain (%s's share) / gain at the studied best fractions (%s) held fixed; W/P/L by ±1%%.\n\n",
+		g.AtTOPS, g.AtSubmitUS, g.Engine, shares(p.Engines, g.AtFracs))
+	k := slices.Index(p.Engines, g.Engine)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintf(tw, "submit µs \\ TOPS")
+	for _, t := range g.TOPS {
+		fmt.Fprintf(tw, "\t%.3g", t)
+	}
+	fmt.Fprintf(tw, "\t\n")
+	for j, row := range g.Cells {
+		fmt.Fprintf(tw, "%.0f", g.SubmitUS[j])
+		for _, c := range row {
+			fmt.Fprintf(tw, "\t%+.1f%% %s (%.2f) / %+.1f%% %s", c.BestGainPct, c.BestVerdict[:1], c.BestFracs[k], c.FixedGainPct, c.FixedVerdict[:1])
+		}
+		fmt.Fprintf(tw, "\t\n")
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprintln(w)
+	for j := range g.SubmitUS {
+		fmt.Fprintf(w, "submit %.0f µs: best split turns WIN %s; at the fixed fractions LOSS->WIN %s\n",
+			g.SubmitUS[j], BoundaryText(p.BoundaryBest[j]), BoundaryText(p.BoundaryFixed[j]))
+	}
+	return nil
+}
+
+// BoundaryText says where a verdict turns WIN, in words.
+func BoundaryText(b sim.Boundary) string {
+	switch {
+	case b.NeverWins:
+		return "nowhere in the sweep"
+	case b.Lo == 0:
+		return fmt.Sprintf("at every swept throughput (from %.3g TOPS)", b.Hi)
+	}
+	return fmt.Sprintf("between %.3g and %.3g TOPS", b.Lo, b.Hi)
+}

@@ -1,0 +1,212 @@
+package sim
+
+import (
+	"math"
+
+	"github.com/blsim/blsim/model"
+)
+
+// splitOp forks a MUL_MAT_ID into one partition per engine with work, each
+// starting once its pool is awake, shares DRAM among them as they run, and
+// joins them.
+func (r *runner) splitOp(op *model.Op) {
+	h := &r.soc.Handoff
+	t0 := r.t
+	n := len(r.plan.Engines)
+	active, sharedBy := 0, 0
+	for i, f := range r.plan.Fracs {
+		r.working[i] = f > 0
+		if f > 0 {
+			active++
+			if !r.eng[i].IsAccelerator() {
+				// Accelerators keep their weights in their own buffers,
+				// not in the CPU clusters' shared cache.
+				sharedBy += r.plan.Threads[i]
+			}
+		}
+	}
+	split := active > 1
+	r.parts = r.parts[:0]
+	lo := 0.0
+	E := float64(r.wl.Model.MoE.Experts)
+	for i, f := range r.plan.Fracs {
+		var p part
+		switch {
+		case f == 0:
+		case !split || r.plan.Mode == model.TokenSplit:
+			p = r.partFor(op, i, f, 0, 0, sharedBy)
+		default:
+			p = r.partFor(op, i, 1, lo*E, (lo+f)*E, sharedBy)
+		}
+		lo += f
+		r.parts = append(r.parts, p)
+	}
+	pre := h.SignalUS
+	if split && r.plan.Mode == model.ExpertSplit {
+		pre += h.GatherUS
+	}
+	for i := 0; i < n; i++ {
+		if split && !r.eng[i].IsAccelerator() {
+			// The forfeited fast path is the CPU kernels' repacked weights.
+			r.parts[i].slowdown = 1 / (1 - h.ForfeitPct/100)
+		}
+		start := t0 + pre*1e-6
+		if i > 0 && r.working[i] {
+			var wake float64
+			if e := r.eng[i]; e.IsAccelerator() {
+				// An accelerator is submitted a job: no pool to wake.
+				wake = e.SubmitUS + e.SetupUSPerOp
+			} else {
+				wake = h.SpawnUS + h.WakeUS((start-r.lastEnd[i])*1e6, r.plan.Poll)
+			}
+			start += wake * 1e-6
+			r.res.Engines[i].HandoffS += wake * 1e-6
+			r.span(i, op.Name, Handoff, t0+pre*1e-6, start)
+		}
+		r.starts[i] = start
+		r.remain[i] = 1
+		r.stall[i] = 0
+		r.finish[i] = start
+	}
+	r.span(0, op.Name, Handoff, t0, t0+pre*1e-6)
+	r.res.Engines[0].HandoffS += pre * 1e-6
+	r.fluid(op)
+	end := t0
+	first := math.Inf(1)
+	crit := 0
+	for i := 0; i < n; i++ {
+		if !r.working[i] {
+			continue
+		}
+		if r.finish[i] > end {
+			end, crit = r.finish[i], i
+		}
+		first = math.Min(first, r.finish[i])
+		busy := r.finish[i] - r.starts[i]
+		r.account(i, r.parts[i], busy)
+		r.res.Split.EngineS[i] += busy
+		r.lastEnd[i] = r.finish[i]
+	}
+	join := 0.0
+	if split {
+		join = h.JoinUS * 1e-6
+	}
+	critWork := r.finish[crit] - r.starts[crit]
+	handoff := (r.starts[crit] - t0) + join
+	r.res.Bound.Handoff += handoff
+	r.res.Bound.DRAM += r.stall[crit]
+	r.res.Bound.Compute += critWork - r.stall[crit]
+	r.res.Split.Ops++
+	r.res.Split.OpS += end + join - t0
+	r.res.ExpertOpS += end + join - t0
+	r.res.Split.HandoffS += handoff
+	r.res.Split.ImbalanceS += end - first
+	r.span(0, op.Name, Handoff, end, end+join)
+	r.res.Engines[0].HandoffS += join
+	r.t = end + join
+	r.lastEnd[0] = r.t
+}
+
+// fluid advances the partitions from their start times to their ends,
+// re-solving the DRAM shares at every start and end.
+func (r *runner) fluid(op *model.Op) {
+	n := len(r.parts)
+	idx, sub, tms := r.idx[:0], r.sub[:0], r.tms
+	t := math.Inf(1)
+	for i := 0; i < n; i++ {
+		if r.working[i] {
+			t = math.Min(t, r.starts[i])
+		}
+	}
+	for {
+		idx, sub = idx[:0], sub[:0]
+		next := math.Inf(1)
+		for i := 0; i < n; i++ {
+			if !r.working[i] || r.remain[i] <= 0 {
+				continue
+			}
+			if r.starts[i] > t {
+				next = math.Min(next, r.starts[i])
+				continue
+			}
+			idx = append(idx, i)
+			sub = append(sub, r.parts[i])
+		}
+		if len(idx) == 0 {
+			if math.IsInf(next, 1) {
+				return
+			}
+			t = next
+			continue
+		}
+		nshared := r.solveShared(idx, sub, tms)
+		dt := next - t
+		for k, i := range idx {
+			dt = math.Min(dt, r.remain[i]*tms[k].totalS)
+		}
+		if math.IsInf(dt, 0) || math.IsNaN(dt) {
+			// A partition that never ends (a rate or a bandwidth of zero):
+			// the op takes forever, which is what the throughput says (0);
+			// looping on would never return.
+			for _, i := range idx {
+				r.remain[i], r.finish[i] = 0, math.Inf(1)
+			}
+			return
+		}
+		bytes := 0.0
+		for k, i := range idx {
+			frac := dt / tms[k].totalS
+			if frac >= r.remain[i]*(1-1e-12) {
+				frac = r.remain[i]
+				r.finish[i] = t + r.remain[i]*tms[k].totalS
+			}
+			r.remain[i] -= frac
+			if k < nshared {
+				bytes += frac * r.parts[i].bytes
+			}
+			r.stall[i] += frac * tms[k].stallS
+			comp := dt * (1 - tms[k].stallS/tms[k].totalS)
+			r.span(i, op.Name, Compute, t, t+comp)
+			r.span(i, op.Name, DRAMWait, t+comp, t+dt)
+		}
+		r.dramSample(t, t+dt, bytes, peakUtil(sub[:nshared], tms[:nshared], r.totalBs, r.soc.DRAM.Sharing))
+		t += dt
+	}
+}
+
+// solveShared solves the co-running partitions sub (of engines idx) into
+// tms. Partitions of engines with memory of their own (shares_dram:
+// false) do not contend: they are moved to the end of idx and sub and
+// solved alone against their own bandwidth. It returns how many
+// partitions, first in idx, share the SoC's DRAM. With every engine on the
+// shared DRAM (all CPU clusters), it is r.solve(sub, tms).
+func (r *runner) solveShared(idx []int, sub []part, tms []timing) int {
+	n := len(sub)
+	for k := 0; k < n; k++ {
+		if sub[k].private {
+			// Stable partition: shared first, private last.
+			j := k
+			for m := k; m < n; m++ {
+				if !sub[m].private {
+					sub[j], sub[m] = sub[m], sub[j]
+					idx[j], idx[m] = idx[m], idx[j]
+					j++
+				}
+			}
+			if j == 0 {
+				// Nothing shares DRAM: solve each alone.
+				for m := 0; m < n; m++ {
+					solve(sub[m:m+1], sub[m].capBs, r.soc.DRAM.Sharing, tms[m:m+1])
+				}
+				return 0
+			}
+			r.solve(sub[:j], tms)
+			for m := j; m < n; m++ {
+				solve(sub[m:m+1], sub[m].capBs, r.soc.DRAM.Sharing, tms[m:m+1])
+			}
+			return j
+		}
+	}
+	r.solve(sub, tms)
+	return n
+}
