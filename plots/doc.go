@@ -6,10 +6,13 @@
 // gain over native across two SoC parameters, diverging colours centred on
 // 0, the parity contour, the studied SoC marked) and the roofline (each
 // engine's compute and bandwidth roofs with the ops placed by arithmetic
-// intensity). Figures are built from plain data (SplitData, TimelineData,
-// ParityData, HeatmapData, RooflineData), which SweepSplit, SimTimeline,
-// ParityPoints, SweepHeatmap and SimRoofline compute from a SoC, a workload
-// and a plan, and are written as PNG, SVG or PDF by Save or Write. Colours
+// intensity). Figures are built from plain data (SplitData,
+// TimelineData, ParityData, predict.WhatIf, RooflineData): views of one
+// predict.Prediction (SplitOf, predict.WhatIfOf) or of a plan simulated
+// (SimTimeline, SimRoofline), so a figure shows the numbers the
+// prediction's table prints. Plots computes no sweep and reads no
+// measurement file: it imports neither calibrate nor presets. Figures are
+// written as PNG, SVG or PDF by Save or Write. Colours
 // are the Okabe–Ito palette and, for the heatmap, Moreland's blue–red
 // diverging map, both safe for the common forms of colour blindness.
 //

@@ -20,6 +20,9 @@ type Figure struct {
 	// gives their relative heights (one per panel).
 	Panels  []*plot.Plot
 	Heights []float64
+	// Labels are the text labels drawn inside the panels, as their
+	// builders record them (see Texts).
+	Labels []string
 }
 
 // LegendEntry is one legend item: a thumbnail and its label.
@@ -141,4 +144,18 @@ func (f *Figure) drawPanels(c draw.Canvas) {
 		p.Draw(pc)
 		y -= h + margin
 	}
+}
+
+// Texts are the words a figure shows: its title, its legend's labels, and
+// each panel's title, axis labels and text labels, in drawing order. Tests
+// read them to check a figure says what the data says.
+func (f *Figure) Texts() []string {
+	out := []string{f.Title}
+	for _, e := range f.Legend {
+		out = append(out, e.Label)
+	}
+	for _, p := range f.Panels {
+		out = append(out, p.Title.Text, p.X.Label.Text, p.Y.Label.Text)
+	}
+	return append(out, f.Labels...)
 }

@@ -94,7 +94,7 @@ func (c colors) Colors() []color.Color { return c }
 func shareText(engines []string, fracs []float64) string {
 	var parts []string
 	for i := 1; i < len(engines) && i < len(fracs); i++ {
-		parts = append(parts, fmt.Sprintf("%s %.2f", engines[i], fracs[i]))
+		parts = append(parts, fmt.Sprintf("%s %.3f", engines[i], math.Round(fracs[i]*1e4)/1e4))
 	}
 	return strings.Join(parts, ", ")
 }
@@ -172,11 +172,11 @@ func Heatmap(d predict.WhatIf) (*Figure, error) {
 	hm.Min, hm.Max = -lim, lim
 	p.Add(hm)
 	fig := &Figure{
-		Title: fmt.Sprintf("%s: best %s-split gain over native (poll %d), what-if around %s", d.Workload, d.Mode, d.Poll, d.SoC),
+		Title: fmt.Sprintf("%s: best %s-split gain over native (%s threads, poll %d), what-if around %s", d.Workload, d.Mode, threadText(d.Engines, d.Threads), d.Poll, d.SoC),
 	}
 	if d.NWay {
-		fig.Title = fmt.Sprintf("%s: best %s split over %s (BestN) vs native (poll %d), what-if around %s",
-			d.Workload, d.Mode, strings.Join(d.Engines, "+"), d.Poll, d.SoC)
+		fig.Title = fmt.Sprintf("%s: best %s split over %s (BestN) vs native (%s threads, poll %d), what-if around %s",
+			d.Workload, d.Mode, strings.Join(d.Engines, "+"), threadText(d.Engines, d.Threads), d.Poll, d.SoC)
 	}
 	for _, c := range []struct {
 		level float64
@@ -224,15 +224,16 @@ func Heatmap(d predict.WhatIf) (*Figure, error) {
 		}
 		in.GlyphStyle = draw.GlyphStyle{Color: color.White, Radius: vg.Points(3), Shape: draw.CircleGlyph{}}
 		p.Add(in, sc)
-		label, entry := fmt.Sprintf("%s: %+.1f%% at %.3f", d.SoC, d.AtGain, d.AtFrac), "studied SoC (best gain at its best fraction)"
+		label, entry := fmt.Sprintf("%s: %+.2f%% at %.3f", d.SoC, d.AtGain, math.Round(d.AtFrac*1e4)/1e4), "studied SoC (best gain at its best fraction)"
 		if d.NWay {
-			label = fmt.Sprintf("%s: %+.1f%% (%s)", d.SoC, d.AtGain, shareText(d.Engines, d.AtFracs))
+			label = fmt.Sprintf("%s: %+.2f%% (%s)", d.SoC, d.AtGain, shareText(d.Engines, d.AtFracs))
 			entry = "studied SoC (best gain at its best shares)"
 		}
 		p.Add(&pointLabels{xys: plotter.XYs{{X: atX, Y: atY}},
 			labels: []string{label},
 			style:  labelText{size: 10, background: true}})
 		fig.Legend = append(fig.Legend, LegendEntry{entry, sc})
+		fig.Labels = append(fig.Labels, label)
 	}
 	p.X.Label.Text = d.XLabel
 	p.Y.Label.Text = d.YLabel
@@ -256,4 +257,16 @@ func Heatmap(d predict.WhatIf) (*Figure, error) {
 	fig.Panels = []*plot.Plot{p, bar}
 	fig.Heights = []float64{8, 1.3}
 	return fig, nil
+}
+
+// threadText is "big 4 + little 8", or "?" when the threads are unknown.
+func threadText(engines []string, threads []int) string {
+	if len(threads) != len(engines) {
+		return "?"
+	}
+	parts := make([]string, len(engines))
+	for i, e := range engines {
+		parts[i] = fmt.Sprintf("%s %d", e, threads[i])
+	}
+	return strings.Join(parts, " + ")
 }

@@ -29,7 +29,7 @@ func TestHeatmapNWay(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := "best token split over big+npu (BestN) vs native (poll 50), what-if around rk3588-npu"; !strings.Contains(fig.Title, want) {
+	if want := "best token split over big+npu (BestN) vs native (big 4 + npu 3 threads, poll 50), what-if around rk3588-npu"; !strings.Contains(fig.Title, want) {
 		t.Errorf("title %q lacks %q", fig.Title, want)
 	}
 	var legend []string
@@ -94,7 +94,7 @@ func TestHeatmapOfPrediction(t *testing.T) {
 		t.Fatal(err)
 	}
 	mode := string(p.Best.Plan.Mode)
-	if want := "best " + mode + "-split gain over native (poll 50), what-if around rk3588"; !strings.Contains(fig.Title, want) {
+	if want := "best " + mode + "-split gain over native (big 4 + little 4 threads, poll 50), what-if around rk3588"; !strings.Contains(fig.Title, want) {
 		t.Errorf("title %q lacks %q", fig.Title, want)
 	}
 	var legend []string

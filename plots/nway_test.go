@@ -107,3 +107,20 @@ func TestTimelineAndRooflineOverNEngines(t *testing.T) {
 		t.Errorf("roofline over an unknown engine: %v", err)
 	}
 }
+
+// PlanTitle names a plan's shares, threads and poll.
+func TestPlanTitle(t *testing.T) {
+	s, w := load(t, "rk3588")
+	for _, tc := range []struct {
+		plan model.Plan
+		want string
+	}{
+		{model.NewNative("big", 4, 50), "qwen3.5-35b-a3b on rk3588: native (big only), 4 threads, poll 50"},
+		{model.NewSplit(model.ExpertSplit, "big", "little", 4, 2, 0.12, 0),
+			"qwen3.5-35b-a3b on rk3588: expert split big 0.88 / little 0.12, 4+2 threads, poll 0"},
+	} {
+		if got := PlanTitle(s, w, tc.plan); got != tc.want {
+			t.Errorf("PlanTitle(%v) = %q, want %q", tc.plan, got, tc.want)
+		}
+	}
+}

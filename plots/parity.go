@@ -255,6 +255,7 @@ func Parity(d ParityData) (*Figure, error) {
 		fig.Legend = append(fig.Legend, LegendEntry{g.what + "measured median ± 1σ vs predicted", sc})
 	}
 	p.Add(&pointLabels{xys: xys, labels: labels, hbars: bars, style: labelText{size: 9, background: true}})
+	fig.Labels = append(fig.Labels, labels...)
 	p.X.Label.Text = fmt.Sprintf("measured prompt throughput (%s)", unit)
 	p.Y.Label.Text = fmt.Sprintf("predicted prompt throughput (%s)", unit)
 	p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = lo, hi, lo, hi

@@ -246,6 +246,7 @@ func SplitCurve(d SplitData) (*Figure, error) {
 		}
 		lb.TextStyle[0] = ts
 		p.Add(lb)
+		fig.Labels = append(fig.Labels, lb.Labels...)
 		k++
 	}
 	for _, g := range []struct {

@@ -49,8 +49,10 @@ func TestSplitPoints(t *testing.T) {
 		m("token", two, []float64{0.88, 0.12}, []int{4, 4}, 0, 26),                      // another poll
 		m("token", two, []float64{0.88, 0.12}, []int{4, 2}, 50, 26),                     // other threads
 		m("token", []string{"little", "big"}, []float64{0.5, 0.5}, []int{4, 4}, 50, 26), // other engines
-		m("native", []string{"little"}, []float64{1}, []int{4}, 50, 10),
-		{Kind: measure.Stream, Unit: "GB/s", Status: "ok", Median: 9}, // not a throughput
+		m("native", []string{"little"}, []float64{1}, []int{4}, 50, 10),                 // another first engine
+		m("native", []string{"big"}, []float64{1}, []int{2}, 50, 20),                    // other first-engine threads
+		m("expert", two, []float64{0.8, 0.2}, []int{2, 4}, 50, 21),                      // other first-engine threads
+		{Kind: measure.Stream, Unit: "GB/s", Status: "ok", Median: 9},                   // not a throughput
 	}
 	failed := m("token", two, []float64{0.9, 0.1}, []int{4, 4}, 50, 20)
 	failed.Status = measure.StatusFailed

@@ -28,6 +28,8 @@ type WhatIf struct {
 	AtGain, AtFrac float64
 	// Engines are the split's engines, main first.
 	Engines []string
+	// Threads are the engines' threads, in the order of Engines.
+	Threads []int
 	// NWay is set when the cells come from sim.BestN over Engines (more
 	// than two, or an accelerator among them). BestFrac then holds the
 	// share of all engines after the first; BestFracs[j][i] and AtFracs

@@ -200,6 +200,7 @@ func sweepWhatIf(s *model.SoC, w *model.Workload, o WhatIfOptions, at bool) (Wha
 		XLabel: xp.label, YLabel: yp.label, X: xs, Y: ys, AtX: x0, AtY: y0, LogX: xp.log, LogY: yp.log}
 	if nway {
 		d.Engines, d.NWay = append([]string(nil), o.Engines...), true
+		d.Threads = append([]int(nil), threads...)
 		plan := model.Plan{Mode: mode, Engines: d.Engines, Threads: threads, Poll: o.Poll}
 		if err := sweepHeatmapN(&d, variants, w, plan); err != nil {
 			return WhatIf{}, err
@@ -220,7 +221,7 @@ func sweepWhatIf(s *model.SoC, w *model.Workload, o WhatIfOptions, at bool) (Wha
 		return d, nil
 	}
 	big, little := s.Engines[he.first].Name, s.Engines[he.second].Name
-	d.Engines = []string{big, little}
+	d.Engines, d.Threads = []string{big, little}, []int{bt, lt}
 	native := model.NewNative(big, bt, o.Poll)
 	per := fs + 1
 	cfgs := make([]sim.Config, 0, len(variants)*per)

@@ -24,6 +24,9 @@ func TestSweepWhatIf(t *testing.T) {
 	if d.XParam != ParamDRAM || d.YParam != ParamComputeRatio || d.NWay || d.LogX || d.LogY || d.Mode != model.TokenSplit {
 		t.Errorf("defaults: x %s y %s nway %v log %v/%v mode %s", d.XParam, d.YParam, d.NWay, d.LogX, d.LogY, d.Mode)
 	}
+	if strings.Join(d.Engines, "+") != "big+little" || !reflect.DeepEqual(d.Threads, []int{4, 4}) {
+		t.Errorf("engines %v, threads %v; want big+little, 4 each (their defaults)", d.Engines, d.Threads)
+	}
 	if d.AtX != 21 || math.Abs(d.AtY-9*1.8/(28*2.3)) > 1e-9 {
 		t.Errorf("studied point (%g, %g)", d.AtX, d.AtY)
 	}
@@ -90,8 +93,8 @@ func TestSweepWhatIfNWay(t *testing.T) {
 	if len(d.X) != 8 || len(d.Y) != 6 || len(d.BestFracs) != 6 || len(d.BestFracs[0]) != 8 || len(d.BestFracs[0][0]) != 2 {
 		t.Fatalf("grid %dx%d", len(d.X), len(d.Y))
 	}
-	if strings.Join(d.Engines, "+") != "big+npu" {
-		t.Errorf("engines %v", d.Engines)
+	if strings.Join(d.Engines, "+") != "big+npu" || !reflect.DeepEqual(d.Threads, []int{4, 3}) {
+		t.Errorf("engines %v, threads %v; want big+npu, 4 and 3 (their defaults)", d.Engines, d.Threads)
 	}
 	// The studied point: 0.416 effective TOPS, 250 µs, a clear gain.
 	if d.AtX < 0.4 || d.AtX > 0.43 || d.AtY != 250 || d.AtGain < 5 || d.AtFracs[1] < 0.5 {
@@ -166,8 +169,8 @@ func TestWhatIfOf(t *testing.T) {
 		t.Fatal(err)
 	}
 	best, _ := p.Plan(p.Best.Plan.Mode, Best)
-	if d.Mode != p.Best.Plan.Mode || d.Poll != 20 || strings.Join(d.Engines, "+") != "big+little" {
-		t.Errorf("mode %s poll %d engines %v, want %s, 20, big+little", d.Mode, d.Poll, d.Engines, p.Best.Plan.Mode)
+	if d.Mode != p.Best.Plan.Mode || d.Poll != 20 || strings.Join(d.Engines, "+") != "big+little" || !reflect.DeepEqual(d.Threads, []int{4, 2}) {
+		t.Errorf("mode %s poll %d engines %v threads %v, want %s, 20, big+little, 4+2", d.Mode, d.Poll, d.Engines, d.Threads, p.Best.Plan.Mode)
 	}
 	if d.AtGain != best.GainPct || math.Abs(d.AtFrac-best.Frac()) > 1e-12 {
 		t.Errorf("studied point %+.3f%% at %g, want the prediction's best %+.3f%% at %g", d.AtGain, d.AtFrac, best.GainPct, best.Frac())

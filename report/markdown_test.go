@@ -1,0 +1,84 @@
+package report_test
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/blsim/blsim/measure"
+	"github.com/blsim/blsim/model"
+	"github.com/blsim/blsim/predict"
+	"github.com/blsim/blsim/presets"
+	"github.com/blsim/blsim/report"
+	"github.com/blsim/blsim/sim"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata")
+
+// TestMarkdownGolden: report.md of the seed's configuration, with the
+// seed's two measured figures (fitted points of the preset) and the
+// what-if grid, against testdata/seed-report.md (go test ./report
+// -update rewrites it).
+func TestMarkdownGolden(t *testing.T) {
+	s, err := presets.LoadSoC("rk3588")
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := presets.LoadWorkload("qwen3.5-35b-a3b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := predict.Request{SoC: s, Workload: w, Fracs: []float64{0.88, 0.12}, Poll: 50, Sweep: true}
+	p, err := predict.Run(q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q0 := q
+	q0.Poll, q0.Modes, q0.Draws, q0.Sweep = 0, []model.Mode{model.TokenSplit}, 16, false
+	p0, err := predict.Run(q0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	heat, err := predict.WhatIfOf(p, s, w, predict.WhatIfOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ms, errs := measure.Read(bytes.NewReader(presets.SeedMeasurements()), "seed-rk3588.jsonl")
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	pred := func(m *measure.Measurement) (float64, error) {
+		r, err := sim.Run(s, w, *m.Plan)
+		if err != nil {
+			return 0, err
+		}
+		return r.TPS, nil
+	}
+	pts, err := predict.ParityPoints(ms, pred, func(*measure.Measurement) bool { return true })
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := &report.Data{Prediction: p, Poll0: p0, SoC: s, Workload: w, WhatIf: &heat, Parity: pts,
+		ParitySource: "the seed's figures", Sources: []string{"Exp-2026-08-17"}, Seed: true, Drawn: predict.Requested,
+		Figures: []string{"split.png", "timeline.png", "heatmap.png", "parity.png", "roofline.png"},
+		Command: "blsim report -o report", Version: "blsim test", Date: "2026-12-01"}
+	var got bytes.Buffer
+	if err := report.Markdown(&got, d); err != nil {
+		t.Fatal(err)
+	}
+	golden := filepath.Join("testdata", "seed-report.md")
+	if *update {
+		if err := os.WriteFile(golden, got.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatalf("%v (go test ./report -update writes it)", err)
+	}
+	if !bytes.Equal(got.Bytes(), want) {
+		t.Errorf("report.md differs from %s (go test ./report -update rewrites it):\n%s", golden, got.String())
+	}
+}
