@@ -192,8 +192,8 @@ func BoundaryText(b sim.Boundary) string {
 	switch {
 	case b.NeverWins:
 		return "nowhere in the sweep"
-	case b.Lo == 0:
-		return fmt.Sprintf("at every swept throughput (from %.3g TOPS)", b.Hi)
+	case b.LoTOPS == 0:
+		return fmt.Sprintf("at every swept throughput (from %.3g TOPS)", b.HiTOPS)
 	}
-	return fmt.Sprintf("between %.3g and %.3g TOPS", b.Lo, b.Hi)
+	return fmt.Sprintf("between %.3g and %.3g TOPS", b.LoTOPS, b.HiTOPS)
 }

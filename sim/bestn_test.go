@@ -224,12 +224,12 @@ func TestNPUSensitivity(t *testing.T) {
 		t.Logf("submit %6.0f µs: %s", g.SubmitUS[j], strings.Join(line, " "))
 	}
 	fixed := g.WinBoundary(false)
-	t.Logf("studied %.3f TOPS %.0f µs; LOSS->WIN at fixed fractions between %.3f and %.3f TOPS", g.AtTOPS, g.AtSubmitUS, fixed[0].Lo, fixed[0].Hi)
+	t.Logf("studied %.3f TOPS %.0f µs; LOSS->WIN at fixed fractions between %.3f and %.3f TOPS", g.AtTOPS, g.AtSubmitUS, fixed[0].LoTOPS, fixed[0].HiTOPS)
 	row := g.Cells[0]
 	if row[0].FixedVerdict != "LOSS" || row[len(row)-1].FixedVerdict != "WIN" {
 		t.Errorf("at the studied submit latency: fixed-fraction verdicts %s .. %s, want LOSS .. WIN", row[0].FixedVerdict, row[len(row)-1].FixedVerdict)
 	}
-	if b := fixed[0]; b.NeverWins || !(b.Lo > 0 && b.Hi > b.Lo && b.Lo < g.AtTOPS) {
+	if b := fixed[0]; b.NeverWins || !(b.LoTOPS > 0 && b.HiTOPS > b.LoTOPS && b.LoTOPS < g.AtTOPS) {
 		t.Errorf("boundary %+v: want a LOSS->WIN crossing below the studied %.3f TOPS", b, g.AtTOPS)
 	}
 	// The best split never loses: it can always give the NPU nothing.

@@ -181,14 +181,14 @@ func Sensitivity(s *model.SoC, w *model.Workload, p model.Plan, engine string, t
 }
 
 // Boundary is, for one submit latency, the throughput interval in which
-// a verdict turns from not-WIN to WIN: at Lo TOPS (the largest swept
-// throughput that does not win) it does not, at Hi (the next) it does.
-// Lo is 0 when every swept throughput wins; NeverWins is set (and Hi 0)
+// a verdict turns from not-WIN to WIN: at LoTOPS (the largest swept
+// throughput that does not win) it does not, at HiTOPS (the next) it does.
+// LoTOPS is 0 when every swept throughput wins; NeverWins is set (and HiTOPS 0)
 // when none does.
 type Boundary struct {
 	SubmitUS  float64 `json:"submit_us"`
-	Lo        float64 `json:"lo_tops"`
-	Hi        float64 `json:"hi_tops"`
+	LoTOPS    float64 `json:"lo_tops"`
+	HiTOPS    float64 `json:"hi_tops"`
 	NeverWins bool    `json:"never_wins,omitempty"`
 }
 
@@ -204,10 +204,10 @@ func (g *SensitivityGrid) WinBoundary(best bool) []Boundary {
 				v = row[i].BestVerdict
 			}
 			if v != "WIN" {
-				b.Lo = g.TOPS[i]
+				b.LoTOPS = g.TOPS[i]
 				break
 			}
-			b.Hi, b.NeverWins = g.TOPS[i], false
+			b.HiTOPS, b.NeverWins = g.TOPS[i], false
 		}
 		out = append(out, b)
 	}
