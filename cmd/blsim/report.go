@@ -56,12 +56,19 @@ func newReportCmd(stdout, stderr io.Writer) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "report -o DIR",
 		Short: "Write a folder with report.md and its plots, ready for an experiment write-up",
-		Long: `Write DIR/report.md: the SoC profile (values ± σ, provenance), the prediction
+		Long: `Write DIR/report.md: a short verdict in plain words (ending with the command
+line, blsim's version and the date), the numbers behind it, the prediction
 table (native, token and expert split at --frac and at the best fraction, gain,
-90% interval, verdict), a verdict-and-why paragraph with the run's numbers, and
-measured against predicted when measurements are given (the rk3588 preset
-defaults to the seed experiment's figures). The plots (split curve, timeline,
-what-if heatmap, roofline, parity) are PNG files next to it, linked relatively.
+90% interval, verdict), measured against predicted when measurements are given
+(the rk3588 preset defaults to the seed experiment's figures, which it was
+fitted on, so they are labelled fitted) and the SoC profile (values ± σ,
+provenance). The plots (split curve, timeline, what-if heatmap, roofline,
+parity) are PNG files next to it, linked relatively.
+
+Everything in it is a view of one prediction, made from the same flags as
+blsim predict: the table, the text and every figure show the same numbers.
+The timeline and roofline draw the requested split (--frac) of the best
+split's mode, or the best split with --frac auto.
 
 The folder is written under a temporary name next to DIR and renamed into
 place, so a failed run leaves no partial report. An existing DIR is replaced
@@ -69,12 +76,10 @@ only when it holds nothing but a previous report's files.
 
 --engines names the split's engines, main first, as in blsim predict. With
 more than two engines, or an accelerator among them (e.g. --soc rk3588-npu
---engines big,npu), the report is of that N-engine split: the prediction
-table lists each engine's share at the best split (sim.BestN) with gain,
-interval and verdict, the heatmap is the N-engine one (for an
-accelerator: its effective TOPS by its submit latency), and the timeline
-and roofline are of the best split. The split curve, a sweep of one share
-between the first two engines, is left out.`,
+--engines big,npu), the prediction table lists each engine's share with
+gain, interval and verdict, the heatmap is the N-engine one (for an
+accelerator: its effective TOPS by its submit latency), and the split curve,
+a sweep of one share between two CPU engines, is left out.`,
 		Example: `  blsim report -o report
   blsim report --soc ddr5 -o ddr5-report
   blsim report --soc my-board.yaml --measurements runs.jsonl -o board-report
