@@ -39,7 +39,7 @@ func warnings(r *resolved) []Warning {
 	}
 	if len(caps) > 0 && s.DRAM.SustainedGBs > sum {
 		ws = append(ws, Warning{Path: "dram.sustained_gb_s", Text: fmt.Sprintf(
-			"%g GB/s is above what the engines pull even together (%s = %.1f GB/s): their bandwidth caps bind, not DRAM%s",
+			"%g GB/s is above what the engines pull even together (%s = %.1f GB/s): their bandwidth caps bind, not DRAM%s (a prediction takes the caps as written; the what-if grid's DRAM axis scales them with DRAM)",
 			s.DRAM.SustainedGBs, strings.Join(caps, " + "), sum, binding)})
 	}
 	return ws
