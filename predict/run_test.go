@@ -1,0 +1,80 @@
+package predict
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/blsim/blsim/model"
+)
+
+// TestRunShape: per mode the requested split, the best and the dispatcher
+// alone, in that order; Best is the best of the bests; the balance point
+// and the why breakdown come from those same plans.
+func TestRunShape(t *testing.T) {
+	s, w := load(t, "rk3588")
+	p, err := Run(Request{SoC: s, Workload: w, Fracs: []float64{0.88, 0.12}, Poll: 50, Draws: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Schema != Schema || !p.TwoEngine() || len(p.Plans) != 6 {
+		t.Fatalf("schema %q, two-engine %v, %d plans", p.Schema, p.TwoEngine(), len(p.Plans))
+	}
+	kinds := []Kind{Requested, Best, DispatcherOnly}
+	for i, pp := range p.Plans {
+		if pp.Kind != kinds[i%3] || pp.Plan.Mode != p.Modes()[i/3] {
+			t.Errorf("plan %d is %s %s", i, pp.Plan.Mode, pp.Kind)
+		}
+		if pp.Kind == Best && pp.TPS > p.Best.TPS {
+			t.Errorf("%s best %.3f t/s beats Best %.3f", pp.Plan.Mode, pp.TPS, p.Best.TPS)
+		}
+	}
+	if r, _ := p.Plan(model.TokenSplit, Requested); r.Frac() != 0.12 {
+		t.Errorf("requested token share %g", r.Frac())
+	}
+	only, _ := p.Plan(p.Best.Plan.Mode, DispatcherOnly)
+	if p.Why.DispatcherOnlyGainPct != only.GainPct || p.Why.WorkGainPct != p.Best.GainPct-only.GainPct {
+		t.Errorf("why %+v, dispatcher only %+v", p.Why, only)
+	}
+	if b, ok := p.Balance(model.TokenSplit); !ok || !(b > 0.1 && b < 0.2) {
+		t.Errorf("token balance %g %v, want about 0.14", b, ok)
+	}
+	if _, ok := p.Balance(model.Native); ok {
+		t.Error("a balance point for native")
+	}
+}
+
+// TestRunFieldErrors: a request that does not hold names its field.
+func TestRunFieldErrors(t *testing.T) {
+	s, w := load(t, "rk3588")
+	npu, wn := load(t, "rk3588-npu")
+	for _, tc := range []struct {
+		name  string
+		req   Request
+		field string
+		index int
+	}{
+		{"one engine", Request{SoC: s, Workload: w, Engines: []string{"big"}}, "engines", -1},
+		{"unknown engine", Request{SoC: s, Workload: w, Engines: []string{"big", "gpu"}}, "engines", 1},
+		{"accelerator first", Request{SoC: npu, Workload: wn, Engines: []string{"npu", "big"}}, "engines", 0},
+		{"too many threads", Request{SoC: s, Workload: w, Threads: []int{4, 5}}, "threads", 1},
+		{"threads count", Request{SoC: s, Workload: w, Threads: []int{4}}, "threads", -1},
+		{"shares sum", Request{SoC: s, Workload: w, Fracs: []float64{0.5, 0.6}}, "fracs", -1},
+		{"share range", Request{SoC: s, Workload: w, Fracs: []float64{1.5, -0.5}}, "fracs", 0},
+		{"npu by experts", Request{SoC: npu, Workload: wn, Engines: []string{"big", "npu"}, Modes: []model.Mode{model.ExpertSplit}}, "modes", -1},
+		{"poll", Request{SoC: s, Workload: w, Poll: 101}, "poll", -1},
+		{"draws", Request{SoC: s, Workload: w, Draws: MaxDraws + 1}, "draws", -1},
+		{"sweep over an npu", Request{SoC: npu, Workload: wn, Engines: []string{"big", "npu"}, Sweep: true}, "sweep", -1},
+		{"sensitivity without one", Request{SoC: s, Workload: w, Sensitivity: true}, "sensitivity", -1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Run(tc.req)
+			var fe *FieldError
+			if !errors.As(err, &fe) || fe.Field != tc.field || fe.Index != tc.index {
+				t.Errorf("error %v (%+v), want field %s index %d", err, fe, tc.field, tc.index)
+			}
+		})
+	}
+	if _, err := Run(Request{}); err == nil {
+		t.Error("a request with no SoC ran")
+	}
+}
