@@ -148,6 +148,14 @@ func (m *Measurement) SD() float64 {
 	return sd
 }
 
+// MeanSD is the mean and sample standard deviation of xs (0 for fewer
+// than two), the one helper every package uses for them: overflow-safe
+// (see meanSD), on gonum's stat.MeanStdDev.
+func MeanSD(xs []float64) (mean, sd float64) {
+	mean, sd, _ = meanSD(xs)
+	return mean, sd
+}
+
 // meanSD is the mean and sample standard deviation of xs, computed on xs
 // scaled by their largest magnitude, so that no sum overflows (samples of
 // 1e308 give finite figures, and CheckRange says what is wrong); ok is

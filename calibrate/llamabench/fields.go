@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/blsim/blsim/measure"
 )
 
 // kind is how llama-bench types a field (test::get_field_type): it decides
@@ -303,23 +305,7 @@ func checkThroughput(rec *Record) error {
 }
 
 // meanStddev returns the mean and the sample standard deviation of xs.
-func meanStddev(xs []float64) (mean, sd float64) {
-	if len(xs) == 0 {
-		return 0, 0
-	}
-	for _, x := range xs {
-		mean += x
-	}
-	mean /= float64(len(xs))
-	if len(xs) == 1 {
-		return mean, 0
-	}
-	var ss float64
-	for _, x := range xs {
-		ss += float64((x - mean) * (x - mean)) // no fused multiply-add: same result on every GOARCH
-	}
-	return mean, math.Sqrt(ss / float64(len(xs)-1))
-}
+func meanStddev(xs []float64) (mean, sd float64) { return measure.MeanSD(xs) }
 
 // value returns the text llama-bench would print for f in rec: the typed
 // field if there is one, else Fields (booleans as "0" or "1"), else the

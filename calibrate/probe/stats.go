@@ -5,6 +5,8 @@ import (
 	"math"
 	"slices"
 	"time"
+
+	"github.com/blsim/blsim/measure"
 )
 
 // Stats summarises the samples of one measurement.
@@ -54,18 +56,7 @@ func Summarize(unit string, samples []float64) Stats {
 	st.Q1, st.Q3 = quantile(sorted, 0.25), quantile(sorted, 0.75)
 	st.IQR = st.Q3 - st.Q1
 
-	var sum float64
-	for _, x := range samples {
-		sum += x
-	}
-	st.Mean = sum / float64(len(samples))
-	if len(samples) > 1 {
-		var ss float64
-		for _, x := range samples {
-			ss += (x - st.Mean) * (x - st.Mean)
-		}
-		st.StdDev = math.Sqrt(ss / float64(len(samples)-1))
-	}
+	st.Mean, st.StdDev = measure.MeanSD(samples)
 	if st.Mean != 0 {
 		st.CV = st.StdDev / math.Abs(st.Mean)
 	}
