@@ -42,6 +42,37 @@ type Request struct {
 	// Sensitivity asks, with an accelerator among the engines, for the
 	// gain as its throughput and submit latency vary.
 	Sensitivity bool
+	// Progress, when not nil, is called after each step of the
+	// prediction with the steps done and their total (Steps), so a long
+	// one (many ubatches) can show how far it is.
+	Progress func(done, total int)
+}
+
+// Steps is how many steps Run takes for q: what its Progress counts to.
+func (q Request) Steps() int {
+	r, err := q.resolve()
+	if err != nil {
+		return 0
+	}
+	return r.steps()
+}
+
+func (r *resolved) steps() int {
+	per := 2 + 2 // best and dispatcher alone, each with its interval
+	if r.Fracs != nil {
+		per += 2
+	}
+	if r.twoEngine() {
+		per++ // balance
+	}
+	n := 1 + len(r.Modes)*per
+	if r.Sweep {
+		n++
+	}
+	if r.Sensitivity {
+		n++
+	}
+	return n
 }
 
 // FieldError is a request field that does not hold: Field names it
@@ -234,11 +265,19 @@ func Run(q Request) (*Prediction, error) {
 		return nil, err
 	}
 	s, wl := r.SoC, r.Workload
+	done, total := 0, r.steps()
+	step := func() {
+		done++
+		if r.Progress != nil {
+			r.Progress(done, total)
+		}
+	}
 	native := model.NewNative(r.Engines[0], r.Threads[0], r.Poll)
 	nr, err := sim.Run(s, wl, native)
 	if err != nil {
 		return nil, err
 	}
+	step()
 	p := &Prediction{Schema: Schema, SoC: s.Name, Workload: wl.Name, Prompt: wl.Run.PromptTokens, Ubatch: wl.Run.Ubatch,
 		Engines: r.Engines, Threads: r.Threads, Poll: r.Poll, Draws: r.Draws, Native: outcomeOf(nr)}
 	for _, e := range r.engines {
@@ -249,6 +288,7 @@ func Run(q Request) (*Prediction, error) {
 		if err != nil {
 			return PlanPrediction{}, err
 		}
+		step()
 		g := sim.GainPct(res.TPS, nr.TPS)
 		return PlanPrediction{Kind: k, Plan: plan, Outcome: outcomeOf(res), GainPct: g, Interval: iv, Verdict: sim.Judge(g, iv)}, nil
 	}
@@ -258,6 +298,7 @@ func Run(q Request) (*Prediction, error) {
 				return PlanPrediction{}, err
 			}
 		}
+		step()
 		pp, err := predictPlan(k, plan, res)
 		if err == nil {
 			p.Plans = append(p.Plans, pp)
@@ -285,7 +326,7 @@ func Run(q Request) (*Prediction, error) {
 		if err != nil {
 			return nil, err
 		}
-		best, err := add(Best, bp, br)
+		best, err := add(Best, bp, br) // the search counts as this step
 		if err != nil {
 			return nil, err
 		}
@@ -305,6 +346,7 @@ func Run(q Request) (*Prediction, error) {
 			if !math.IsNaN(b) {
 				p.Balances = append(p.Balances, Balance{Mode: mode, Frac: b})
 			}
+			step()
 		}
 	}
 	if only, ok := p.Plan(p.Best.Plan.Mode, DispatcherOnly); ok {
@@ -314,6 +356,7 @@ func Run(q Request) (*Prediction, error) {
 		if p.Sweep, err = sweep(r, nr); err != nil {
 			return nil, err
 		}
+		step()
 	}
 	if r.Sensitivity {
 		g, err := sim.Sensitivity(s, wl, r.plan(p.Best.Plan.Mode, nil), r.Engines[r.accel], nil, nil)
@@ -322,6 +365,7 @@ func Run(q Request) (*Prediction, error) {
 		}
 		p.Sensitivity = g
 		p.BoundaryBest, p.BoundaryFixed = g.WinBoundary(true), g.WinBoundary(false)
+		step()
 	}
 	p.Warnings = warnings(r)
 	return p, nil

@@ -78,3 +78,33 @@ func TestRunFieldErrors(t *testing.T) {
 		t.Error("a request with no SoC ran")
 	}
 }
+
+// TestProgress: Progress counts every step of Run, in order, up to Steps.
+func TestProgress(t *testing.T) {
+	s, w := load(t, "rk3588")
+	w.Run.PromptTokens, w.Run.Ubatch = 64, 64
+	for _, q := range []Request{
+		{SoC: s, Workload: w, Fracs: []float64{0.9, 0.1}, Draws: 2, Sweep: true},
+		{SoC: s, Workload: w, Modes: []model.Mode{model.ExpertSplit}, Draws: 2},
+	} {
+		var got []int
+		q.Progress = func(done, total int) {
+			if total != q.Steps() {
+				t.Errorf("total %d, Steps %d", total, q.Steps())
+			}
+			got = append(got, done)
+		}
+		if _, err := Run(q); err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != q.Steps() || got[len(got)-1] != q.Steps() {
+			t.Errorf("progress %v, want 1..%d", got, q.Steps())
+		}
+		for i, d := range got {
+			if d != i+1 {
+				t.Errorf("progress %v is not 1, 2, ...", got)
+				break
+			}
+		}
+	}
+}

@@ -137,6 +137,7 @@ func plotRun(o *plotOptions, stdout io.Writer) error {
 	if o.Layers < 0 {
 		return fmt.Errorf("--layers: %d is negative", o.Layers)
 	}
+	o.progress = o.warn
 	q, err := o.request()
 	if err != nil {
 		return err

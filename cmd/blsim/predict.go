@@ -59,6 +59,7 @@ SoC that cannot matter to the prediction get a warning on stderr.`,
 }
 
 func predictRun(o *predictOptions, stdout, stderr io.Writer) error {
+	o.progress = stderr
 	q, err := o.request()
 	if err != nil {
 		return err

@@ -108,6 +108,7 @@ func reportRun(o *reportOptions, stdout io.Writer) (err error) {
 	if err := checkReplaceable(out); err != nil {
 		return err
 	}
+	o.progress = o.warn
 	q, err := o.request()
 	if err != nil {
 		return err

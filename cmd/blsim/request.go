@@ -13,6 +13,7 @@ import (
 	"github.com/blsim/blsim/predict"
 	"github.com/blsim/blsim/presets"
 	"github.com/blsim/blsim/sim"
+	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/pflag"
 )
 
@@ -34,7 +35,14 @@ type requestFlags struct {
 	Draws         int
 	// flags is the command's flag set: what was given, and what not.
 	flags *pflag.FlagSet
+	// progress, when set, gets a progress bar for a long prediction.
+	progress io.Writer
 }
+
+// longUbatches is the ubatch count from which a prediction shows its
+// progress: each step then simulates that many ubatches hundreds of times
+// (about 20 ms per ubatch-step on a 2-vCPU machine).
+const longUbatches = 64
 
 // register adds the flags to f with the same names, meanings and defaults
 // in every command.
@@ -221,8 +229,16 @@ func parseShares(spec string, n int) ([]float64, error) {
 	return fr, nil
 }
 
-// run predicts the request, with errors naming the flag.
+// run predicts the request, with errors naming the flag, and a progress
+// bar when it is long.
 func (r *requestFlags) run(q predict.Request) (*predict.Prediction, error) {
+	if r.progress != nil && q.Workload != nil && q.Workload.Run.Ubatches() >= longUbatches && q.Progress == nil {
+		bar := progressbar.NewOptions(q.Steps(), progressbar.OptionSetWriter(r.progress), progressbar.OptionShowCount(),
+			progressbar.OptionSetPredictTime(true), progressbar.OptionSetWidth(30), progressbar.OptionClearOnFinish(),
+			progressbar.OptionSetDescription(fmt.Sprintf("predicting %d ubatches", q.Workload.Run.Ubatches())))
+		q.Progress = func(done, _ int) { _ = bar.Set(done) }
+		defer bar.Finish()
+	}
 	p, err := predict.Run(q)
 	if err != nil {
 		return nil, r.flagError(err, q)
