@@ -39,10 +39,14 @@
 //	    {"kind": "best", "...": "..."},
 //	    {"kind": "dispatcher_only", "...": "..."}
 //	  ],
-//	  "best": {"kind": "best", "plan": {"...": "the plan to run"}},
-//	  "balances": [{"mode": "token", "frac": 0.16}],
-//	  "marginal_ratio": 0.6,
-//	  "why": {"dispatcher_only_gain_pct": 0.1, "work_gain_pct": 0.4},
+//	  "best": {"kind": "best",
+//	    "plan": {"mode": "token", "engines": ["big", "little"],
+//	             "fracs": [0.8889, 0.1111], "threads": [4, 4], "poll": 50},
+//	    "gain_pct": 0.64, "...": "as the plans"},
+//	  "balances": [{"mode": "token", "frac": 0.1441},
+//	               {"mode": "expert", "frac": 0.1621}],
+//	  "marginal_ratio": 0.163,
+//	  "why": {"dispatcher_only_gain_pct": 0.025, "work_gain_pct": 0.612},
 //	  "warnings": [{"path": "dram.peak_gb_s", "text": "..."}]
 //	}
 //
