@@ -27,3 +27,60 @@ func ExampleRun() {
 	fmt.Printf("native: %.2f t/s\n", r.TPS)
 	// Output: native: 26.26 t/s
 }
+
+// Find the little cluster's share of the seed's token split that
+// maximises throughput, and compare it with native.
+func ExampleBest() {
+	soc, err := presets.SoC("rk3588")
+	if err != nil {
+		log.Fatal(err)
+	}
+	wl, err := presets.Workload("qwen3.5-35b-a3b")
+	if err != nil {
+		log.Fatal(err)
+	}
+	native, err := sim.Run(soc, wl, model.NewNative("big", 4, 50))
+	if err != nil {
+		log.Fatal(err)
+	}
+	// The plan's fraction is ignored: Best searches it.
+	best, r, err := sim.Best(soc, wl, model.NewSplit(model.TokenSplit, "big", "little", 4, 4, 0, 50))
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Printf("best little share: %.3f\n", best.Fracs[1])
+	fmt.Printf("%.2f t/s against native's %.2f (%+.2f%%)\n", r.TPS, native.TPS, 100*(r.TPS/native.TPS-1))
+	// Output:
+	// best little share: 0.111
+	// 26.43 t/s against native's 26.26 (+0.64%)
+}
+
+// Share the seed's routed-expert tokens over the RK3588's big cores and
+// its NPU: BestN searches the shares of every engine of the plan.
+func ExampleBestN() {
+	soc, err := presets.SoC("rk3588-npu")
+	if err != nil {
+		log.Fatal(err)
+	}
+	wl, err := presets.Workload("qwen3.5-35b-a3b")
+	if err != nil {
+		log.Fatal(err)
+	}
+	native, err := sim.Run(soc, wl, model.NewNative("big", 4, 50))
+	if err != nil {
+		log.Fatal(err)
+	}
+	p := model.Plan{Mode: model.TokenSplit, Engines: []string{"big", "npu"}, Threads: []int{4, 3}, Poll: 50}
+	best, r, err := sim.BestN(soc, wl, p)
+	if err != nil {
+		log.Fatal(err)
+	}
+	for i, e := range best.Engines {
+		fmt.Printf("%s: %.2f\n", e, best.Fracs[i])
+	}
+	fmt.Printf("%.1f t/s against native's %.1f (%+.0f%%)\n", r.TPS, native.TPS, 100*(r.TPS/native.TPS-1))
+	// Output:
+	// big: 0.24
+	// npu: 0.76
+	// 30.7 t/s against native's 26.3 (+17%)
+}

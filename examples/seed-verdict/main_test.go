@@ -1,0 +1,75 @@
+package main
+
+import (
+	"bytes"
+	"io"
+	"os"
+	"strings"
+	"testing"
+)
+
+// want is what the program prints: the seed's verdict, as the README shows it.
+const want = "PARITY: best token split, little 0.111, +0.64% [-0.3, +0.8]%\n"
+
+// readmeSection is the heading of the README section that shows this
+// program.
+const readmeSection = "## Use as a Go library"
+
+// TestREADME checks that the README's section shows this program as it is,
+// byte for byte, and the line it prints.
+func TestREADME(t *testing.T) {
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, err := os.ReadFile("main.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, sec, ok := strings.Cut(string(readme), "\n"+readmeSection+"\n")
+	if !ok {
+		t.Fatalf("README.md has no %q section", readmeSection)
+	}
+	if i := strings.Index(sec, "\n## "); i >= 0 {
+		sec = sec[:i]
+	}
+	_, code, ok := strings.Cut(sec, "\n```go\n")
+	if !ok {
+		t.Fatalf("README.md's %q section has no ```go block", readmeSection)
+	}
+	code, _, ok = strings.Cut(code, "\n```\n")
+	if !ok {
+		t.Fatalf("README.md's %q section: the ```go block does not end", readmeSection)
+	}
+	if code+"\n" != string(src) {
+		t.Errorf("README.md's %q section does not show main.go as it is; copy main.go into it:\n%s", readmeSection, src)
+	}
+	if !strings.Contains(sec, "\n"+want) {
+		t.Errorf("README.md's %q section does not show the line the program prints, %q", readmeSection, want)
+	}
+}
+
+// TestOutput runs the program and checks what it prints.
+func TestOutput(t *testing.T) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout := os.Stdout
+	os.Stdout = w
+	defer func() { os.Stdout = stdout }()
+	done := make(chan []byte)
+	go func() {
+		var buf bytes.Buffer
+		_, _ = io.Copy(&buf, r)
+		done <- buf.Bytes()
+	}()
+	main()
+	os.Stdout = stdout
+	w.Close()
+	got := string(<-done)
+	r.Close()
+	if got != want {
+		t.Errorf("printed %q, want %q", got, want)
+	}
+}
