@@ -4,7 +4,11 @@
 // grid of plans, and fits the profile to those runs (package fit). Every
 // finished measurement is appended to a measurements file at once, so an
 // interrupted calibration loses nothing and a resumed one skips what is
-// done.
+// done. Steps lists what a calibration measures, Measure measures it, and
+// Host, Header and LineProgress describe it as blsim calibrate prints it.
+// AdaptGrid fits a benchmark grid (package runner) to the prior profile
+// its runs will be fitted to, and CheckHoldout checks that holdout
+// patterns split it.
 //
 // Measuring needs Linux; building the prior and fitting run anywhere.
 package calibrate

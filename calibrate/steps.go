@@ -36,10 +36,11 @@ type Settings struct {
 	// Shuffle runs each round's plans in an order of its own (drawn from
 	// the round's number, the same on every run).
 	Shuffle bool
-	// NoMicro skips the microbenchmarks (they only set the fit's priors).
+	// NoMicro skips the microbenchmarks in Steps (they only set the fit's
+	// priors).
 	NoMicro bool
 	// Workload is the dispatcher's workload; nil means the synthetic MoE
-	// sized to twice the last-level cache.
+	// sized to twice the last-level cache, which Steps sets.
 	Workload *model.Workload
 	// Repeats of each dispatcher run; 0 means 2.
 	Repeats int

@@ -35,4 +35,8 @@
 // Splits never change the math: every output element is one dot product of
 // the same operands in the same order whichever thread computes it, so all
 // plans produce bit-identical outputs (Config.Checksum checks it).
+//
+// Knobs are a run's plan settings as the seed experiment's ORK_*
+// variables set them (Knobs.ApplyEnv), and make its plan (Knobs.Plan);
+// Model.Record is a run's llama-bench record, as blsim bench prints it.
 package dispatch

@@ -354,3 +354,15 @@ func (r *runner) exec(s *step) {
 		a.Run(r.fnScalar)
 	}
 }
+
+// KernelsLine says which dot kernels the dispatcher and its
+// microbenchmark run (internal/quant), and whether they are the slow
+// generic ones: then the dispatcher's runs stay compute-bound and cannot
+// load DRAM as ggml's kernels do.
+func KernelsLine() (line string, slow bool) {
+	impl := quant.Impl()
+	if impl == "generic" {
+		return "dispatcher kernels: generic Go (no SIMD kernel for this CPU, or BLSIM_KERNELS=generic): about 15x slower than ggml's, so the runs stay compute-bound", true
+	}
+	return "dispatcher kernels: " + impl, false
+}

@@ -17,5 +17,10 @@
 // (HeldOut: words of a run's label, a knob NAME=VALUE, part of its ID) and
 // predicts those that match one.
 //
+// A Job is a fit as blsim fit and blsim calibrate make it, provenance
+// stamped; WriteProfile writes its profile. Result.WriteText,
+// Validation.WriteText and WriteRegimes print a fit and a validation as
+// text; NoiseOf says how noisy the runs were.
+//
 // Fitting runs anywhere; only measuring needs the hardware.
 package fit

@@ -2,6 +2,8 @@ package fit
 
 import (
 	"fmt"
+	"math"
+	"runtime"
 	"sync"
 
 	"github.com/blsim/blsim/measure"
@@ -109,4 +111,52 @@ func WithRun(w *model.Workload, r *measure.Run) *model.Workload {
 	c := *w
 	c.Run.PromptTokens, c.Run.Ubatch, c.Run.Depth = r.PromptTokens, ub, r.Depth
 	return &c
+}
+
+// predictAll predicts every measurement on all cores: its t/s and the
+// share of its critical path that was DRAM-bound, in percent.
+func predictAll(p *Predictor, s *model.SoC, obs []measure.Measurement) (tps, dramPct []float64, err error) {
+	out := make([]float64, len(obs))
+	dram := make([]float64, len(obs))
+	errs := make([]error, len(obs))
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for k := 0; k < runtime.GOMAXPROCS(0); k++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				r, err := p.Simulate(s, &obs[i])
+				if err != nil {
+					errs[i] = err
+					continue
+				}
+				out[i], dram[i] = r.TPS, 100*r.Bound.DRAM
+			}
+		}()
+	}
+	for i := range obs {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return nil, nil, err
+		}
+	}
+	return out, dram, nil
+}
+
+func residualTable(obs []measure.Measurement, pred, dramPct []float64) ([]Residual, float64, float64) {
+	var rows []Residual
+	ss, sa := 0.0, 0.0
+	for i, m := range obs {
+		e := 100 * (pred[i]/m.Median - 1)
+		ss += e * e
+		sa += math.Abs(e)
+		rows = append(rows, Residual{ID: m.ID, Label: m.Label(), Measured: m.Median, Predicted: pred[i], ErrPct: e, DRAMBoundPct: dramPct[i]})
+	}
+	n := float64(len(obs))
+	return rows, math.Sqrt(ss / n), sa / n
 }

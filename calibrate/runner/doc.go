@@ -29,5 +29,6 @@
 // finished run is already on disk. With Config.Rounds the grid is run
 // several times over (Schedule), each round with Config.Shuffle in an order
 // of its own, so that a machine's slow spell falls on different points each
-// round.
+// round. Config.Header, Config.LineProgress and Summary.Line are the lines
+// to print before, during and after a run.
 package runner

@@ -96,3 +96,18 @@ func SplitCommand(s string) ([]string, error) {
 	}
 	return words, nil
 }
+
+// QuoteCommand prints words as one command line that SplitCommand reads
+// back into the same words: a word with a space, a quote or a backslash in
+// it, or an empty one, is single-quoted.
+func QuoteCommand(words []string) string {
+	out := make([]string, len(words))
+	for i, w := range words {
+		if w != "" && !strings.ContainsAny(w, " \t\n'\"\\") {
+			out[i] = w
+			continue
+		}
+		out[i] = "'" + strings.ReplaceAll(w, "'", `'\''`) + "'"
+	}
+	return strings.Join(out, " ")
+}

@@ -46,3 +46,12 @@ func TestSplitCommand(t *testing.T) {
 		}
 	}
 }
+
+func TestQuoteCommand(t *testing.T) {
+	words := []string{"llama-bench", "-m", "my model.gguf", "it's", "", `a\b`, "$(x)"}
+	got := QuoteCommand(words)
+	back, err := SplitCommand(got)
+	if err != nil || strings.Join(back, "|") != strings.Join(words, "|") {
+		t.Errorf("%s read back as %q, %v", got, back, err)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"io/fs"
+	"os"
 	"strconv"
 	"strings"
 )
@@ -78,4 +79,21 @@ func (r cpuinfoRecord) midr() (m MIDR, ok bool, err error) {
 		return MIDR{}, false, fmt.Errorf("%s: CPU part %q is not a 12-bit number", cpuinfo, part)
 	}
 	return MIDR{Implementer: uint32(i), Part: uint32(p)}, true, nil
+}
+
+// CPUModel is the CPU's name in proc/cpuinfo under root ("/" on a live
+// machine): the first "model name" (x86) or "Hardware" (many arm64 boards)
+// line's value, or "" when there is none or the file cannot be read.
+func CPUModel(root string) string {
+	text, ok, err := readText(os.DirFS(root), cpuinfo)
+	if err != nil || !ok {
+		return ""
+	}
+	for _, line := range strings.Split(text, "\n") {
+		k, v, ok := strings.Cut(line, ":")
+		if ok && (strings.TrimSpace(k) == "model name" || strings.TrimSpace(k) == "Hardware") {
+			return strings.TrimSpace(v)
+		}
+	}
+	return ""
 }

@@ -28,5 +28,7 @@
 // for three, and "big", "mid1", "mid2", ..., "little" beyond that.
 //
 // Users who know better override the result with --cluster flags; see
-// ParseClusterFlag and Override.
+// ParseClusterFlag, ParseClusters and Override. Their errors quote the
+// offending NAME=CPULIST without naming the flag, which the caller adds.
+// CPUModel reads the CPU's name from cpuinfo.
 package topology

@@ -48,7 +48,7 @@ func ExampleOverride() {
 	// Output:
 	// big 4-5 Cortex-A76
 	// little 0 Cortex-A55
-	// --cluster "big=4-9": cpus 8-9 are not online (online: 0-7)
+	// cluster "big=4-9": cpus 8-9 are not online (online: 0-7)
 }
 
 func ExampleParseCPUList() {

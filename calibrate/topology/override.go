@@ -9,7 +9,9 @@ import (
 // ParseClusterFlag parses the value of one --cluster flag, NAME=CPULIST,
 // such as "big=4-7" or "little=0-3". NAME starts with a letter and holds
 // letters, digits, '_' and '-'; CPULIST is in the format of ParseCPUList
-// and must not be empty. Errors are one line naming the flag.
+// and must not be empty. Errors are one line quoting s, as
+// `cluster "big:4-7": want NAME=CPULIST, such as big=4-7`; they do not name
+// the flag, which the caller adds.
 func ParseClusterFlag(s string) (name string, cpus []int, err error) {
 	name, list, ok := strings.Cut(s, "=")
 	name = strings.TrimSpace(name)
@@ -43,8 +45,35 @@ func checkClusterName(name string) error {
 	return nil
 }
 
-func flagError(flag, msg string) error {
-	return fmt.Errorf("--cluster %q: %s", flag, msg)
+// flagError is an error about one cluster spec, NAME=CPULIST.
+func flagError(spec, msg string) error {
+	return fmt.Errorf("cluster %q: %s", spec, msg)
+}
+
+// ParseClusters parses cluster specs, NAME=CPULIST each (ParseClusterFlag),
+// in order, and checks that no name is given twice and that no CPU is in
+// two clusters. Errors are one line quoting the offending spec.
+func ParseClusters(specs []string) (names []string, cpus [][]int, err error) {
+	first := map[string]string{} // cluster name -> the spec that named it
+	owner := map[int]string{}    // cpu -> the cluster that claimed it
+	for _, spec := range specs {
+		name, list, err := ParseClusterFlag(spec)
+		if err != nil {
+			return nil, nil, err
+		}
+		if prev, dup := first[name]; dup {
+			return nil, nil, flagError(spec, fmt.Sprintf("cluster %q already defined by %q", name, prev))
+		}
+		first[name] = spec
+		for _, c := range list {
+			if other, dup := owner[c]; dup {
+				return nil, nil, flagError(spec, fmt.Sprintf("cpu %d is already in cluster %s", c, other))
+			}
+			owner[c] = name
+		}
+		names, cpus = append(names, name), append(cpus, list)
+	}
+	return names, cpus, nil
 }
 
 // Override replaces the discovered clusters of t with those named by
@@ -56,9 +85,9 @@ func flagError(flag, msg string) error {
 // CPU named must be in it, since work pinned elsewhere would fail or
 // silently migrate. A nil allowed skips that check (tests, other OSes).
 //
-// Errors are one line naming the offending flag: bad syntax, a name given
-// twice, a CPU in two clusters, a CPU that is not online, or a CPU outside
-// allowed.
+// Errors are one line quoting the offending spec (not naming the flag,
+// which the caller adds): bad syntax, a name given twice, a CPU in two
+// clusters, a CPU that is not online, or a CPU outside allowed.
 func Override(t Topology, flags []string, allowed []int) (Topology, error) {
 	if len(flags) == 0 {
 		return t, nil
@@ -69,19 +98,14 @@ func Override(t Topology, flags []string, allowed []int) (Topology, error) {
 			online = append(online, c.ID)
 		}
 	}
+	names, lists, err := ParseClusters(flags)
+	if err != nil {
+		return Topology{}, err
+	}
 	byID := cpusByID(t.CPUs)
-	owner := map[int]string{}       // cpu -> flag that claimed it
-	nameFlag := map[string]string{} // cluster name -> flag
 	clusters := make([]Cluster, 0, len(flags))
-	for _, flag := range flags {
-		name, cpus, err := ParseClusterFlag(flag)
-		if err != nil {
-			return Topology{}, err
-		}
-		if first, dup := nameFlag[name]; dup {
-			return Topology{}, flagError(flag, fmt.Sprintf("cluster %q already defined by --cluster %q", name, first))
-		}
-		nameFlag[name] = flag
+	for i, flag := range flags {
+		cpus := lists[i]
 		if bad := missing(cpus, online); len(bad) > 0 {
 			return Topology{}, flagError(flag, fmt.Sprintf("%s not online (online: %s)", cpuWord(bad), FormatCPUList(online)))
 		}
@@ -92,17 +116,13 @@ func Override(t Topology, flags []string, allowed []int) (Topology, error) {
 		}
 		members := make([]CPU, 0, len(cpus))
 		for _, id := range cpus {
-			if prev, taken := owner[id]; taken {
-				return Topology{}, flagError(flag, fmt.Sprintf("cpu %d is already in --cluster %q", id, prev))
-			}
-			owner[id] = flag
 			c, ok := byID[id]
 			if !ok {
 				c = CPU{ID: id, ClusterID: -1, PackageID: -1, CoreID: -1, ThreadSiblings: []int{id}}
 			}
 			members = append(members, c)
 		}
-		clusters = append(clusters, summarize(name, members, byID))
+		clusters = append(clusters, summarize(names[i], members, byID))
 	}
 	t.Clusters = clusters
 	return t, nil

@@ -17,14 +17,14 @@ func TestParseClusterFlag(t *testing.T) {
 		{in: "big=4-7", name: "big", cpus: []int{4, 5, 6, 7}},
 		{in: "little=0-3", name: "little", cpus: []int{0, 1, 2, 3}},
 		{in: "p_core-2=0,2", name: "p_core-2", cpus: []int{0, 2}},
-		{in: "big", wantErr: `--cluster "big": want NAME=CPULIST`},
-		{in: "=4-7", wantErr: `--cluster "=4-7": missing cluster name`},
-		{in: "big=", wantErr: `--cluster "big=": empty cpu list`},
-		{in: "big=7-4", wantErr: `--cluster "big=7-4": cpu list "7-4": range "7-4" runs backwards`},
-		{in: "big=4-x", wantErr: `--cluster "big=4-x"`},
+		{in: "big", wantErr: `cluster "big": want NAME=CPULIST`},
+		{in: "=4-7", wantErr: `cluster "=4-7": missing cluster name`},
+		{in: "big=", wantErr: `cluster "big=": empty cpu list`},
+		{in: "big=7-4", wantErr: `cluster "big=7-4": cpu list "7-4": range "7-4" runs backwards`},
+		{in: "big=4-x", wantErr: `cluster "big=4-x"`},
 		{in: "4big=1", wantErr: `cluster name "4big"`},
 		{in: "b g=1", wantErr: `cluster name "b g"`},
-		{in: "big=1=2", wantErr: `--cluster "big=1=2"`},
+		{in: "big=1=2", wantErr: `cluster "big=1=2"`},
 	}
 	for _, tt := range tests {
 		name, cpus, err := ParseClusterFlag(tt.in)
@@ -36,6 +36,28 @@ func TestParseClusterFlag(t *testing.T) {
 		}
 		if err != nil || name != tt.name || !slices.Equal(cpus, tt.cpus) {
 			t.Errorf("ParseClusterFlag(%q) = %q, %v, %v; want %q, %v", tt.in, name, cpus, err, tt.name, tt.cpus)
+		}
+	}
+}
+
+func TestParseClusters(t *testing.T) {
+	names, cpus, err := ParseClusters([]string{"big=4-7", "little=0-3"})
+	if err != nil || !slices.Equal(names, []string{"big", "little"}) || len(cpus) != 2 || !slices.Equal(cpus[1], []int{0, 1, 2, 3}) {
+		t.Errorf("ParseClusters = %v, %v, %v", names, cpus, err)
+	}
+	if names, cpus, err := ParseClusters(nil); err != nil || names != nil || cpus != nil {
+		t.Errorf("no specs: %v, %v, %v", names, cpus, err)
+	}
+	for _, tc := range []struct {
+		specs []string
+		want  string
+	}{
+		{[]string{"big=1", "big:0"}, `cluster "big:0": want NAME=CPULIST, such as big=4-7`},
+		{[]string{"big=1", "big=0"}, `cluster "big=0": cluster "big" already defined by "big=1"`},
+		{[]string{"big=1", "little=1"}, `cluster "little=1": cpu 1 is already in cluster big`},
+	} {
+		if _, _, err := ParseClusters(tc.specs); err == nil || err.Error() != tc.want {
+			t.Errorf("%q: %v, want %q", tc.specs, err, tc.want)
 		}
 	}
 }
@@ -94,13 +116,13 @@ func TestOverrideErrors(t *testing.T) {
 		allowed []int
 		wantErr string
 	}{
-		{"bad syntax", rk, []string{"big=4-7", "little:0-3"}, nil, `--cluster "little:0-3": want NAME=CPULIST`},
-		{"duplicate name", rk, []string{"big=4-5", "big=6-7"}, nil, `--cluster "big=6-7": cluster "big" already defined by --cluster "big=4-5"`},
-		{"overlap", rk, []string{"big=4-7", "little=0-4"}, nil, `--cluster "little=0-4": cpu 4 is already in --cluster "big=4-7"`},
-		{"cpu beyond the machine", rk, []string{"big=4-9"}, nil, `--cluster "big=4-9": cpus 8-9 are not online (online: 0-7)`},
-		{"possible but offline", vm, []string{"cpu=0-2"}, nil, `--cluster "cpu=0-2": cpu 2 is not online (online: 0-1)`},
-		{"outside affinity mask", rk, []string{"little=0-3", "big=4-7"}, taskset, `--cluster "big=4-7": cpus 6-7 are outside this process's allowed CPUs 0-5`},
-		{"empty mask", rk, []string{"little=0"}, []int{}, `--cluster "little=0": cpu 0 is outside`},
+		{"bad syntax", rk, []string{"big=4-7", "little:0-3"}, nil, `cluster "little:0-3": want NAME=CPULIST`},
+		{"duplicate name", rk, []string{"big=4-5", "big=6-7"}, nil, `cluster "big=6-7": cluster "big" already defined by "big=4-5"`},
+		{"overlap", rk, []string{"big=4-7", "little=0-4"}, nil, `cluster "little=0-4": cpu 4 is already in cluster big`},
+		{"cpu beyond the machine", rk, []string{"big=4-9"}, nil, `cluster "big=4-9": cpus 8-9 are not online (online: 0-7)`},
+		{"possible but offline", vm, []string{"cpu=0-2"}, nil, `cluster "cpu=0-2": cpu 2 is not online (online: 0-1)`},
+		{"outside affinity mask", rk, []string{"little=0-3", "big=4-7"}, taskset, `cluster "big=4-7": cpus 6-7 are outside this process's allowed CPUs 0-5`},
+		{"empty mask", rk, []string{"little=0"}, []int{}, `cluster "little=0": cpu 0 is outside`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

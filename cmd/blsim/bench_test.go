@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/blsim/blsim/calibrate/dispatch"
 	"github.com/blsim/blsim/calibrate/llamabench"
 	"github.com/blsim/blsim/calibrate/probe"
 	"github.com/blsim/blsim/model"
@@ -109,12 +110,12 @@ func TestBenchResolveEnv(t *testing.T) {
 		poll int
 		thr  []int
 	}{
-		{map[string]string{"ORK_MOE_BIGLITTLE": "0"}, benchOptions{Split: "token"}, model.Native, 1, 50, []int{1}},
-		{map[string]string{"ORK_MOE_BIGLITTLE": "1"}, benchOptions{Split: "native"}, model.TokenSplit, 0.12, 50, []int{1, 1}},
-		{map[string]string{"ORK_BL_SPLIT": "expert", "ORK_BL_LITTLE_FRAC": "0.4"}, benchOptions{Split: "native"}, model.ExpertSplit, 0.4, 50, []int{1, 1}},
-		{map[string]string{"ORK_MOE_BIGLITTLE": "0", "ORK_BL_SPLIT": "expert"}, benchOptions{Split: "token"}, model.Native, 1, 50, []int{1}},
-		{map[string]string{"ORK_BL_POLL": "0", "ORK_BL_BIG_THREADS": "1", "ORK_BL_LITTLE_THREADS": "1"}, benchOptions{Split: "token", Poll: 100}, model.TokenSplit, 0.12, 0, []int{1, 1}},
-		{map[string]string{"ORK_BL_POLL": ""}, benchOptions{Split: "native"}, model.Native, 1, 50, []int{1}},
+		{map[string]string{"ORK_MOE_BIGLITTLE": "0"}, benchOptions{Knobs: dispatch.Knobs{Split: "token"}}, model.Native, 1, 50, []int{1}},
+		{map[string]string{"ORK_MOE_BIGLITTLE": "1"}, benchOptions{Knobs: dispatch.Knobs{Split: "native"}}, model.TokenSplit, 0.12, 50, []int{1, 1}},
+		{map[string]string{"ORK_BL_SPLIT": "expert", "ORK_BL_LITTLE_FRAC": "0.4"}, benchOptions{Knobs: dispatch.Knobs{Split: "native"}}, model.ExpertSplit, 0.4, 50, []int{1, 1}},
+		{map[string]string{"ORK_MOE_BIGLITTLE": "0", "ORK_BL_SPLIT": "expert"}, benchOptions{Knobs: dispatch.Knobs{Split: "token"}}, model.Native, 1, 50, []int{1}},
+		{map[string]string{"ORK_BL_POLL": "0", "ORK_BL_BIG_THREADS": "1", "ORK_BL_LITTLE_THREADS": "1"}, benchOptions{Knobs: dispatch.Knobs{Split: "token", Poll: 100}}, model.TokenSplit, 0.12, 0, []int{1, 1}},
+		{map[string]string{"ORK_BL_POLL": ""}, benchOptions{Knobs: dispatch.Knobs{Split: "native"}}, model.Native, 1, 50, []int{1}},
 	} {
 		o := tc.args
 		if o.Poll == 0 {

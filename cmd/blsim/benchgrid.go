@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -8,11 +9,9 @@ import (
 	"os"
 	"os/signal"
 	"runtime"
-	"strconv"
-	"strings"
 	"time"
 
-	"github.com/blsim/blsim/calibrate/fit"
+	"github.com/blsim/blsim/calibrate"
 	"github.com/blsim/blsim/calibrate/runner"
 	"github.com/blsim/blsim/measure"
 	"github.com/blsim/blsim/model"
@@ -35,7 +34,7 @@ type benchGridOptions struct {
 	Rounds       int           // passes over the grid (set by calibrate's --rounds)
 	Shuffle      bool          // each round in an order of its own
 	fileHoldout  []string      // the grid file's holdout patterns (set by config)
-	prior        *model.SoC    // the profile the runs will be fitted to, if any (adaptTo)
+	prior        *model.SoC    // the profile the runs will be fitted to, if any (calibrate.AdaptGrid)
 
 	flags *pflag.FlagSet // tells flags given from defaults, so they win over the grid file
 }
@@ -147,40 +146,6 @@ func (o *benchGridOptions) config() (runner.Config, error) {
 	return cfg, nil
 }
 
-// adaptTo fits the runner's configuration to the prior profile the runs
-// will be fitted to: without a --knobs file, a split run that leaves the
-// little threads unset uses all of the little engine's cores (the seed's
-// fork runs its four A55 so), and a record whose plan the profile cannot
-// run (more threads than an engine has cores, an engine it lacks) is
-// flagged when it arrives, not fitted.
-func (o *benchGridOptions) adaptTo(cfg *runner.Config, prior *model.SoC) {
-	if o.Knobs == "" {
-		if e, _, err := prior.Engine(cfg.Mapping.Engines.Little); err == nil {
-			defaults := map[string]string{}
-			for k, v := range cfg.Mapping.Defaults {
-				defaults[k] = v
-			}
-			for _, n := range cfg.Mapping.LittleThreads {
-				if _, set := defaults[n]; set {
-					defaults[n] = strconv.Itoa(e.Cores)
-				}
-			}
-			cfg.Mapping.Defaults = defaults
-		}
-	}
-	cfg.PlanCheck = func(mp model.Plan) string {
-		p := fit.Plan(&mp)
-		if err := p.Validate(prior); err != nil {
-			hint := ""
-			if cfg.Mapping.NThreads != runner.ThreadsTotal && mp.Mode != "native" {
-				hint = ` (if your fork counts big+little threads in n_threads, say "n_threads: total" in --knobs)`
-			}
-			return fmt.Sprintf("the profile %s cannot run this record's plan %v: %v%s", prior.Name, p, err, hint)
-		}
-		return ""
-	}
-}
-
 // runBenchGrid runs the benchmark over the grid, appending every run to
 // the measurements file as soon as it ends and printing one line per run
 // to stdout. It returns the measurements file's path. When ctx is done
@@ -192,22 +157,17 @@ func runBenchGrid(ctx context.Context, o *benchGridOptions, workloadName, worklo
 		return "", err
 	}
 	if o.prior != nil {
-		o.adaptTo(&cfg, o.prior)
+		calibrate.AdaptGrid(&cfg, o.prior, o.Knobs != "")
 	}
 	// The benchmark runs in a process group of its own, out of reach of the
 	// terminal's Ctrl-C: catch it here, so that the runner kills the
 	// benchmark instead of leaving it running after blsim dies.
 	ctx, stop := signal.NotifyContext(ctx, stopSignals...)
 	defer stop()
-	path := o.Measurements
-	if path == "" {
-		path = "runs.jsonl"
-	}
+	path := cmp.Or(o.Measurements, "runs.jsonl")
 	cfg.Workload, cfg.WorkloadYAML = workloadName, workloadYAML
 	cfg.Host = &measure.Host{Arch: runtime.GOARCH}
-	if name, err := os.Hostname(); err == nil {
-		cfg.Host.Name = name
-	}
+	cfg.Host.Name, _ = os.Hostname()
 	if o.Resume {
 		if cfg.Done, err = measure.Done(path); err != nil {
 			return path, err
@@ -219,38 +179,12 @@ func runBenchGrid(ctx context.Context, o *benchGridOptions, workloadName, worklo
 	if err != nil {
 		return path, err
 	}
-
-	varying := cfg.Grid.Varying()
-	if len(varying) == 0 {
-		for _, a := range append(append([]runner.Axis(nil), cfg.Grid.Env...), cfg.Grid.Args...) {
-			varying = append(varying, a.Name)
-		}
-	}
-	runs := fmt.Sprintf("%d runs", cfg.Grid.Size())
-	if cfg.Rounds > 1 {
-		order := "in grid order"
-		if cfg.Shuffle {
-			order = "shuffled"
-		}
-		runs = fmt.Sprintf("%d runs (%d points x %d rounds, %s)", cfg.Grid.Size()*cfg.Rounds, cfg.Grid.Size(), cfg.Rounds, order)
-	}
-	fmt.Fprintf(stdout, "%s: %s over %s (timeout %v, %d warm-up, %d retries) -> %s\n",
-		quoteCommand(cfg.Grid.Command), runs, axesLabel(cfg.Grid), cfg.Timeout, cfg.Warmup, cfg.Retries, path)
-	start := time.Now()
-	sum, runErr := runner.Run(ctx, cfg, w, func(done, total int, m *measure.Measurement) {
-		fmt.Fprintf(stdout, "[%d/%d] %s  %s%s\n", done, total, knobsLabel(varying, m.Knobs), outcome(m), eta(time.Since(start), done, total))
-	})
+	fmt.Fprintln(stdout, cfg.Header(path))
+	sum, runErr := runner.Run(ctx, cfg, w, cfg.LineProgress(stdout))
 	if err := w.Close(); err != nil && runErr == nil {
 		runErr = fmt.Errorf("measurements %s: %w", path, err)
 	}
-	fmt.Fprintf(stdout, "%d runs: %d ok, %d failed, %d timed out", sum.Runs, sum.OK, sum.Failed, sum.TimedOut)
-	if sum.Flagged > 0 {
-		fmt.Fprintf(stdout, ", %d flagged (their records do not match their knobs: kept out of the fit)", sum.Flagged)
-	}
-	if sum.Skipped > 0 {
-		fmt.Fprintf(stdout, "; %d skipped (already measured)", sum.Skipped)
-	}
-	fmt.Fprintf(stdout, "; %d measurements appended to %s\n", sum.Measurements, path)
+	fmt.Fprintln(stdout, sum.Line(path))
 	if runErr != nil && ctx.Err() != nil && errors.Is(runErr, ctx.Err()) {
 		return path, fmt.Errorf("interrupted after %d of %d runs; they are in %s, --resume continues: %w",
 			sum.Runs, sum.Points-sum.Skipped, path, runErr)
@@ -260,61 +194,4 @@ func runBenchGrid(ctx context.Context, o *benchGridOptions, workloadName, worklo
 			sum.Runs, path)
 	}
 	return path, runErr
-}
-
-// eta is "  (eta 1h2m0s)": the time the runs left will take at the pace of
-// those done; "" after the last run.
-func eta(elapsed time.Duration, done, total int) string {
-	if done <= 0 || done >= total {
-		return ""
-	}
-	left := elapsed / time.Duration(done) * time.Duration(total-done)
-	return fmt.Sprintf("  (eta %v)", left.Round(time.Second))
-}
-
-// outcome is "26.24 t/s" or "failed: why".
-func outcome(m *measure.Measurement) string {
-	if m.Status == "ok" {
-		return fmt.Sprintf("%.2f t/s", m.Median)
-	}
-	return m.Status + ": " + m.Error
-}
-
-// knobsLabel prints the named knobs: "ORK_BL_LITTLE_FRAC=0.15 ORK_BL_POLL=0".
-func knobsLabel(names []string, knobs map[string]string) string {
-	if len(names) == 0 {
-		return "(no knobs)"
-	}
-	parts := make([]string, 0, len(names))
-	for _, n := range names {
-		parts = append(parts, n+"="+knobs[n])
-	}
-	return strings.Join(parts, " ")
-}
-
-// axesLabel says what varies: "ORK_BL_LITTLE_FRAC (6) x ORK_BL_POLL (2)".
-func axesLabel(g runner.Grid) string {
-	var parts []string
-	for _, a := range append(append([]runner.Axis(nil), g.Env...), g.Args...) {
-		if len(a.Values) > 1 {
-			parts = append(parts, fmt.Sprintf("%s (%d)", a.Name, len(a.Values)))
-		}
-	}
-	if len(parts) == 0 {
-		return "no varying knob"
-	}
-	return strings.Join(parts, " x ")
-}
-
-// quoteCommand prints words so that SplitCommand reads them back.
-func quoteCommand(words []string) string {
-	out := make([]string, len(words))
-	for i, w := range words {
-		if w != "" && !strings.ContainsAny(w, " \t\n'\"\\") {
-			out[i] = w
-			continue
-		}
-		out[i] = "'" + strings.ReplaceAll(w, "'", `'\''`) + "'"
-	}
-	return strings.Join(out, " ")
 }

@@ -10,9 +10,7 @@ import (
 	"runtime"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/blsim/blsim/calibrate/runner"
 	"github.com/blsim/blsim/measure"
 	"github.com/spf13/pflag"
 )
@@ -182,15 +180,6 @@ func TestRunBenchGrid(t *testing.T) {
 	}
 }
 
-func TestQuoteCommand(t *testing.T) {
-	words := []string{"llama-bench", "-m", "my model.gguf", "it's", "", `a\b`, "$(x)"}
-	got := quoteCommand(words)
-	back, err := runner.SplitCommand(got)
-	if err != nil || strings.Join(back, "|") != strings.Join(words, "|") {
-		t.Errorf("%s read back as %q, %v", got, back, err)
-	}
-}
-
 // TestCalibrateGridFileSettings runs a grid file that carries its rounds,
 // shuffle and holdout through blsim calibrate: three shuffled rounds of
 // four points, one fraction held out of the fit and scored.
@@ -239,23 +228,6 @@ func TestCalibrateGridFileSettings(t *testing.T) {
 		}
 		if _, err := os.Stat(fresh); err == nil {
 			t.Errorf("--holdout %s: ran the grid anyway", tc.holdout)
-		}
-	}
-}
-
-func TestETA(t *testing.T) {
-	for _, tc := range []struct {
-		elapsed     time.Duration
-		done, total int
-		want        string
-	}{
-		{90 * time.Second, 3, 12, "  (eta 4m30s)"},
-		{10 * time.Second, 1, 288, "  (eta 47m50s)"},
-		{time.Minute, 12, 12, ""},
-		{0, 0, 12, ""},
-	} {
-		if got := eta(tc.elapsed, tc.done, tc.total); got != tc.want {
-			t.Errorf("eta(%v, %d, %d) = %q, want %q", tc.elapsed, tc.done, tc.total, got, tc.want)
 		}
 	}
 }

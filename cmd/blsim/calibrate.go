@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -8,8 +9,6 @@ import (
 	"os"
 	"os/signal"
 	"runtime"
-	"slices"
-	"strings"
 	"time"
 
 	"github.com/blsim/blsim/calibrate"
@@ -20,31 +19,22 @@ import (
 	"github.com/blsim/blsim/measure"
 	"github.com/blsim/blsim/model"
 	"github.com/blsim/blsim/presets"
+	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
 
+// calibrateOptions are the flags of `blsim calibrate`.
 type calibrateOptions struct {
-	Clusters []string
-	Quick    bool
-	Out      string
 	// Bench holds --bench and its grid flags, and the --measurements and
 	// --resume flags both modes share.
-	Bench       benchGridOptions
-	Grid        string
-	Prior       string
-	NoFit       bool
-	Name        string
-	Workload    string
-	Repeats     int
-	Rounds      int
-	SysRoot     string
-	MicroBudget time.Duration
-	Stat        string
-	Holdout     []string
-	Kernels     string
-	AcceptPoor  bool
-	JSON        bool
+	Bench benchGridOptions
+	// Grid is --plans; Prior is --soc.
+	Out, Grid, Prior, Name, Workload, SysRoot, Stat, Kernels string
+	Clusters, Holdout                                        []string
+	Repeats, Rounds                                          int
+	MicroBudget                                              time.Duration
+	Quick, NoFit, AcceptPoor, JSON                           bool
 
 	flags *pflag.FlagSet
 }
@@ -111,11 +101,8 @@ performance and stop everything else first.`,
 }
 
 func calibrateRun(ctx context.Context, o *calibrateOptions, stdout, stderr io.Writer) error {
-	if _, err := fit.ParseStat(o.Stat); err != nil {
-		return fmt.Errorf("--stat: %w", err)
-	}
-	if _, err := fit.ParseKernels(o.Kernels); err != nil {
-		return fmt.Errorf("--kernels: %w", err)
+	if _, err := fitOptionsOf(o.Stat, o.Kernels); err != nil {
+		return err
 	}
 	if !o.NoFit {
 		// Before any measuring: a profile that cannot be written, or would
@@ -154,12 +141,11 @@ func calibrateRun(ctx context.Context, o *calibrateOptions, stdout, stderr io.Wr
 	if err != nil {
 		return err
 	}
-	host := hostInfo(o.SysRoot)
+	host := calibrate.Host(o.SysRoot)
 	for _, warn := range topology.NonPerformance(host.Governors) {
 		fmt.Fprintf(stderr, "blsim: warning: %s\n", warn)
 	}
-	line, slow := kernelsLine()
-	if slow {
+	if line, slow := dispatch.KernelsLine(); slow {
 		fmt.Fprintf(stderr, "blsim: warning: %s\n", line)
 	} else {
 		fmt.Fprintf(stderr, "blsim: %s\n", line)
@@ -170,80 +156,47 @@ func calibrateRun(ctx context.Context, o *calibrateOptions, stdout, stderr io.Wr
 		if s.Workload, err = presets.LoadWorkload(o.Workload); err != nil {
 			return fmt.Errorf("--workload: %w", err)
 		}
-	} else {
-		llc, err := probe.LLCBytes()
-		if err != nil {
-			llc = 8 << 20
-		}
-		max := int64(1536 << 20)
-		if o.Quick {
-			max = 512 << 20
-		}
-		s.Workload = dispatch.CalibrationWorkload(llc, max)
 	}
-	wyaml, err := model.MarshalWorkload(s.Workload)
+	steps, err := calibrate.Steps(s)
 	if err != nil {
 		return err
 	}
+	path := o.Bench.Measurements
 	if !o.Bench.Resume {
-		if st, err := os.Stat(o.Bench.Measurements); err == nil && st.Size() > 0 {
-			return fmt.Errorf("--measurements: %s already has measurements; use --resume to continue it, or name another file", o.Bench.Measurements)
+		if st, err := os.Stat(path); err == nil && st.Size() > 0 {
+			return fmt.Errorf("--measurements: %s already has measurements; use --resume to continue it, or name another file", path)
 		}
 	}
-	done, err := measure.Done(o.Bench.Measurements)
+	done, err := measure.Done(path)
 	if err != nil {
 		return err
 	}
-	w, err := measure.Create(o.Bench.Measurements)
+	w, err := measure.Create(path)
 	if err != nil {
 		return err
 	}
 	defer w.Close()
-	var steps []calibrate.Step
-	if !o.NoFit {
-		steps = append(steps, calibrate.MicroSteps(s)...)
-	}
-	ds, err := calibrate.DispatcherSteps(s, string(wyaml))
-	if err != nil {
-		return err
-	}
-	steps = append(steps, ds...)
-	names := make([]string, len(cs))
-	for i, c := range cs {
-		names[i] = c.Name + "=" + topology.FormatCPUList(c.CPUs)
-	}
-	fmt.Fprintf(stderr, "blsim calibrate: %s; %d steps (%d already measured); workload %s (%d layers); writing %s\n",
-		strings.Join(names, " "), len(steps), countDone(steps, done), s.Workload.Name, s.Workload.Model.Layers, o.Bench.Measurements)
+	fmt.Fprintf(stderr, "blsim %s\n", calibrate.Header(s, steps, done, path))
 	progress := newProgress(stderr, len(steps))
 	taken, err := calibrate.Measure(ctx, steps, done, w, host, progress)
 	progress(0, 0, calibrate.Step{}, nil)
 	if errors.Is(err, context.Canceled) {
-		return fmt.Errorf("interrupted: every finished measurement is in %s; run again with --resume", o.Bench.Measurements)
+		return fmt.Errorf("interrupted: every finished measurement is in %s; run again with --resume", path)
 	}
 	if err != nil {
 		return err
 	}
-	if ran, failed := dispatcherFailures(taken); ran > 0 && failed == ran {
-		return fmt.Errorf("every one of the %d dispatcher runs failed (each one's error is in %s); run again with --resume once fixed", ran, o.Bench.Measurements)
+	if ran, failed := calibrate.DispatcherFailures(taken); ran > 0 && failed == ran {
+		return fmt.Errorf("every one of the %d dispatcher runs failed (each one's error is in %s); run again with --resume once fixed", ran, path)
 	}
 	if o.NoFit {
-		if o.JSON {
-			return writeJSON(stdout, calibrateJSON{Measurements: o.Bench.Measurements})
-		}
-		fmt.Fprintf(stdout, "recorded %s (no fit)\n", o.Bench.Measurements)
-		return nil
+		return recorded(stdout, path, o.JSON)
 	}
-	ms, errs := measure.ReadFile(o.Bench.Measurements)
+	ms, errs := measure.ReadFile(path)
 	for _, e := range errs {
 		fmt.Fprintf(stderr, "blsim: warning: skipped %v\n", e)
 	}
-	name := o.Name
-	if name == "" {
-		name = host.Name
-		if name == "" {
-			name = "this-machine"
-		}
-	}
+	name := cmp.Or(o.Name, host.Name, "this-machine")
 	prior := calibrate.Prior(name, s.Engines, ms, s.Workload)
 	holdout := o.Holdout
 	if len(holdout) == 0 && o.Grid == calibrate.BothGrids {
@@ -252,79 +205,78 @@ func calibrateRun(ctx context.Context, o *calibrateOptions, stdout, stderr io.Wr
 	return fitProfile(stdout, stderr, o, prior, ms, holdout, "blsim calibrate on "+host.Name, host.Governors)
 }
 
-// dispatcherFailures counts the dispatcher runs among ms and how many of
-// them failed.
-func dispatcherFailures(ms []measure.Measurement) (ran, failed int) {
-	for _, m := range ms {
-		if m.Kind != measure.Dispatcher {
-			continue
-		}
-		ran++
-		if !m.OK() {
-			failed++
-		}
+// recorded says where a calibration without a fit (--no-fit) put its
+// measurements.
+func recorded(stdout io.Writer, path string, asJSON bool) error {
+	if asJSON {
+		return writeJSON(stdout, calibrateJSON{Measurements: path})
 	}
-	return ran, failed
+	_, err := fmt.Fprintf(stdout, "recorded %s (no fit)\n", path)
+	return err
 }
 
 // fitProfile fits prior to ms, holding out the throughputs that match
 // holdout (none when it is empty), writes the profile to o.Out and prints
 // the fit and, with holdout, the held-out error.
 func fitProfile(stdout, stderr io.Writer, o *calibrateOptions, prior *model.SoC, ms []measure.Measurement, holdout []string, source string, governors map[string]string) error {
-	stat, err := fit.ParseStat(o.Stat)
-	if err != nil {
-		return fmt.Errorf("--stat: %w", err)
-	}
-	kernels, err := fit.ParseKernels(o.Kernels)
-	if err != nil {
-		return fmt.Errorf("--kernels: %w", err)
-	}
-	job := fitJob{prior: prior, ms: ms, opts: fit.Options{Stat: stat, Kernels: kernels}, holdout: holdout, source: source,
-		governors: governors, out: o.Out, path: o.Bench.Measurements, acceptPoor: o.AcceptPoor, warn: stderr}
+	opts, _ := fitOptionsOf(o.Stat, o.Kernels) // checked by calibrateRun
+	job := fit.Job{Prior: prior, Measurements: ms, Options: opts, Holdout: holdout, Source: source, Governors: governors}
 	if o.Bench.Bench == "" && o.Bench.Grid == "" {
 		// The built-in dispatcher's runs: which kernels they ran.
-		line, _ := kernelsLine()
-		job.notes = append(job.notes, line)
+		line, _ := dispatch.KernelsLine()
+		job.Notes = append(job.Notes, line)
 	}
-	r, v, err := job.run()
-	if r != nil && err != nil && !o.JSON {
-		_ = writeFitAndHoldout(stdout, r, v, ms, stat, "")
-	}
-	if err != nil {
-		return err
-	}
+	out := fitOutput{path: o.Bench.Measurements, out: o.Out, acceptPoor: o.AcceptPoor}
 	if o.JSON {
-		return writeJSON(stdout, calibrateJSON{Measurements: o.Bench.Measurements, Profile: o.Out, Fit: r, Holdout: v, Noise: noiseLine(ms, stat)})
-	}
-	return writeFitAndHoldout(stdout, r, v, ms, stat, o.Out)
-}
-
-// noiseLine says how far a configuration's median run falls below its
-// fastest sample, over the configurations with more than one sample, and
-// suggests trying --stat best when the typical one is more than 5% below
-// while the median is fitted (which fits better depends on the host and the
-// runs' length: blsim validate --holdout tells). It is "" when no configuration has two samples.
-func noiseLine(ms []measure.Measurement, stat fit.Stat) string {
-	med, best := fit.Merge(ms, fit.Median), fit.Merge(ms, fit.Best)
-	var ratios []float64
-	for i := range med {
-		if len(best[i].Samples) < 2 || best[i].Median <= 0 {
-			continue
+		out.json = func(r *fit.Result, v *fit.Validation) any {
+			return calibrateJSON{Measurements: o.Bench.Measurements, Profile: o.Out, Fit: r, Holdout: v, Noise: noiseLine(ms, opts.Stat)}
 		}
-		ratios = append(ratios, med[i].Median/best[i].Median)
 	}
-	if len(ratios) == 0 {
-		return ""
-	}
-	slices.Sort(ratios)
-	typical := ratios[len(ratios)/2]
-	line := fmt.Sprintf("noise: a configuration's median run is %.2f–%.2f of its fastest sample (%.2f typical, %d configurations)",
-		ratios[0], ratios[len(ratios)-1], typical, len(ratios))
-	if stat != fit.Best && typical < 0.95 {
-		line += "; on a shared host, try --stat best (validate --holdout compares the two)"
-	}
-	return line
+	return out.run(stdout, stderr, job)
 }
 
 // benchOnlyFlags are the calibrate flags that only the --bench mode reads.
 var benchOnlyFlags = []string{"env", "arg", "knobs", "timeout", "warmup", "retries"}
+
+// clusters finds the engines: discovered, or named by --cluster.
+func (o *calibrateOptions) clusters() ([]topology.Cluster, error) {
+	t, err := topology.Discover(o.SysRoot)
+	if err != nil {
+		return nil, fmt.Errorf("topology: %w", err)
+	}
+	if len(o.Clusters) > 0 {
+		allowed, err := probe.AllowedCPUs()
+		if err != nil {
+			return nil, fmt.Errorf("--cluster: %w", err)
+		}
+		if t, err = topology.Override(t, o.Clusters, allowed); err != nil {
+			return nil, fmt.Errorf("--cluster: %w", err)
+		}
+	}
+	if len(t.Clusters) == 0 {
+		return nil, fmt.Errorf("found no CPU cluster; name one with --cluster big=CPUS")
+	}
+	return t.Clusters, nil
+}
+
+// newProgress shows a bar with ETA on a terminal and plain lines
+// (calibrate.LineProgress) otherwise. Calling it with total 0 finishes the
+// bar.
+func newProgress(w io.Writer, total int) calibrate.Progress {
+	if f, ok := w.(*os.File); !ok {
+		return calibrate.LineProgress(w)
+	} else if st, err := f.Stat(); err != nil || st.Mode()&os.ModeCharDevice == 0 {
+		return calibrate.LineProgress(w)
+	}
+	bar := progressbar.NewOptions(total, progressbar.OptionSetWriter(w), progressbar.OptionShowCount(),
+		progressbar.OptionSetPredictTime(true), progressbar.OptionSetWidth(30), progressbar.OptionSetDescription("calibrating"))
+	return func(done, n int, st calibrate.Step, m *measure.Measurement) {
+		if n == 0 {
+			_ = bar.Finish()
+			fmt.Fprintln(w)
+			return
+		}
+		bar.Describe(st.Label)
+		_ = bar.Set(done)
+	}
+}

@@ -6,10 +6,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/blsim/blsim/calibrate/fit"
-	"github.com/blsim/blsim/calibrate/llamabench"
-	"github.com/blsim/blsim/calibrate/runner"
-	"github.com/blsim/blsim/measure"
+	"github.com/blsim/blsim/calibrate"
 	"github.com/blsim/blsim/model"
 	"github.com/blsim/blsim/presets"
 )
@@ -45,7 +42,7 @@ func calibrateBench(ctx context.Context, o *calibrateOptions, stdout, stderr io.
 	}
 	if prior != nil {
 		o.Bench.prior = prior
-		o.Bench.adaptTo(&cfg, prior)
+		calibrate.AdaptGrid(&cfg, prior, o.Bench.Knobs != "")
 		for _, gap := range cfg.Gaps() {
 			fmt.Fprintf(stderr, "blsim: warning: %s\n", gap)
 		}
@@ -59,8 +56,8 @@ func calibrateBench(ctx context.Context, o *calibrateOptions, stdout, stderr io.
 		o.Holdout = o.Bench.fileHoldout
 	}
 	if len(o.Holdout) > 0 && !o.NoFit {
-		if err := checkHoldout(cfg, o.Holdout); err != nil {
-			return err
+		if err := calibrate.CheckHoldout(cfg, o.Holdout); err != nil {
+			return fmt.Errorf("--holdout %s: %w", strings.Join(o.Holdout, ","), err)
 		}
 	}
 	progress := stdout
@@ -72,49 +69,11 @@ func calibrateBench(ctx context.Context, o *calibrateOptions, stdout, stderr io.
 		return err
 	}
 	if o.NoFit {
-		if o.JSON {
-			return writeJSON(stdout, calibrateJSON{Measurements: path})
-		}
-		fmt.Fprintf(stdout, "recorded %s (no fit)\n", path)
-		return nil
+		return recorded(stdout, path, o.JSON)
 	}
 	ms, err := readMeasurements(path, stderr)
 	if err != nil {
 		return err
 	}
 	return fitProfile(stdout, stderr, o, prior, ms, o.Holdout, "blsim calibrate --bench from prior "+o.Prior, nil)
-}
-
-// checkHoldout makes sure, before anything runs, that the holdout patterns
-// split the grid: some points held out and some left to fit. Points whose
-// plan the knobs alone do not fix (it may depend on what the command
-// prints) count as fitted.
-func checkHoldout(cfg runner.Config, patterns []string) error {
-	held, total := 0, 0
-	example := ""
-	for _, p := range cfg.Grid.Points() {
-		total++
-		plan, err := cfg.Mapping.Plan(p, llamabench.Record{})
-		if err != nil {
-			continue
-		}
-		m := measure.Measurement{ID: p.ID, Plan: &plan, Knobs: p.Knobs, Run: cfg.PointRun(p)}
-		if example == "" {
-			example = m.Label()
-		}
-		if fit.HeldOut(&m, patterns) {
-			held++
-		}
-	}
-	switch {
-	case held == 0:
-		hint := ""
-		if example != "" {
-			hint = fmt.Sprintf(" (a point's label reads %q)", example)
-		}
-		return fmt.Errorf("--holdout %s: no point of the grid matches%s", strings.Join(patterns, ","), hint)
-	case held == total:
-		return fmt.Errorf("--holdout %s: every point of the grid matches: none is left to fit", strings.Join(patterns, ","))
-	}
-	return nil
 }

@@ -187,36 +187,3 @@ func TestNoiseLine(t *testing.T) {
 		t.Errorf("one sample: %q", got)
 	}
 }
-
-// The kernels line names the SIMD kernels in use, and with the generic
-// ones forced (as on a CPU without AVX2 or NEON) it is a warning.
-func TestKernelsLine(t *testing.T) {
-	line, slow := kernelsLine()
-	if !strings.Contains(line, quant.Impl()) || slow != (quant.Impl() == "generic") {
-		t.Errorf("kernelsLine() = %q, %v with %s", line, slow, quant.Impl())
-	}
-	quant.SetGeneric(true)
-	defer quant.SetGeneric(false)
-	if line, slow := kernelsLine(); !slow || !strings.Contains(line, "generic") {
-		t.Errorf("forced generic: %q, %v", line, slow)
-	}
-}
-
-func TestDispatcherFailures(t *testing.T) {
-	d := func(status string, median float64) measure.Measurement {
-		return measure.Measurement{Kind: measure.Dispatcher, Status: status, Median: median}
-	}
-	for _, tc := range []struct {
-		ms          []measure.Measurement
-		ran, failed int
-	}{
-		{nil, 0, 0},
-		{[]measure.Measurement{{Kind: measure.Stream, Status: "failed"}}, 0, 0},
-		{[]measure.Measurement{d("ok", 100), d("failed", 0)}, 2, 1},
-		{[]measure.Measurement{d("failed", 0), d("failed", 0), {Kind: measure.Stream, Status: "ok", Median: 9}}, 2, 2},
-	} {
-		if ran, failed := dispatcherFailures(tc.ms); ran != tc.ran || failed != tc.failed {
-			t.Errorf("%d measurements: %d ran, %d failed; want %d, %d", len(tc.ms), ran, failed, tc.ran, tc.failed)
-		}
-	}
-}

@@ -135,14 +135,6 @@ func TestFitValidateBadInput(t *testing.T) {
 	}
 }
 
-func TestWords(t *testing.T) {
-	for in, want := range map[string]string{"FunctionConverged": "function converged", "IterationLimit": "iteration limit", "": "", "ok": "ok"} {
-		if got := words(in); got != want {
-			t.Errorf("words(%q) = %q, want %q", in, got, want)
-		}
-	}
-}
-
 // fit --holdout writes the profile fitted on the rest and scores the
 // held-out throughputs, in text and in JSON.
 func TestFitHoldout(t *testing.T) {

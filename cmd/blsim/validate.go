@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"text/tabwriter"
 
 	"github.com/spf13/pflag"
 
@@ -12,15 +11,12 @@ import (
 	"github.com/spf13/cobra"
 )
 
+// validateOptions are the flags of `blsim validate`.
 type validateOptions struct {
-	Measurements string
-	SoC          string
-	LOO          bool
-	Holdout      []string
-	Stat         string
-	Top          int
-	Kernels      string
-	JSON         bool
+	Measurements, SoC, Stat, Kernels string
+	Holdout                          []string
+	Top                              int
+	LOO, JSON                        bool
 }
 
 func newValidateCmd(stdout, stderr io.Writer) *cobra.Command {
@@ -69,13 +65,9 @@ func validateRun(o *validateOptions, stdout, stderr io.Writer) error {
 	if o.Top < 0 {
 		return fmt.Errorf("--top: %d is negative", o.Top)
 	}
-	stat, err := fit.ParseStat(o.Stat)
+	opts, err := fitOptionsOf(o.Stat, o.Kernels)
 	if err != nil {
-		return fmt.Errorf("--stat: %w", err)
-	}
-	kernels, err := fit.ParseKernels(o.Kernels)
-	if err != nil {
-		return fmt.Errorf("--kernels: %w", err)
+		return err
 	}
 	soc, err := presets.LoadSoC(o.SoC)
 	if err != nil {
@@ -85,7 +77,6 @@ func validateRun(o *validateOptions, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	opts := fit.Options{Stat: stat, Kernels: kernels}
 	var v *fit.Validation
 	switch {
 	case o.LOO:
@@ -96,8 +87,8 @@ func validateRun(o *validateOptions, stdout, stderr io.Writer) error {
 			err = fmt.Errorf("--holdout: %s: %w", o.Measurements, err)
 		}
 	default:
-		if kernels != fit.KernelsAuto {
-			fmt.Fprintf(stderr, "blsim: warning: --kernels %s does nothing without --loo or --holdout: the profile is used as it is\n", kernels)
+		if opts.Kernels != fit.KernelsAuto {
+			fmt.Fprintf(stderr, "blsim: warning: --kernels %s does nothing without --loo or --holdout: the profile is used as it is\n", opts.Kernels)
 		}
 		v, err = fit.Predictions(soc, ms, opts)
 	}
@@ -107,66 +98,20 @@ func validateRun(o *validateOptions, stdout, stderr io.Writer) error {
 	if o.JSON {
 		return writeJSON(stdout, v)
 	}
-	return writeValidation(stdout, v, stat, o.Top)
+	return v.WriteText(stdout, opts.Stat, o.Top)
 }
 
-// writeValidation prints a validation's MAPE and its worst configurations:
-// the points the profile was fitted on apart from the held-out ones.
-func writeValidation(stdout io.Writer, v *fit.Validation, stat fit.Stat, top int) error {
-	what := "median of runs"
-	if stat == fit.Best {
-		what = "best sample"
+// fitOptionsOf reads the --stat and --kernels flags.
+func fitOptionsOf(stat, kernels string) (fit.Options, error) {
+	s, err := fit.ParseStat(stat)
+	if err != nil {
+		return fit.Options{}, fmt.Errorf("--stat: %w", err)
 	}
-	for _, line := range validationLines(v) {
-		fmt.Fprintf(stdout, "%s: %s (%s)\n", v.Mode, line, what)
+	k, err := fit.ParseKernels(kernels)
+	if err != nil {
+		return fit.Options{}, fmt.Errorf("--kernels: %w", err)
 	}
-	mixed := v.Fitted.N > 0 && v.HeldOut.N > 0
-	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
-	if mixed {
-		fmt.Fprintf(tw, "worst\tset\tmeasured t/s\tpredicted t/s\terror\n")
-	} else {
-		fmt.Fprintf(tw, "worst\tmeasured t/s\tpredicted t/s\terror\n")
-	}
-	for i, r := range v.Worst {
-		if i == top {
-			break
-		}
-		set := ""
-		if mixed {
-			set = "held out\t"
-			if r.InFit {
-				set = "fitted\t"
-			}
-		}
-		fmt.Fprintf(tw, "%s (%s)\t%s%.3f\t%.3f\t%+.2f%%\n", r.Label, r.ID, set, r.Measured, r.Predicted, r.ErrPct)
-	}
-	return tw.Flush()
-}
-
-// validationLines says, for each group of a validation's points, how many
-// and what they are, with their MAPE and largest error: fitted points
-// (in-sample) first, then the held-out ones.
-func validationLines(v *fit.Validation) []string {
-	score := func(g fit.Group) string { return fmt.Sprintf("MAPE %.2f%%, max error %.2f%%", g.MAPE, g.MaxErrPct) }
-	var out []string
-	if g := v.Fitted; g.N == 1 {
-		out = append(out, "1 fitted point (in-sample: the profile was fitted on this throughput, so its error is not held out), "+score(g))
-	} else if g.N > 1 {
-		out = append(out, fmt.Sprintf("%d fitted points (in-sample: the profile was fitted on these throughputs, so their error is not held out), %s", g.N, score(g)))
-	}
-	g := v.HeldOut
-	noun := "throughputs"
-	if g.N == 1 {
-		noun = "throughput"
-	}
-	switch {
-	case g.N == 0:
-	case v.FitUnrecorded:
-		out = append(out, fmt.Sprintf("%d %s, held out only if measured after the fit (the profile does not record the runs it was fitted on), %s", g.N, noun, score(g)))
-	default:
-		out = append(out, fmt.Sprintf("%d held-out %s, %s", g.N, noun, score(g)))
-	}
-	return out
+	return fit.Options{Stat: s, Kernels: k}, nil
 }
 
 // addStatFlag defines --stat, the statistic fitted and scored.

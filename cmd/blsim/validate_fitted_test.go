@@ -7,7 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/blsim/blsim/calibrate/fit"
 	"github.com/blsim/blsim/measure"
 )
 
@@ -102,46 +101,5 @@ func TestValidateFittedOrHeldOut(t *testing.T) {
 	stdout, _, code := runCLI(t, "validate", "--measurements", runs, "--soc", all, "--holdout", "poll=0")
 	if code != 0 || !strings.Contains(stdout, "holdout: 5 held-out throughputs") || strings.Contains(stdout, "fitted") {
 		t.Errorf("validate --holdout: %d\n%s", code, stdout)
-	}
-}
-
-// The identification note says "its value is the prior's" only for a
-// parameter the fit left there, and says where one that moved went.
-func TestIdentificationNote(t *testing.T) {
-	for _, tc := range []struct {
-		name string
-		p    fit.ParamFit
-		want string
-	}{
-		{"identified", fit.ParamFit{Path: "x", Prior: 4.27, PriorSigma: 1, Value: 1.44, Sigma: 0.1, Identifiable: true}, ""},
-		{"left at the prior", fit.ParamFit{Path: "x", Prior: 4.27, PriorSigma: 1, Value: 4.27, Sigma: 1},
-			"x is not identifiable from these measurements: its value is the prior's"},
-		{"moved with another", fit.ParamFit{Path: "x", Prior: 4.27, PriorSigma: 1, Value: 1.44, Sigma: 0.5, CoupledWith: []string{"y", "z"}},
-			"x is not identifiable on its own: moved from 4.27 to 1.44 together with y, z (the runs fix only a combination of them)"},
-		{"narrowed by another", fit.ParamFit{Path: "x", Prior: 4.27, PriorSigma: 1, Value: 4.27, Sigma: 0.4, CoupledWith: []string{"y"}},
-			"x is not identifiable on its own: the runs fix it only together with y; its value stayed the prior's 4.27, its σ narrowed from 1 to 0.4"},
-		{"moved alone", fit.ParamFit{Path: "x", Prior: 4.27, PriorSigma: 1, Value: 1.44, Sigma: 1, AtBound: "lower"},
-			"x is weakly identified: the fit moved it from 4.27 to 1.44, its lower bound, where no run depends on it any more: the runs pushed it there but do not pin it (σ 1, the prior's 1)"},
-	} {
-		p := tc.p
-		p.Identification = fit.IdentificationOf(p)
-		got := identificationNote(p)
-		if got != tc.want {
-			t.Errorf("%s: note\n %q\nwant\n %q", tc.name, got, tc.want)
-		}
-		if p.Moved() && strings.Contains(got, "its value is the prior's") {
-			t.Errorf("%s: moved from %g to %g, yet the note says the value is the prior's", tc.name, p.Prior, p.Value)
-		}
-		// The fit's table and summary say the same.
-		var b strings.Builder
-		if err := writeFitText(&b, &fit.Result{Params: []fit.ParamFit{p}, Status: "FunctionConverged"}, ""); err != nil {
-			t.Fatal(err)
-		}
-		if p.Moved() && strings.Contains(b.String(), "their values are the priors'") {
-			t.Errorf("%s: moved, yet the summary says the prior's:\n%s", tc.name, b.String())
-		}
-		if tc.want != "" && p.Identification != fit.PriorOnly && !strings.Contains(b.String(), tc.want) {
-			t.Errorf("%s: fit text lacks the note:\n%s", tc.name, b.String())
-		}
 	}
 }

@@ -1,0 +1,82 @@
+package calibrate
+
+import (
+	"fmt"
+	"strconv"
+
+	"github.com/blsim/blsim/calibrate/fit"
+	"github.com/blsim/blsim/calibrate/llamabench"
+	"github.com/blsim/blsim/calibrate/runner"
+	"github.com/blsim/blsim/measure"
+	"github.com/blsim/blsim/model"
+)
+
+// AdaptGrid fits a benchmark grid's configuration to the prior profile its
+// runs will be fitted to. With the default knob mapping (ownMapping
+// false), a split run that leaves the little threads unset uses all of the
+// little engine's cores (the seed's fork runs its four A55 so); and a
+// record whose plan the profile cannot run (more threads than an engine
+// has cores, an engine it lacks) is flagged when it arrives
+// (runner.Config.PlanCheck), not fitted.
+func AdaptGrid(cfg *runner.Config, prior *model.SoC, ownMapping bool) {
+	if !ownMapping {
+		if e, _, err := prior.Engine(cfg.Mapping.Engines.Little); err == nil {
+			defaults := map[string]string{}
+			for k, v := range cfg.Mapping.Defaults {
+				defaults[k] = v
+			}
+			for _, n := range cfg.Mapping.LittleThreads {
+				if _, set := defaults[n]; set {
+					defaults[n] = strconv.Itoa(e.Cores)
+				}
+			}
+			cfg.Mapping.Defaults = defaults
+		}
+	}
+	cfg.PlanCheck = func(mp model.Plan) string {
+		p := fit.Plan(&mp)
+		if err := p.Validate(prior); err != nil {
+			hint := ""
+			if cfg.Mapping.NThreads != runner.ThreadsTotal && mp.Mode != "native" {
+				hint = ` (if your fork counts big+little threads in n_threads, say "n_threads: total" in --knobs)`
+			}
+			return fmt.Sprintf("the profile %s cannot run this record's plan %v: %v%s", prior.Name, p, err, hint)
+		}
+		return ""
+	}
+}
+
+// CheckHoldout makes sure, before anything runs, that the holdout patterns
+// (fit.HeldOut) split the grid: some points held out and some left to
+// fit. Points whose plan the knobs alone do not fix (it may depend on what
+// the command prints) count as fitted. The error quotes a point's label
+// when none matches.
+func CheckHoldout(cfg runner.Config, patterns []string) error {
+	held, total := 0, 0
+	example := ""
+	for _, p := range cfg.Grid.Points() {
+		total++
+		plan, err := cfg.Mapping.Plan(p, llamabench.Record{})
+		if err != nil {
+			continue
+		}
+		m := measure.Measurement{ID: p.ID, Plan: &plan, Knobs: p.Knobs, Run: cfg.PointRun(p)}
+		if example == "" {
+			example = m.Label()
+		}
+		if fit.HeldOut(&m, patterns) {
+			held++
+		}
+	}
+	switch {
+	case held == 0:
+		hint := ""
+		if example != "" {
+			hint = fmt.Sprintf(" (a point's label reads %q)", example)
+		}
+		return fmt.Errorf("no point of the grid matches%s", hint)
+	case held == total:
+		return fmt.Errorf("every point of the grid matches: none is left to fit")
+	}
+	return nil
+}

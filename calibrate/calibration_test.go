@@ -1,0 +1,92 @@
+package calibrate
+
+import (
+	"fmt"
+	"os"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/blsim/blsim/measure"
+	"github.com/blsim/blsim/presets"
+)
+
+func TestDispatcherFailures(t *testing.T) {
+	d := func(status string, median float64) measure.Measurement {
+		return measure.Measurement{Kind: measure.Dispatcher, Status: status, Median: median}
+	}
+	for _, tc := range []struct {
+		ms          []measure.Measurement
+		ran, failed int
+	}{
+		{nil, 0, 0},
+		{[]measure.Measurement{{Kind: measure.Stream, Status: "failed"}}, 0, 0},
+		{[]measure.Measurement{d("ok", 100), d("failed", 0)}, 2, 1},
+		{[]measure.Measurement{d("failed", 0), d("failed", 0), {Kind: measure.Stream, Status: "ok", Median: 9}}, 2, 2},
+	} {
+		if ran, failed := DispatcherFailures(tc.ms); ran != tc.ran || failed != tc.failed {
+			t.Errorf("%d measurements: %d ran, %d failed; want %d, %d", len(tc.ms), ran, failed, tc.ran, tc.failed)
+		}
+	}
+}
+
+// Steps puts the microbenchmarks before the dispatcher grid unless told
+// not to, and sizes the default workload.
+func TestSteps(t *testing.T) {
+	w, err := presets.Workload("qwen3.5-35b-a3b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &Settings{Engines: twoEngines(), Quick: true, Workload: w}
+	all, err := Steps(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	micro := MicroSteps(s)
+	if len(micro) == 0 || len(all) <= len(micro) || all[0].ID != micro[0].ID || !strings.HasPrefix(all[len(micro)].ID, "dispatcher/") {
+		t.Fatalf("%d steps, %d microbenchmarks first: %s", len(all), len(micro), all[0].ID)
+	}
+	s.NoMicro = true
+	only, err := Steps(s)
+	if err != nil || len(only) != len(all)-len(micro) || !strings.HasPrefix(only[0].ID, "dispatcher/") {
+		t.Fatalf("NoMicro: %d steps, %v", len(only), err)
+	}
+	done := map[string]bool{only[0].ID: true, only[2].ID: true, "other": true}
+	if n := CountDone(only, done); n != 2 {
+		t.Errorf("CountDone = %d, want 2", n)
+	}
+	want := fmt.Sprintf("calibrate: big=1 little=0; %d steps (2 already measured); workload qwen3.5-35b-a3b (%d layers); writing runs.jsonl", len(only), w.Model.Layers)
+	if got := Header(s, only, done, "runs.jsonl"); got != want {
+		t.Errorf("header\n %s\nwant\n %s", got, want)
+	}
+	d := &Settings{Engines: twoEngines(), Quick: true, NoMicro: true}
+	if _, err := Steps(d); err != nil || d.Workload == nil || d.Workload.Name != "synthetic-moe-calib" {
+		t.Errorf("default workload: %v %+v", err, d.Workload)
+	}
+}
+
+// The line progress says how each step went, and nothing at the end.
+func TestLineProgress(t *testing.T) {
+	var b strings.Builder
+	p := LineProgress(&b)
+	st := Step{ID: "kernel/q4/big/1", Label: "q4 kernel, big"}
+	p(1, 3, st, nil)
+	p(2, 3, st, &measure.Measurement{Status: "failed", Error: "boom"})
+	p(3, 3, st, &measure.Measurement{Status: "ok", Median: 4.271, Unit: "ops/cycle", CV: 0.012})
+	p(0, 0, Step{}, nil)
+	want := "[1/3] q4 kernel, big: already measured\n[2/3] q4 kernel, big: failed: boom\n[3/3] q4 kernel, big: 4.271 ops/cycle (cv 1.2%) 0s\n"
+	if b.String() != want {
+		t.Errorf("progress\n%s\nwant\n%s", b.String(), want)
+	}
+}
+
+func TestHost(t *testing.T) {
+	h := Host("/")
+	name, _ := os.Hostname()
+	if h.Arch != runtime.GOARCH || h.Name != name {
+		t.Errorf("host %+v", h)
+	}
+	if h := Host(t.TempDir()); h.Governors != nil {
+		t.Errorf("governors under an empty tree: %v", h.Governors)
+	}
+}

@@ -1,0 +1,79 @@
+package fit
+
+import (
+	"math"
+	"sort"
+	"strings"
+
+	"github.com/blsim/blsim/internal/lm"
+	"github.com/blsim/blsim/measure"
+	"github.com/blsim/blsim/model"
+)
+
+// atBound says which bound x sits on, if any.
+func atBound(x float64, b lm.Bound) string {
+	tol := func(v float64) float64 { return 1e-6 * math.Max(1, math.Abs(v)) }
+	switch {
+	case !math.IsInf(b.Lower, -1) && x-b.Lower <= tol(b.Lower):
+		return "lower"
+	case !math.IsInf(b.Upper, 1) && b.Upper-x <= tol(b.Upper):
+		return "upper"
+	}
+	return ""
+}
+
+// microPrior returns the median of the microbenchmarks that inform path.
+func microPrior(ms []measure.Measurement, path string) (float64, float64, bool) {
+	var vals []float64
+	cv := 0.0
+	for _, m := range ms {
+		if m.Param == path && m.OK() && !Throughput(&m) {
+			vals = append(vals, m.Median)
+			cv = math.Max(cv, m.CV)
+		}
+	}
+	if len(vals) == 0 {
+		return 0, 0, false
+	}
+	sort.Float64s(vals)
+	v := vals[len(vals)/2]
+	// A microbenchmark measures the mechanism, not the dispatcher's use of
+	// it: keep the prior wide enough for the fit to move it.
+	return v, v * math.Max(0.25, 3*cv), true
+}
+
+func boundFor(prior *model.SoC, path string, v float64) lm.Bound {
+	switch {
+	case path == "dram.sustained_gb_s", hasSuffix(path, "bandwidth_max_gb_s") && prior.DRAM.PeakGBs > 0:
+		// The profile's peak bounds what DRAM sustains and what an engine
+		// pulls (an accelerator with memory of its own is not checked
+		// against it, and keeps no upper bound here either way).
+		up := prior.DRAM.PeakGBs
+		if hasSuffix(path, "bandwidth_max_gb_s") && !sharesDRAM(prior, path) {
+			up = math.Inf(1)
+		}
+		return lm.Bound{Lower: math.Max(1e-6*math.Abs(v), model.BandwidthRange.Min), Upper: math.Max(up, v)}
+	case hasSuffix(path, "mem_compute_overlap"), hasSuffix(path, "cache_usable_frac"), hasSuffix(path, "moe_efficiency"):
+		return lm.Bound{Lower: 0, Upper: 1}
+	case isKernelRate(path):
+		return lm.Bound{Lower: math.Max(1e-6*math.Abs(v), model.KernelRateRange.Min), Upper: model.KernelRateRange.Max} // a fitted profile must load
+	case hasSuffix(path, "forfeit_pct"):
+		return lm.Bound{Lower: 0, Upper: 90}
+	}
+	// Rates, bandwidths and costs stay positive: at zero an op would never
+	// end (or cost nothing), which no machine does.
+	return lm.Bound{Lower: 1e-6 * math.Max(math.Abs(v), 1e-9), Upper: math.Inf(1)}
+}
+
+// sharesDRAM says whether the engine of an engines.NAME.… path streams
+// from the SoC's DRAM.
+func sharesDRAM(s *model.SoC, path string) bool {
+	for i := range s.Engines {
+		if strings.HasPrefix(path, "engines."+s.Engines[i].Name+".") {
+			return s.Engines[i].UsesSharedDRAM()
+		}
+	}
+	return true
+}
+
+func hasSuffix(s, suf string) bool { return len(s) >= len(suf) && s[len(s)-len(suf):] == suf }

@@ -1,0 +1,106 @@
+package runner
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/blsim/blsim/measure"
+)
+
+// Header is the line to print before the grid runs: the command, the runs
+// and what varies, the settings and the measurements file path, as
+// "llama-bench -p 512: 6 runs over ORK_BL_LITTLE_FRAC (3) x ORK_BL_POLL (2)
+// (timeout 10m0s, 0 warm-up, 0 retries) -> runs.jsonl".
+func (c Config) Header(path string) string {
+	n := c.Grid.Size()
+	runs := fmt.Sprintf("%d runs", n)
+	if c.Rounds > 1 {
+		order := "in grid order"
+		if c.Shuffle {
+			order = "shuffled"
+		}
+		runs = fmt.Sprintf("%d runs (%d points x %d rounds, %s)", n*c.Rounds, n, c.Rounds, order)
+	}
+	return fmt.Sprintf("%s: %s over %s (timeout %v, %d warm-up, %d retries) -> %s",
+		QuoteCommand(c.Grid.Command), runs, axesLabel(c.Grid), c.Timeout, c.Warmup, c.Retries, path)
+}
+
+// LineProgress is a progress function for Run that prints a line per run
+// on w: the knobs that vary (all of them when none does), the outcome,
+// and, before the last run, the time the runs left will take at the pace
+// of those done: "[3/6] ORK_BL_LITTLE_FRAC=0.1 ORK_BL_POLL=0  20.00 t/s
+// (eta 1m0s)".
+func (c Config) LineProgress(w io.Writer) func(done, total int, m *measure.Measurement) {
+	varying := c.Grid.Varying()
+	if len(varying) == 0 {
+		for _, a := range append(append([]Axis(nil), c.Grid.Env...), c.Grid.Args...) {
+			varying = append(varying, a.Name)
+		}
+	}
+	start := time.Now()
+	return func(done, total int, m *measure.Measurement) {
+		fmt.Fprintf(w, "[%d/%d] %s  %s%s\n", done, total, knobsLabel(varying, m.Knobs), outcome(m), eta(time.Since(start), done, total))
+	}
+}
+
+// Line is the summary to print after the grid ran, as "6 runs: 4 ok, 2
+// failed, 0 timed out; 6 measurements appended to runs.jsonl", with the
+// flagged and skipped runs when there are any.
+func (s Summary) Line(path string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d runs: %d ok, %d failed, %d timed out", s.Runs, s.OK, s.Failed, s.TimedOut)
+	if s.Flagged > 0 {
+		fmt.Fprintf(&b, ", %d flagged (their records do not match their knobs: kept out of the fit)", s.Flagged)
+	}
+	if s.Skipped > 0 {
+		fmt.Fprintf(&b, "; %d skipped (already measured)", s.Skipped)
+	}
+	fmt.Fprintf(&b, "; %d measurements appended to %s", s.Measurements, path)
+	return b.String()
+}
+
+// eta is "  (eta 1h2m0s)": the time the runs left will take at the pace of
+// those done; "" after the last run.
+func eta(elapsed time.Duration, done, total int) string {
+	if done <= 0 || done >= total {
+		return ""
+	}
+	left := elapsed / time.Duration(done) * time.Duration(total-done)
+	return fmt.Sprintf("  (eta %v)", left.Round(time.Second))
+}
+
+// outcome is "26.24 t/s" or "failed: why".
+func outcome(m *measure.Measurement) string {
+	if m.Status == "ok" {
+		return fmt.Sprintf("%.2f t/s", m.Median)
+	}
+	return m.Status + ": " + m.Error
+}
+
+// knobsLabel prints the named knobs: "ORK_BL_LITTLE_FRAC=0.15 ORK_BL_POLL=0".
+func knobsLabel(names []string, knobs map[string]string) string {
+	if len(names) == 0 {
+		return "(no knobs)"
+	}
+	parts := make([]string, 0, len(names))
+	for _, n := range names {
+		parts = append(parts, n+"="+knobs[n])
+	}
+	return strings.Join(parts, " ")
+}
+
+// axesLabel says what varies: "ORK_BL_LITTLE_FRAC (6) x ORK_BL_POLL (2)".
+func axesLabel(g Grid) string {
+	var parts []string
+	for _, a := range append(append([]Axis(nil), g.Env...), g.Args...) {
+		if len(a.Values) > 1 {
+			parts = append(parts, fmt.Sprintf("%s (%d)", a.Name, len(a.Values)))
+		}
+	}
+	if len(parts) == 0 {
+		return "no varying knob"
+	}
+	return strings.Join(parts, " x ")
+}
