@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"slices"
+	"sort"
 	"strings"
 )
 
@@ -244,4 +245,36 @@ func Done(path string) (map[string]bool, error) {
 		}
 	}
 	return done, nil
+}
+
+// CheckNames checks that every measurement of ms that names a SoC names
+// one of socs, and that every one naming a workload without carrying its
+// YAML names workload.
+func CheckNames(ms []Measurement, socs []string, workload string) error {
+	for _, m := range ms {
+		if m.SoC != "" && !slices.Contains(socs, m.SoC) {
+			return fmt.Errorf("measurements are for soc %s, not %s", m.SoC, socs[0])
+		}
+		if m.Workload != "" && m.WorkloadYAML == "" && m.Workload != workload {
+			return fmt.Errorf("measurements are for workload %s, not %s", m.Workload, workload)
+		}
+	}
+	return nil
+}
+
+// Sources are the "source" knobs of ms's usable throughputs, sorted, each
+// once.
+func Sources(ms []Measurement) []string {
+	set := map[string]bool{}
+	for _, m := range ms {
+		if src := m.Knobs["source"]; src != "" && m.IsThroughput() && m.OK() {
+			set[src] = true
+		}
+	}
+	out := make([]string, 0, len(set))
+	for s := range set {
+		out = append(out, s)
+	}
+	sort.Strings(out)
+	return out
 }

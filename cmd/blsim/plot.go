@@ -16,7 +16,6 @@ import (
 	"github.com/blsim/blsim/presets"
 	"github.com/blsim/blsim/sim"
 	"github.com/spf13/cobra"
-	"gonum.org/v1/plot/vg"
 )
 
 // plotOptions are the flags of `blsim plot`.
@@ -146,113 +145,39 @@ func plotRun(o *plotOptions, stdout io.Writer) error {
 		return err
 	}
 	s, wl := q.SoC, q.Workload
-	var fig *plots.Figure
-	var w, h vg.Length
-	switch o.Kind {
-	case "split":
-		var ms []measure.Measurement
-		var src string
-		if o.Measurements != "" || o.SoC == seedSoC {
-			if ms, src, err = loadMeasurements(o.Measurements, o.SoC, s, wl, o.Stat, o.warn); err != nil {
-				return err
-			}
-			if !o.given("workload") && o.Measurements != "" {
-				// The curve of the model the measurements ran, when they
-				// all ran one (blsim calibrate's synthetic MoE, say).
-				if mw, err := measuredWorkload(ms); err != nil {
-					return fmt.Errorf("--measurements: %s: %w", src, err)
-				} else if mw != nil {
-					if o.given("prompt") {
-						mw.Run.PromptTokens = o.Prompt
-					}
-					if o.given("ubatch") {
-						mw.Run.Ubatch = o.Ubatch
-					}
-					q.Workload, wl = mw, mw
-				}
-			}
-		}
-		// Far enough to the right for every measured share.
-		q.Sweep, q.SweepSteps = true, 40
-		for _, m := range ms {
-			if m.Plan != nil && len(m.Plan.Fracs) == 2 && m.Plan.Fracs[1] > sim.MaxSecondFrac {
-				q.SweepMaxFrac = math.Max(q.SweepMaxFrac, m.Plan.Fracs[1])
-			}
-		}
-		p, err := o.predict(q)
-		if err != nil {
-			return err
-		}
-		var pts []predict.SplitPoint
-		if ms != nil {
-			if pts = predict.SplitPoints(ms, p, wl); len(pts) == 0 && o.Measurements != "" {
-				return fmt.Errorf("--measurements: nothing in %s was measured on the curve's plans (workload %s, %s+%s, %d+%d threads, poll %d)",
-					src, wl.Name, p.Engines[0], p.Engines[1], p.Threads[0], p.Threads[1], p.Poll)
-			}
-		}
-		d, err := plots.SplitOf(p, pts)
-		if err != nil {
-			return err
-		}
-		if fig, err = plots.SplitCurve(d); err != nil {
-			return err
-		}
-		w, h = 6.5*vg.Inch, 4.5*vg.Inch
-	case "timeline":
-		p, err := o.predict(q)
-		if err != nil {
-			return err
-		}
-		plan := drawnPlan(p).Plan
-		d, err := plots.SimTimeline(s, wl, plots.TimelineOptions{Plan: &plan, Layers: o.Layers})
-		if err != nil {
-			return err
-		}
-		if fig, err = plots.Timeline(d); err != nil {
-			return err
-		}
-		w, h = 9*vg.Inch, 5*vg.Inch
-	case "parity":
+	kind := plots.Kind(o.Kind)
+	vd := plots.ViewData{SoC: s, Workload: wl, Layers: o.Layers, LogAxes: o.Log}
+	var p *predict.Prediction
+	switch kind {
+	case plots.KindParity:
 		ms, raw, src, err := loadMeasurementsRaw(o.Measurements, o.SoC, s, wl, o.Stat, o.warn)
 		if err != nil {
 			return err
 		}
-		pts, err := parityPoints(s, wl, ms, raw)
-		if err != nil {
+		if vd.Parity, err = parityPoints(s, wl, ms, raw); err != nil {
 			return fmt.Errorf("parity: %s: %w", src, err)
 		}
-		if fig, err = plots.Parity(plots.ParityData{SoC: s.Name, Workload: wl.Name, Points: pts, LogAxes: o.Log}); err != nil {
+	case plots.KindSplit:
+		if p, err = o.splitCurve(&q, &vd); err != nil {
 			return err
 		}
-		w, h = 7*vg.Inch, 6*vg.Inch
-	case "heatmap":
-		p, err := o.predict(q)
-		if err != nil {
+	default:
+		if p, err = o.predict(q); err != nil {
 			return err
 		}
-		d, err := predict.WhatIfOf(p, s, wl, predict.WhatIfOptions{XParam: o.XParam, YParam: o.YParam})
-		if err != nil {
-			return err
+		if kind == plots.KindHeatmap {
+			heat, err := predict.WhatIfOf(p, s, wl, predict.WhatIfOptions{XParam: o.XParam, YParam: o.YParam})
+			if err != nil {
+				return err
+			}
+			vd.WhatIf = &heat
 		}
-		if fig, err = plots.Heatmap(d); err != nil {
-			return err
-		}
-		w, h = 8*vg.Inch, 6*vg.Inch
-	case "roofline":
-		p, err := o.predict(q)
-		if err != nil {
-			return err
-		}
-		plan := drawnPlan(p).Plan
-		d, err := plots.SimRoofline(s, wl, plots.RooflineOptions{Plan: &plan})
-		if err != nil {
-			return err
-		}
-		if fig, err = plots.Roofline(d); err != nil {
-			return err
-		}
-		w, h = 8*vg.Inch, 6*vg.Inch
 	}
+	fig, err := plots.View(kind, p, vd)
+	if err != nil {
+		return err
+	}
+	w, h := kind.Size()
 	if err := plots.Save(fig, o.Output, w, h); err != nil {
 		return err
 	}
@@ -295,6 +220,50 @@ func (o *plotOptions) honoured(q predict.Request) error {
 	return nil
 }
 
+// splitCurve predicts the split curve, with the measurements on its
+// plans: of the workload they ran unless --workload says otherwise, and
+// far enough to the right for every measured share.
+func (o *plotOptions) splitCurve(q *predict.Request, vd *plots.ViewData) (*predict.Prediction, error) {
+	var ms []measure.Measurement
+	var src string
+	var err error
+	if o.Measurements != "" || o.SoC == seedSoC {
+		if ms, src, err = loadMeasurements(o.Measurements, o.SoC, q.SoC, q.Workload, o.Stat, o.warn); err != nil {
+			return nil, err
+		}
+		if !o.given("workload") && o.Measurements != "" {
+			if mw, err := presets.MeasuredWorkload(ms); err != nil {
+				return nil, fmt.Errorf("--measurements: %s: %w", src, err)
+			} else if mw != nil {
+				if o.given("prompt") {
+					mw.Run.PromptTokens = o.Prompt
+				}
+				if o.given("ubatch") {
+					mw.Run.Ubatch = o.Ubatch
+				}
+				q.Workload, vd.Workload = mw, mw
+			}
+		}
+	}
+	q.Sweep, q.SweepSteps = true, 40
+	for _, m := range ms {
+		if m.Plan != nil && len(m.Plan.Fracs) == 2 && m.Plan.Fracs[1] > sim.MaxSecondFrac {
+			q.SweepMaxFrac = math.Max(q.SweepMaxFrac, m.Plan.Fracs[1])
+		}
+	}
+	p, err := o.predict(*q)
+	if err != nil {
+		return nil, err
+	}
+	if ms != nil {
+		if vd.Measured = predict.SplitPoints(ms, p, q.Workload); len(vd.Measured) == 0 && o.Measurements != "" {
+			return nil, fmt.Errorf("--measurements: nothing in %s was measured on the curve's plans (workload %s, %s+%s, %d+%d threads, poll %d)",
+				src, q.Workload.Name, p.Engines[0], p.Engines[1], p.Threads[0], p.Threads[1], p.Poll)
+		}
+	}
+	return p, nil
+}
+
 // predict runs the request and prints its warnings.
 func (o *plotOptions) predict(q predict.Request) (*predict.Prediction, error) {
 	p, err := o.run(q)
@@ -303,36 +272,6 @@ func (o *plotOptions) predict(q predict.Request) (*predict.Prediction, error) {
 	}
 	warn(o.warn, p, o.SoC)
 	return p, nil
-}
-
-// drawnPlan is the one plan a timeline or roofline draws: the requested
-// split of the best split's mode, or the best split when none was
-// requested (--frac auto).
-func drawnPlan(p *predict.Prediction) predict.PlanPrediction {
-	if r, ok := p.Plan(p.Best.Plan.Mode, predict.Requested); ok {
-		return r
-	}
-	return p.Best
-}
-
-// measuredWorkload is the one workload every throughput of ms ran (from
-// its workload_yaml, else the preset of its name), or nil when they ran
-// several or name none.
-func measuredWorkload(ms []measure.Measurement) (*model.Workload, error) {
-	var name, yaml string
-	for i, m := range ms {
-		if i > 0 && (m.Workload != name || m.WorkloadYAML != yaml) {
-			return nil, nil
-		}
-		name, yaml = m.Workload, m.WorkloadYAML
-	}
-	switch {
-	case name == "":
-		return nil, nil
-	case yaml != "":
-		return model.ParseWorkload([]byte(yaml), "the measurements' workload_yaml")
-	}
-	return presets.LoadWorkload(name)
 }
 
 // seedSoC is the preset whose measurements default to the seed's figures.
@@ -370,13 +309,8 @@ func loadMeasurementsRaw(path, socRef string, s *model.SoC, w *model.Workload, s
 	if err := badLines(warn, src, len(ms), errs); err != nil {
 		return nil, nil, "", err
 	}
-	for _, m := range ms {
-		if m.SoC != "" && m.SoC != s.Name && m.SoC != socRef {
-			return nil, nil, "", fmt.Errorf("--measurements: measurements %s are for soc %s, not %s", src, m.SoC, s.Name)
-		}
-		if m.Workload != "" && m.WorkloadYAML == "" && m.Workload != w.Name {
-			return nil, nil, "", fmt.Errorf("--measurements: measurements %s are for workload %s, not %s", src, m.Workload, w.Name)
-		}
+	if err := measure.CheckNames(ms, []string{s.Name, socRef}, w.Name); err != nil {
+		return nil, nil, "", fmt.Errorf("--measurements: %s: %w", src, err)
 	}
 	// One point per configuration: the rounds of a calibration or a grid
 	// merged as blsim fit and validate merge them.

@@ -4,14 +4,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
-	"slices"
-	"sort"
 	"strings"
 	"time"
 
+	"github.com/blsim/blsim/internal/atomicfile"
 	"github.com/blsim/blsim/measure"
 	"github.com/blsim/blsim/model"
 	"github.com/blsim/blsim/plots"
@@ -105,8 +103,8 @@ func reportRun(o *reportOptions, stdout io.Writer) (err error) {
 		return errors.New("report: -o DIR is required")
 	}
 	out := filepath.Clean(o.Output)
-	if err := checkReplaceable(out); err != nil {
-		return err
+	if err := atomicfile.CheckReplaceable(out, reportFiles); err != nil {
+		return fmt.Errorf("report: %w; choose another -o", err)
 	}
 	o.progress = o.warn
 	q, err := o.request()
@@ -156,69 +154,33 @@ func reportRun(o *reportOptions, stdout io.Writer) (err error) {
 			return err
 		}
 	}
-	if p.TwoEngine() {
-		var pts []predict.SplitPoint
-		if ms != nil {
-			pts = predict.SplitPoints(ms, p, wl)
+	vd := plots.ViewData{SoC: s, Workload: wl, Layers: 2}
+	if ms != nil {
+		if d.Parity, err = parityPoints(s, wl, ms, raw); err != nil {
+			return fmt.Errorf("parity: %s: %w", msrc, err)
 		}
-		sd, err := plots.SplitOf(p, pts)
-		if err != nil {
-			return err
+		d.ParitySource, d.Sources, vd.Parity = msrc, measure.Sources(ms), d.Parity
+		if p.TwoEngine() {
+			vd.Measured = predict.SplitPoints(ms, p, wl)
 		}
-		fig, err := plots.SplitCurve(sd)
-		if err != nil {
-			return err
-		}
-		if err := save(d, tmp, "split.png", fig, 6.5*vg.Inch, 4.5*vg.Inch); err != nil {
-			return err
-		}
-	}
-	drawn := drawnPlan(p)
-	d.Drawn = drawn.Kind
-	plan := drawn.Plan
-	td, err := plots.SimTimeline(s, wl, plots.TimelineOptions{Plan: &plan, Layers: 2})
-	if err != nil {
-		return err
-	}
-	fig, err := plots.Timeline(td)
-	if err != nil {
-		return err
-	}
-	if err := save(d, tmp, "timeline.png", fig, 9*vg.Inch, 5*vg.Inch); err != nil {
-		return err
 	}
 	heat, err := predict.WhatIfOf(p, s, wl, predict.WhatIfOptions{})
 	if err != nil {
 		return err
 	}
-	d.WhatIf = &heat
-	if fig, err = plots.Heatmap(heat); err != nil {
-		return err
-	}
-	if err := save(d, tmp, "heatmap.png", fig, 8*vg.Inch, 6*vg.Inch); err != nil {
-		return err
-	}
-	if ms != nil {
-		if d.Parity, err = parityPoints(s, wl, ms, raw); err != nil {
-			return fmt.Errorf("parity: %s: %w", msrc, err)
+	d.WhatIf, vd.WhatIf, d.Drawn = &heat, &heat, plots.Drawn(p).Kind
+	for _, k := range plots.Kinds {
+		if (k == plots.KindSplit && !p.TwoEngine()) || (k == plots.KindParity && ms == nil) {
+			continue
 		}
-		d.ParitySource, d.Sources = msrc, measurementSources(ms)
-		if fig, err = plots.Parity(plots.ParityData{SoC: s.Name, Workload: wl.Name, Points: d.Parity}); err != nil {
+		fig, err := plots.View(k, p, vd)
+		if err != nil {
 			return err
 		}
-		if err := save(d, tmp, "parity.png", fig, 7*vg.Inch, 6*vg.Inch); err != nil {
+		w, h := k.Size()
+		if err := save(d, tmp, string(k)+".png", fig, w, h); err != nil {
 			return err
 		}
-	}
-	rd, err := plots.SimRoofline(s, wl, plots.RooflineOptions{Plan: &plan})
-	if err != nil {
-		return err
-	}
-	if fig, err = plots.Roofline(rd); err != nil {
-		return err
-	}
-	if err := save(d, tmp, "roofline.png", fig, 8*vg.Inch, 6*vg.Inch); err != nil {
-		return err
 	}
 	return finishReport(d, tmp, out, stdout)
 }
@@ -232,73 +194,11 @@ func finishReport(d *report.Data, tmp, out string, stdout io.Writer) error {
 	if err := os.WriteFile(filepath.Join(tmp, "report.md"), []byte(md.String()), 0o644); err != nil {
 		return fmt.Errorf("report: %w", err)
 	}
-	if err := replaceDir(tmp, out); err != nil {
-		return err
+	if err := atomicfile.ReplaceDir(tmp, out); err != nil {
+		return fmt.Errorf("report: %w", err)
 	}
 	fmt.Fprintf(stdout, "wrote %s\n", filepath.Join(out, "report.md"))
 	return nil
-}
-
-// checkReplaceable fails unless out does not exist, or is a folder holding
-// only a previous report's files.
-func checkReplaceable(out string) error {
-	st, err := os.Stat(out)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil
-	}
-	if err != nil {
-		return fmt.Errorf("report: %w", err)
-	}
-	if !st.IsDir() {
-		return fmt.Errorf("report: %s exists and is not a folder", out)
-	}
-	ents, err := os.ReadDir(out)
-	if err != nil {
-		return fmt.Errorf("report: %w", err)
-	}
-	for _, e := range ents {
-		if e.IsDir() || !slices.Contains(reportFiles, e.Name()) {
-			return fmt.Errorf("report: %s exists and holds %s, which is not a report file; choose another -o", out, e.Name())
-		}
-	}
-	return nil
-}
-
-// replaceDir renames the finished folder tmp to out, moving a previous
-// report aside first and deleting it only once the new one is in place.
-func replaceDir(tmp, out string) error {
-	if _, err := os.Stat(out); err == nil {
-		old := tmp + ".old"
-		if err := os.Rename(out, old); err != nil {
-			return fmt.Errorf("report: %w", err)
-		}
-		if err := os.Rename(tmp, out); err != nil {
-			if rerr := os.Rename(old, out); rerr != nil {
-				return fmt.Errorf("report: %v (and restoring the previous report: %v)", err, rerr)
-			}
-			return fmt.Errorf("report: %w", err)
-		}
-		return os.RemoveAll(old)
-	}
-	if err := os.Rename(tmp, out); err != nil {
-		return fmt.Errorf("report: %w", err)
-	}
-	return nil
-}
-
-func measurementSources(ms []measure.Measurement) []string {
-	set := map[string]bool{}
-	for _, m := range ms {
-		if src := m.Knobs["source"]; src != "" && m.IsThroughput() && m.OK() {
-			set[src] = true
-		}
-	}
-	var out []string
-	for s := range set {
-		out = append(out, s)
-	}
-	sort.Strings(out)
-	return out
 }
 
 // commandLine is the command as given: its path and the flags set, in

@@ -1,0 +1,104 @@
+package plots
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/blsim/blsim/model"
+	"github.com/blsim/blsim/predict"
+	"gonum.org/v1/plot/vg"
+)
+
+// Kind is a kind of figure.
+type Kind string
+
+// Kinds of figure, in the order a report shows them.
+const (
+	KindSplit    Kind = "split"
+	KindTimeline Kind = "timeline"
+	KindHeatmap  Kind = "heatmap"
+	KindParity   Kind = "parity"
+	KindRoofline Kind = "roofline"
+)
+
+// Kinds are every kind of figure.
+var Kinds = []Kind{KindSplit, KindTimeline, KindHeatmap, KindParity, KindRoofline}
+
+// Size is the page size a kind of figure is drawn at.
+func (k Kind) Size() (w, h vg.Length) {
+	switch k {
+	case KindSplit:
+		return 6.5 * vg.Inch, 4.5 * vg.Inch
+	case KindTimeline:
+		return 9 * vg.Inch, 5 * vg.Inch
+	case KindParity:
+		return 7 * vg.Inch, 6 * vg.Inch
+	}
+	return 8 * vg.Inch, 6 * vg.Inch
+}
+
+// ViewData is what the figures of a prediction are drawn from, besides
+// the prediction itself: the SoC and workload it was made on, and what
+// each kind needs.
+type ViewData struct {
+	SoC      *model.SoC
+	Workload *model.Workload
+	// Measured are the measurements on the split curve (split).
+	Measured []predict.SplitPoint
+	// WhatIf is the grid around the prediction (heatmap; see
+	// predict.WhatIfOf).
+	WhatIf *predict.WhatIf
+	// Parity are measured against predicted (parity), LogAxes its axes.
+	Parity  []predict.ParityPoint
+	LogAxes bool
+	// Layers limits the timeline to the first layers (0: all).
+	Layers int
+}
+
+// Drawn is the one plan a timeline or roofline of p draws: the requested
+// split of the best split's mode, or the best split when none was
+// requested.
+func Drawn(p *predict.Prediction) predict.PlanPrediction {
+	if r, ok := p.Plan(p.Best.Plan.Mode, predict.Requested); ok {
+		return r
+	}
+	return p.Best
+}
+
+// View draws the figure of kind k of prediction p (nil for a parity plot,
+// which draws each measurement's own plan).
+func View(k Kind, p *predict.Prediction, d ViewData) (*Figure, error) {
+	if d.SoC == nil || d.Workload == nil || (p == nil && k != KindParity) {
+		return nil, errors.New("plots: a view needs a prediction (a parity plot aside), its SoC and its workload")
+	}
+	switch k {
+	case KindSplit:
+		sd, err := SplitOf(p, d.Measured)
+		if err != nil {
+			return nil, err
+		}
+		return SplitCurve(sd)
+	case KindTimeline:
+		plan := Drawn(p).Plan
+		td, err := SimTimeline(d.SoC, d.Workload, TimelineOptions{Plan: &plan, Layers: d.Layers})
+		if err != nil {
+			return nil, err
+		}
+		return Timeline(td)
+	case KindHeatmap:
+		if d.WhatIf == nil {
+			return nil, errors.New("plots: a heatmap needs its what-if grid (predict.WhatIfOf)")
+		}
+		return Heatmap(*d.WhatIf)
+	case KindParity:
+		return Parity(ParityData{SoC: d.SoC.Name, Workload: d.Workload.Name, Points: d.Parity, LogAxes: d.LogAxes})
+	case KindRoofline:
+		plan := Drawn(p).Plan
+		rd, err := SimRoofline(d.SoC, d.Workload, RooflineOptions{Plan: &plan})
+		if err != nil {
+			return nil, err
+		}
+		return Roofline(rd)
+	}
+	return nil, fmt.Errorf("plots: unknown kind of figure %q", k)
+}

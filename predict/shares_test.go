@@ -1,0 +1,39 @@
+package predict
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestParseShares(t *testing.T) {
+	for _, tc := range []struct {
+		spec string
+		n    int
+		want []float64
+		err  string
+	}{
+		{"0.12", 2, []float64{0.88, 0.12}, ""},
+		{"0.1, 0.3", 3, []float64{0.6, 0.1, 0.3}, ""},
+		{"0.5,0.6", 3, nil, "sum to 1.1"},
+		{"0.5", 3, nil, "1 values for 2 engines"},
+		{"x", 2, nil, `"x" is not auto or a number`},
+		{"1.5", 2, nil, "not auto or a number in [0,1]"},
+		{"NaN", 2, nil, "not auto or a number"},
+	} {
+		got, err := ParseShares(tc.spec, tc.n)
+		if tc.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.err) {
+				t.Errorf("%q: error %v, want %q", tc.spec, err, tc.err)
+			}
+			continue
+		}
+		if err != nil || len(got) != len(tc.want) {
+			t.Fatalf("%q: %v %v", tc.spec, got, err)
+		}
+		for i := range got {
+			if d := got[i] - tc.want[i]; d > 1e-12 || d < -1e-12 {
+				t.Errorf("%q: %v, want %v", tc.spec, got, tc.want)
+			}
+		}
+	}
+}
