@@ -17,6 +17,9 @@ const MaxDraws = 10000
 type Request struct {
 	SoC      *model.SoC
 	Workload *model.Workload
+	// Test is the run to predict (llama-bench's -p, -ub, -d); nil: the
+	// workload's own.
+	Test *model.Run
 	// Engines of the split, main first; nil: the SoC's first two.
 	Engines []string
 	// Threads per engine, in the order of Engines; nil, or a 0 entry:
@@ -76,8 +79,8 @@ func (r *resolved) steps() int {
 }
 
 // FieldError is a request field that does not hold: Field names it
-// ("engines", "threads", "fracs", "modes", "poll", "draws", "run" for the
-// workload's prompt and ubatch, "sweep", "sensitivity"), Index the engine
+// ("engines", "threads", "fracs", "modes", "poll", "draws", "test", "run"
+// for the ubatch count of the test, "sweep", "sensitivity"), Index the engine
 // it is about (-1: none).
 type FieldError struct {
 	Field string
@@ -114,6 +117,14 @@ func (q *Request) resolve() (*resolved, error) {
 	}
 	s := q.SoC
 	r := &resolved{Request: *q, accel: -1}
+	if q.Test != nil {
+		if q.Test.PromptTokens < 1 || q.Test.Ubatch < 1 || q.Test.Depth < 0 {
+			return nil, fieldErr("test", -1, "pp%d at ubatch %d, depth %d: want a prompt and a ubatch of at least 1", q.Test.PromptTokens, q.Test.Ubatch, q.Test.Depth)
+		}
+		w := *q.Workload
+		w.Run = *q.Test
+		r.Workload = &w
+	}
 	if r.Engines == nil {
 		if len(s.Engines) < 2 {
 			return nil, fieldErr("engines", -1, "soc %s has one engine; a split needs two", s.Name)

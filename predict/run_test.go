@@ -108,3 +108,20 @@ func TestProgress(t *testing.T) {
 		}
 	}
 }
+
+// TestRequestTest: Test overrides the workload's run without touching the
+// workload, and a test of no tokens is refused.
+func TestRequestTest(t *testing.T) {
+	s, w := load(t, "rk3588")
+	p, err := Run(Request{SoC: s, Workload: w, Test: &model.Run{PromptTokens: 64, Ubatch: 32}, Draws: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Prompt != 64 || p.Ubatch != 32 || w.Run.PromptTokens != 512 {
+		t.Errorf("pp%d ub%d, workload left at pp%d", p.Prompt, p.Ubatch, w.Run.PromptTokens)
+	}
+	var fe *FieldError
+	if _, err := Run(Request{SoC: s, Workload: w, Test: &model.Run{PromptTokens: 0, Ubatch: 32}}); !errors.As(err, &fe) || fe.Field != "test" {
+		t.Errorf("pp0: %v", err)
+	}
+}
