@@ -275,3 +275,20 @@ func PlanOf(p model.Plan) *model.Plan {
 	return &model.Plan{Mode: p.Mode, Engines: append([]string(nil), p.Engines...),
 		Fracs: append([]float64(nil), p.Fracs...), Threads: append([]int(nil), p.Threads...), Poll: p.Poll}
 }
+
+// ErrPct is the error of a prediction against a measured value, in
+// percent: the one definition every residual, parity point and MAPE uses.
+func ErrPct(predicted, measured float64) float64 { return 100 * (predicted/measured - 1) }
+
+// MAPE is the mean absolute percentage error of errPcts (each an ErrPct);
+// NaN for none.
+func MAPE(errPcts []float64) float64 {
+	if len(errPcts) == 0 {
+		return math.NaN()
+	}
+	s := 0.0
+	for _, e := range errPcts {
+		s += math.Abs(e)
+	}
+	return s / float64(len(errPcts))
+}

@@ -3,7 +3,6 @@ package predict
 import (
 	"errors"
 	"fmt"
-	"math"
 	"strings"
 
 	"github.com/blsim/blsim/measure"
@@ -76,14 +75,11 @@ func ParityPoints(ms []measure.Measurement, pred Predictor, fitted func(*measure
 // MAPE is the mean absolute percentage error of the predictions (NaN for
 // none).
 func MAPE(pts []ParityPoint) float64 {
-	if len(pts) == 0 {
-		return math.NaN()
+	errs := make([]float64, len(pts))
+	for i, p := range pts {
+		errs[i] = measure.ErrPct(p.Predicted, p.Measured)
 	}
-	s := 0.0
-	for _, p := range pts {
-		s += math.Abs(p.Predicted-p.Measured) / p.Measured
-	}
-	return 100 * s / float64(len(pts))
+	return measure.MAPE(errs)
 }
 
 // ParityScore is the error of parity points, in all and by InFit.

@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/blsim/blsim/measure"
 	"github.com/blsim/blsim/model"
 	"github.com/blsim/blsim/predict"
 	"github.com/blsim/blsim/sim"
@@ -305,7 +306,7 @@ func parity(w io.Writer, d *Data) {
 		if pt.MeasuredErr > 0 {
 			sd = fmt.Sprintf("%.2f", pt.MeasuredErr)
 		}
-		fmt.Fprintf(w, "| %s | %.2f | %s | %.2f | %+.2f%% |\n", pt.Label, pt.Measured, sd, pt.Predicted, 100*(pt.Predicted/pt.Measured-1))
+		fmt.Fprintf(w, "| %s | %.2f | %s | %.2f | %+.2f%% |\n", pt.Label, pt.Measured, sd, pt.Predicted, measure.ErrPct(pt.Predicted, pt.Measured))
 	}
 	fmt.Fprintf(w, "\nN = %d, %s.\n\n", len(d.Parity), predict.ParityLabel(d.Parity))
 }

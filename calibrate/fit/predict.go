@@ -152,7 +152,7 @@ func residualTable(obs []measure.Measurement, pred, dramPct []float64) ([]Residu
 	var rows []Residual
 	ss, sa := 0.0, 0.0
 	for i, m := range obs {
-		e := 100 * (pred[i]/m.Median - 1)
+		e := measure.ErrPct(pred[i], m.Median)
 		ss += e * e
 		sa += math.Abs(e)
 		rows = append(rows, Residual{ID: m.ID, Label: m.Label(), Measured: m.Median, Predicted: pred[i], ErrPct: e, DRAMBoundPct: dramPct[i]})

@@ -95,7 +95,7 @@ func LeaveOneOut(prior *model.SoC, ms []measure.Measurement, o Options) (*Valida
 		}
 		v := sr.TPS
 		rows = append(rows, Residual{ID: obs[i].ID, Label: obs[i].Label(), Measured: obs[i].Median, Predicted: v,
-			ErrPct: 100 * (v/obs[i].Median - 1), DRAMBoundPct: 100 * sr.Bound.DRAM})
+			ErrPct: measure.ErrPct(v, obs[i].Median), DRAMBoundPct: 100 * sr.Bound.DRAM})
 	}
 	return summarize("loo", rows), nil
 }
@@ -276,24 +276,23 @@ func micros(ms []measure.Measurement) []measure.Measurement {
 // summarize scores rows, in all and split by Residual.InFit.
 func summarize(mode string, rows []Residual) *Validation {
 	v := &Validation{Mode: mode, N: len(rows)}
-	add := func(g *Group, a float64) {
-		g.N++
-		g.MAPE += a
-		g.MaxErrPct = math.Max(g.MaxErrPct, a)
-	}
-	var all Group
+	var errs [3][]float64 // all, fitted, held out
 	for _, r := range rows {
-		a := math.Abs(r.ErrPct)
-		add(&all, a)
+		errs[0] = append(errs[0], r.ErrPct)
 		if r.InFit {
-			add(&v.Fitted, a)
+			errs[1] = append(errs[1], r.ErrPct)
 		} else {
-			add(&v.HeldOut, a)
+			errs[2] = append(errs[2], r.ErrPct)
 		}
 	}
-	for _, g := range []*Group{&all, &v.Fitted, &v.HeldOut} {
+	var all Group
+	for i, g := range []*Group{&all, &v.Fitted, &v.HeldOut} {
+		g.N = len(errs[i])
 		if g.N > 0 {
-			g.MAPE /= float64(g.N)
+			g.MAPE = measure.MAPE(errs[i])
+		}
+		for _, e := range errs[i] {
+			g.MaxErrPct = math.Max(g.MaxErrPct, math.Abs(e))
 		}
 	}
 	v.MAPE, v.MaxErrPct = all.MAPE, all.MaxErrPct
