@@ -12,7 +12,7 @@ func warnings(r *resolved) []Warning {
 	var ws []Warning
 	if s.DRAM.PeakGBs > 0 {
 		ws = append(ws, Warning{Path: "dram.peak_gb_s", Text: fmt.Sprintf(
-			"%g GB/s does not enter the prediction: it only bounds sustained_gb_s and the engines' caps; DRAM time comes from dram.sustained_gb_s (%g GB/s) and each engine's bandwidth_max_gb_s",
+			"%.4g GB/s does not enter the prediction: it only bounds sustained_gb_s and the engines' caps; DRAM time comes from dram.sustained_gb_s (%.4g GB/s) and each engine's bandwidth_max_gb_s",
 			s.DRAM.PeakGBs, s.DRAM.SustainedGBs)})
 	}
 	for i, e := range r.engines {
@@ -34,13 +34,20 @@ func warnings(r *resolved) []Warning {
 		sum += c
 		caps = append(caps, fmt.Sprintf("%s %.1f", e.Name, c))
 		if i == 0 && c < s.DRAM.SustainedGBs {
-			binding = fmt.Sprintf("; native is held by engines.%s.bandwidth_max_gb_s (%.1f GB/s at %d threads)", e.Name, c, r.Threads[0])
+			binding = fmt.Sprintf("; native is held by engines.%s.bandwidth_max_gb_s (%.1f GB/s at %s)", e.Name, c, threadsText(r.Threads[0]))
 		}
 	}
 	if len(caps) > 0 && s.DRAM.SustainedGBs > sum {
 		ws = append(ws, Warning{Path: "dram.sustained_gb_s", Text: fmt.Sprintf(
-			"%g GB/s is above what the engines pull even together (%s = %.1f GB/s): their bandwidth caps bind, not DRAM%s (a prediction takes the caps as written; the what-if grid's DRAM axis scales them with DRAM)",
+			"%.4g GB/s is above what the engines pull even together (%s = %.1f GB/s): their bandwidth caps bind, not DRAM%s (a prediction takes the caps as written; the what-if grid's DRAM axis scales them with DRAM)",
 			s.DRAM.SustainedGBs, strings.Join(caps, " + "), sum, binding)})
 	}
 	return ws
+}
+
+func threadsText(n int) string {
+	if n == 1 {
+		return "1 thread"
+	}
+	return fmt.Sprintf("%d threads", n)
 }
