@@ -2,11 +2,9 @@ package calibrate
 
 import (
 	"fmt"
-	"io"
 	"os"
 	"runtime"
 	"strings"
-	"time"
 
 	"github.com/blsim/blsim/calibrate/dispatch"
 	"github.com/blsim/blsim/calibrate/probe"
@@ -85,29 +83,6 @@ func DispatcherFailures(ms []measure.Measurement) (ran, failed int) {
 		}
 	}
 	return ran, failed
-}
-
-// LineProgress reports each finished step as one line on w, for a log or
-// a pipe: "[3/20] q4 kernel, big: 4.27 ops/cycle (cv 1.2%) 5s" with the
-// time since LineProgress was called, "[3/20] LABEL: already measured",
-// or the failure's status and error. The call with total 0 (the end)
-// prints nothing.
-func LineProgress(w io.Writer) Progress {
-	start := time.Now()
-	return func(done, n int, st Step, m *measure.Measurement) {
-		if n == 0 {
-			return
-		}
-		switch {
-		case m == nil:
-			fmt.Fprintf(w, "[%d/%d] %s: already measured\n", done, n, st.Label)
-		case m.Status != "ok":
-			fmt.Fprintf(w, "[%d/%d] %s: %s: %s\n", done, n, st.Label, m.Status, m.Error)
-		default:
-			fmt.Fprintf(w, "[%d/%d] %s: %.4g %s (cv %.1f%%) %s\n", done, n, st.Label, m.Median, m.Unit, 100*m.CV,
-				time.Since(start).Round(time.Second))
-		}
-	}
 }
 
 // Host is this machine as its measurements record it: the architecture,

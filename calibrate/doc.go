@@ -5,7 +5,11 @@
 // finished measurement is appended to a measurements file at once, so an
 // interrupted calibration loses nothing and a resumed one skips what is
 // done. Steps lists what a calibration measures, Measure measures it, and
-// Host, Header and LineProgress describe it as blsim calibrate prints it.
+// Host, Header, LineProgress and NewProgress describe it as blsim
+// calibrate prints it. A Run holds a whole calibration's settings: Open
+// checks them and finds the clusters and the host, Calibration.Start lists
+// the steps and opens the measurements file, Calibration.Measure takes
+// them.
 // AdaptGrid fits a benchmark grid (package runner) to the prior profile
 // its runs will be fitted to, and CheckHoldout checks that holdout
 // patterns split it.

@@ -219,12 +219,6 @@ func ReadFile(path string) ([]Measurement, []error) {
 	return Read(f, path)
 }
 
-// Usable says whether a file read with good measurements and bad lines can
-// be used, one rule for every command: at least one good measurement, and
-// bad lines no more than one (the partial last line a crash leaves) or a
-// tenth of all lines, whichever is more.
-func Usable(good, bad int) bool { return good > 0 && bad <= max(1, (good+bad)/10) }
-
 // Done returns the IDs measured with status ok (or flagged: the run
 // finished, its record just does not fit the plan) in path (none if the file
 // does not exist yet), for --resume.

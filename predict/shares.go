@@ -31,4 +31,3 @@ func ParseShares(spec string, n int) ([]float64, error) {
 	fr[0] = math.Max(0, 1-sum)
 	return fr, nil
 }
-

@@ -1,6 +1,7 @@
 package presets
 
 import (
+	"bytes"
 	_ "embed"
 
 	"github.com/blsim/blsim/measure"
@@ -19,6 +20,28 @@ var seedRK3588 []byte
 // measurement lines (JSONL, measure's format), for the rk3588
 // preset and the qwen3.5-35b-a3b workload.
 func SeedMeasurements() []byte { return append([]byte(nil), seedRK3588...) }
+
+// SeedSoC is the preset the seed's figures were measured on.
+const SeedSoC = "rk3588"
+
+// SeedSource names the seed's figures where a file name would go.
+const SeedSource = "the seed's figures, presets/measurements/seed-rk3588.jsonl"
+
+// Measurements reads the measurements file path, or, when path is "", the
+// seed's figures (SeedMeasurements), by measure's one rule for bad lines
+// (measure.Check): the measurements, the warnings about bad lines, and the
+// name of their source (path, or SeedSource).
+func Measurements(path string) (ms []measure.Measurement, warnings []string, src string, err error) {
+	if path != "" {
+		ms, warnings, err = measure.ReadUsable(path)
+		return ms, warnings, path, err
+	}
+	ms, errs := measure.Read(bytes.NewReader(seedRK3588), "seed-rk3588.jsonl")
+	if warnings, err = measure.Check(SeedSource, len(ms), errs); err != nil {
+		return nil, nil, SeedSource, err
+	}
+	return ms, warnings, SeedSource, nil
+}
 
 // MeasuredWorkload is the one workload every throughput of ms ran (from
 // its workload_yaml, else the preset of its name), or nil when they ran

@@ -20,7 +20,9 @@
 // A Job is a fit as blsim fit and blsim calibrate make it, provenance
 // stamped; WriteProfile writes its profile. Result.WriteText,
 // Validation.WriteText and WriteRegimes print a fit and a validation as
-// text; NoiseOf says how noisy the runs were.
+// text, and WriteFit all of it as blsim prints a fit; NoiseOf says how
+// noisy the runs were. Parity is what a parity plot of a profile against
+// measurements needs: its predictions, and which points it was fitted on.
 //
 // Fitting runs anywhere; only measuring needs the hardware.
 package fit

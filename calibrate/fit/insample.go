@@ -110,3 +110,20 @@ func (f FitSet) Configs(ms []measure.Measurement) func(*measure.Measurement) boo
 	keys := f.fittedConfigs(ms)
 	return func(m *measure.Measurement) bool { return keys[configKey(m)] }
 }
+
+// Parity is what a parity plot of soc against measurements needs
+// (predict.ParityPoints): predicted, the throughput soc predicts for a
+// measurement by plain simulation of its own plan and workload (w when it
+// names none; w may be nil), and fitted, whether soc was fitted on a
+// merged throughput of the records raw (FitSet.Configs), or nil when its
+// provenance does not say (Unrecorded).
+func Parity(soc *model.SoC, w *model.Workload, raw []measure.Measurement) (predicted func(*measure.Measurement) (float64, error), fitted func(*measure.Measurement) bool) {
+	pr := NewPredictor()
+	if w != nil {
+		pr.Add(w)
+	}
+	if set := FittedOn(soc); !set.Unrecorded() {
+		fitted = set.Configs(raw)
+	}
+	return func(m *measure.Measurement) (float64, error) { return pr.Predict(soc, m) }, fitted
+}

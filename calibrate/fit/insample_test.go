@@ -141,3 +141,26 @@ func TestFittedOn(t *testing.T) {
 		t.Errorf("new fit: unrecorded %v, has %v", f.Unrecorded(), f.Has(&ms[0]))
 	}
 }
+
+// Parity predicts as Predictor does and tells the fitted points as
+// FittedOn does; without a list of the fitted runs it cannot tell.
+func TestParity(t *testing.T) {
+	r, ms, again := insampleSetup(t)
+	merged := Merge(ms, Median)
+	predicted, fitted := Parity(r.SoC, nil, ms)
+	want, err := NewPredictor().Predict(r.SoC, &merged[0])
+	if got, gerr := predicted(&merged[0]); err != nil || gerr != nil || got != want || got <= 0 {
+		t.Errorf("predicted %g (%v), want %g (%v)", got, gerr, want, err)
+	}
+	if fitted == nil || !fitted(&merged[0]) {
+		t.Error("a run the profile was fitted on is not told fitted")
+	}
+	if _, fitted := Parity(r.SoC, nil, again); fitted == nil || fitted(&Merge(again, Median)[0]) {
+		t.Error("a run measured again is told fitted")
+	}
+	old := r.SoC.Clone()
+	old.Provenance = &model.Provenance{Source: "blsim calibrate on vm", Runs: 4}
+	if _, fitted := Parity(old, nil, ms); fitted != nil {
+		t.Error("a fit that does not list its runs tells fitted points")
+	}
+}

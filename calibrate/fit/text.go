@@ -165,6 +165,29 @@ func (v *Validation) lines() []string {
 	return out
 }
 
+// WriteFit prints a fit as blsim fit and calibrate show it: note on a line
+// of its own when not "", the fit (Result.WriteText), "wrote PROFILE" when
+// profile is not "", the held-out error when v is not nil
+// (Validation.WriteText, the five worst by stat), and the regime of each
+// configuration (WriteRegimes).
+func WriteFit(w io.Writer, r *Result, v *Validation, stat Stat, note, profile string) error {
+	if note != "" {
+		fmt.Fprintln(w, note)
+	}
+	if err := r.WriteText(w); err != nil {
+		return err
+	}
+	if profile != "" {
+		fmt.Fprintf(w, "wrote %s\n", profile)
+	}
+	if v != nil {
+		if err := v.WriteText(w, stat, 5); err != nil {
+			return err
+		}
+	}
+	return WriteRegimes(w, r, v)
+}
+
 // WriteRegimes prints, for every configuration fitted (r's residuals) and
 // scored (v's, when v is not nil), the measured and predicted rates and
 // the share of the run the fitted model says waited on DRAM, and how many

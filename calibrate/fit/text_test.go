@@ -106,3 +106,28 @@ func TestWriteRegimes(t *testing.T) {
 		t.Errorf("no rows: %v %q", err, b.String())
 	}
 }
+
+// WriteFit prints the note, the fit, the profile written, the held-out
+// error and the regimes, in that order; without a note, a profile or a
+// validation, none of their lines.
+func TestWriteFit(t *testing.T) {
+	r := &Result{Residuals: []Residual{{Label: "native", Measured: 20, Predicted: 20.2, ErrPct: 1, DRAMBoundPct: 70}}}
+	v := &Validation{N: 1, Worst: []Residual{{Label: "token f=0.2", Measured: 22, Predicted: 21, ErrPct: -4.5, DRAMBoundPct: 30}}}
+	var b strings.Builder
+	if err := WriteFit(&b, r, v, Median, "noise: quiet", "p.yaml"); err != nil {
+		t.Fatal(err)
+	}
+	out, last := b.String(), -1
+	for _, want := range []string{"noise: quiet\n", "parameter", "wrote p.yaml\n", "token f=0.2 ()", "regime of each configuration"} {
+		i := strings.Index(out, want)
+		if i <= last {
+			t.Errorf("%q missing or out of order in\n%s", want, out)
+		}
+		last = i
+	}
+	b.Reset()
+	if err := WriteFit(&b, r, nil, Median, "", ""); err != nil || strings.Contains(b.String(), "wrote") || strings.Contains(b.String(), "worst") ||
+		!strings.HasPrefix(b.String(), "parameter") {
+		t.Errorf("bare fit: %v\n%s", err, b.String())
+	}
+}

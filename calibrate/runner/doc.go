@@ -30,5 +30,11 @@
 // several times over (Schedule), each round with Config.Shuffle in an order
 // of its own, so that a machine's slow spell falls on different points each
 // round. Config.Header, Config.LineProgress and Summary.Line are the lines
-// to print before, during and after a run.
+// to print before, during and after a run; RunFile runs a grid into a
+// measurements file and prints them.
+//
+// Settings are a grid as a user gives it, a grid file and the command,
+// axes and run settings beside it (a command line's, which win over the
+// file's); Settings.Config makes the Config, its errors telling which
+// setting is wrong (SettingError) for the caller to name as it names it.
 package runner

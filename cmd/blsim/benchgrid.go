@@ -8,12 +8,10 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"runtime"
 	"time"
 
 	"github.com/blsim/blsim/calibrate"
 	"github.com/blsim/blsim/calibrate/runner"
-	"github.com/blsim/blsim/measure"
 	"github.com/blsim/blsim/model"
 	"github.com/spf13/pflag"
 )
@@ -64,86 +62,37 @@ func (o *benchGridOptions) changed(name string) bool {
 	return f != nil && f.Changed
 }
 
-// config builds the runner's configuration from the flags and the grid
-// file.
+// config builds the runner's configuration from the grid file and the
+// flags, which win over it where given; errors name the flag.
 func (o *benchGridOptions) config() (runner.Config, error) {
-	var cfg runner.Config
-	timeout, warmup, retries := o.Timeout, o.Warmup, o.Retries
-	if o.Grid != "" {
-		gf, err := runner.LoadGridFile(o.Grid)
-		if err != nil {
-			return cfg, err
-		}
-		cfg.Grid = gf.Grid
-		if gf.Timeout > 0 && !o.changed("timeout") {
-			timeout = gf.Timeout
-		}
-		if !o.changed("warmup") {
-			warmup = gf.Warmup
-		}
-		if !o.changed("retries") {
-			retries = gf.Retries
-		}
-		if gf.Rounds > 0 && !o.changed("rounds") {
-			o.Rounds = gf.Rounds
-		}
-		if !o.changed("shuffle") {
-			o.Shuffle = o.Shuffle || gf.Shuffle
-		}
-		o.fileHoldout = gf.Holdout
-	}
-	if o.Bench != "" {
-		if len(cfg.Grid.Command) > 0 {
-			return cfg, fmt.Errorf("--bench and the command of %s: give one of them", o.Grid)
-		}
-		words, err := runner.SplitCommand(o.Bench)
-		if err != nil {
-			return cfg, fmt.Errorf("--bench: %w", err)
-		}
-		cfg.Grid.Command = words
-	}
-	if len(cfg.Grid.Command) == 0 {
-		return cfg, errors.New("no benchmark command: give --bench 'llama-bench ...' or a --grid file with a command")
-	}
-	for _, spec := range o.Env {
-		a, err := runner.ParseEnvAxis(spec)
-		if err != nil {
-			return cfg, err
-		}
-		cfg.Grid.Env = append(cfg.Grid.Env, a)
-	}
-	for _, spec := range o.Args {
-		a, err := runner.ParseArgAxis(spec)
-		if err != nil {
-			return cfg, err
-		}
-		cfg.Grid.Args = append(cfg.Grid.Args, a)
-	}
-	if err := cfg.Grid.Validate(); err != nil {
-		return cfg, err
-	}
+	s := runner.Settings{GridFile: o.Grid, Command: o.Bench, Env: o.Env, Args: o.Args, Knobs: o.Knobs}
+	s.Timeout, s.Warmup = given(o.changed("timeout"), &o.Timeout), given(o.changed("warmup"), &o.Warmup)
+	s.Retries, s.Rounds = given(o.changed("retries"), &o.Retries), given(o.changed("rounds"), &o.Rounds)
+	s.Shuffle = given(o.changed("shuffle"), &o.Shuffle)
+	cfg, holdout, err := s.Config()
+	o.fileHoldout = holdout
+	var se *runner.SettingError
 	switch {
-	case timeout <= 0:
-		return cfg, fmt.Errorf("--timeout %v: must be positive", timeout)
-	case warmup < 0:
-		return cfg, fmt.Errorf("--warmup %d: must not be negative", warmup)
-	case retries < 0:
-		return cfg, fmt.Errorf("--retries %d: must not be negative", retries)
-	}
-	cfg.Timeout, cfg.Warmup, cfg.Retries = timeout, warmup, retries
-	cfg.Mapping = runner.DefaultMapping()
-	if o.Knobs != "" {
-		m, err := runner.LoadMapping(o.Knobs)
-		if err != nil {
-			return cfg, err
+	case errors.Is(err, runner.ErrTwoCommands):
+		return cfg, fmt.Errorf("--bench and the command of %s: give one of them", o.Grid)
+	case errors.Is(err, runner.ErrNoCommand):
+		return cfg, errors.New("no benchmark command: give --bench 'llama-bench ...' or a --grid file with a command")
+	case errors.As(err, &se):
+		flag := map[string]string{"Command": "--bench", "Timeout": "--timeout", "Warmup": "--warmup", "Retries": "--retries", "Rounds": "--rounds"}[se.Setting]
+		if se.Value != "" {
+			flag += " " + se.Value
 		}
-		cfg.Mapping = m
+		return cfg, fmt.Errorf("%s: %w", flag, se.Err)
 	}
-	if o.Rounds < 0 {
-		return cfg, fmt.Errorf("--rounds: %d is negative", o.Rounds)
+	return cfg, err
+}
+
+// given is v when the flag was given, else nil.
+func given[T any](changed bool, v *T) *T {
+	if changed {
+		return v
 	}
-	cfg.Rounds, cfg.Shuffle = o.Rounds, o.Shuffle
-	return cfg, nil
+	return nil
 }
 
 // runBenchGrid runs the benchmark over the grid, appending every run to
@@ -166,25 +115,10 @@ func runBenchGrid(ctx context.Context, o *benchGridOptions, workloadName, worklo
 	defer stop()
 	path := cmp.Or(o.Measurements, "runs.jsonl")
 	cfg.Workload, cfg.WorkloadYAML = workloadName, workloadYAML
-	cfg.Host = &measure.Host{Arch: runtime.GOARCH}
-	cfg.Host.Name, _ = os.Hostname()
-	if o.Resume {
-		if cfg.Done, err = measure.Done(path); err != nil {
-			return path, err
-		}
-	} else if st, err := os.Stat(path); err == nil && st.Size() > 0 {
+	if st, err := os.Stat(path); err == nil && st.Size() > 0 && !o.Resume {
 		fmt.Fprintf(stderr, "blsim: appending to %s, which holds earlier runs (--resume skips the ones measured)\n", path)
 	}
-	w, err := measure.Create(path)
-	if err != nil {
-		return path, err
-	}
-	fmt.Fprintln(stdout, cfg.Header(path))
-	sum, runErr := runner.Run(ctx, cfg, w, cfg.LineProgress(stdout))
-	if err := w.Close(); err != nil && runErr == nil {
-		runErr = fmt.Errorf("measurements %s: %w", path, err)
-	}
-	fmt.Fprintln(stdout, sum.Line(path))
+	sum, runErr := runner.RunFile(ctx, cfg, path, o.Resume, stdout)
 	if runErr != nil && ctx.Err() != nil && errors.Is(runErr, ctx.Err()) {
 		return path, fmt.Errorf("interrupted after %d of %d runs; they are in %s, --resume continues: %w",
 			sum.Runs, sum.Points-sum.Skipped, path, runErr)

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"os/signal"
 	"runtime"
 	"time"
@@ -14,12 +13,9 @@ import (
 	"github.com/blsim/blsim/calibrate"
 	"github.com/blsim/blsim/calibrate/dispatch"
 	"github.com/blsim/blsim/calibrate/fit"
-	"github.com/blsim/blsim/calibrate/probe"
-	"github.com/blsim/blsim/calibrate/topology"
 	"github.com/blsim/blsim/measure"
 	"github.com/blsim/blsim/model"
 	"github.com/blsim/blsim/presets"
-	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
@@ -125,24 +121,16 @@ func calibrateRun(ctx context.Context, o *calibrateOptions, stdout, stderr io.Wr
 	if runtime.GOOS != "linux" {
 		return fmt.Errorf("calibrate: measuring needs Linux (this is %s); predict, fit and validate work here", runtime.GOOS)
 	}
-	if o.Grid != calibrate.FitGrid && o.Grid != calibrate.HeldOutGrid && o.Grid != calibrate.BothGrids {
-		return fmt.Errorf("--plans: %q is not fit, heldout or fit+heldout", o.Grid)
-	}
 	if o.NoFit && len(o.Holdout) > 0 {
 		return fmt.Errorf("--holdout: nothing is fitted with --no-fit (validate the file later with blsim validate --holdout)")
 	}
-	if o.Repeats < 0 {
-		return fmt.Errorf("--repeats: %d is negative", o.Repeats)
-	}
-	if o.Rounds < 0 {
-		return fmt.Errorf("--rounds: %d is negative", o.Rounds)
-	}
-	cs, err := o.clusters()
+	path := o.Bench.Measurements
+	c, err := calibrate.Open(calibrate.Run{Settings: calibrate.Settings{Quick: o.Quick, Grid: o.Grid, NoMicro: o.NoFit, Repeats: o.Repeats,
+		Rounds: o.Rounds, MicroBudget: o.MicroBudget, Shuffle: o.Bench.Shuffle}, Clusters: o.Clusters, SysRoot: o.SysRoot, Path: path, Resume: o.Bench.Resume})
 	if err != nil {
-		return err
+		return calibrateError(err, path)
 	}
-	host := calibrate.Host(o.SysRoot)
-	for _, warn := range topology.NonPerformance(host.Governors) {
+	for _, warn := range c.Warnings {
 		fmt.Fprintf(stderr, "blsim: warning: %s\n", warn)
 	}
 	if line, slow := dispatch.KernelsLine(); slow {
@@ -150,36 +138,16 @@ func calibrateRun(ctx context.Context, o *calibrateOptions, stdout, stderr io.Wr
 	} else {
 		fmt.Fprintf(stderr, "blsim: %s\n", line)
 	}
-	s := &calibrate.Settings{Engines: calibrate.NewEngines(cs), Quick: o.Quick, Grid: o.Grid, NoMicro: o.NoFit,
-		Repeats: o.Repeats, Rounds: o.Rounds, Host: host, MicroBudget: o.MicroBudget, Shuffle: o.Bench.Shuffle}
 	if o.Workload != "" {
-		if s.Workload, err = presets.LoadWorkload(o.Workload); err != nil {
+		if c.Workload, err = presets.LoadWorkload(o.Workload); err != nil {
 			return fmt.Errorf("--workload: %w", err)
 		}
 	}
-	steps, err := calibrate.Steps(s)
-	if err != nil {
-		return err
+	if err := c.Start(); err != nil {
+		return calibrateError(err, path)
 	}
-	path := o.Bench.Measurements
-	if !o.Bench.Resume {
-		if st, err := os.Stat(path); err == nil && st.Size() > 0 {
-			return fmt.Errorf("--measurements: %s already has measurements; use --resume to continue it, or name another file", path)
-		}
-	}
-	done, err := measure.Done(path)
-	if err != nil {
-		return err
-	}
-	w, err := measure.Create(path)
-	if err != nil {
-		return err
-	}
-	defer w.Close()
-	fmt.Fprintf(stderr, "blsim %s\n", calibrate.Header(s, steps, done, path))
-	progress := newProgress(stderr, len(steps))
-	taken, err := calibrate.Measure(ctx, steps, done, w, host, progress)
-	progress(0, 0, calibrate.Step{}, nil)
+	fmt.Fprintf(stderr, "blsim %s\n", c.Header())
+	taken, err := c.Measure(ctx, calibrate.NewProgress(stderr, len(c.Steps)))
 	if errors.Is(err, context.Canceled) {
 		return fmt.Errorf("interrupted: every finished measurement is in %s; run again with --resume", path)
 	}
@@ -192,17 +160,16 @@ func calibrateRun(ctx context.Context, o *calibrateOptions, stdout, stderr io.Wr
 	if o.NoFit {
 		return recorded(stdout, path, o.JSON)
 	}
-	ms, errs := measure.ReadFile(path)
-	for _, e := range errs {
-		fmt.Fprintf(stderr, "blsim: warning: skipped %v\n", e)
+	ms, err := readMeasurements(path, stderr)
+	if err != nil {
+		return err
 	}
-	name := cmp.Or(o.Name, host.Name, "this-machine")
-	prior := calibrate.Prior(name, s.Engines, ms, s.Workload)
+	prior := calibrate.Prior(cmp.Or(o.Name, c.Host.Name, "this-machine"), c.Engines, ms, c.Workload)
 	holdout := o.Holdout
 	if len(holdout) == 0 && o.Grid == calibrate.BothGrids {
 		holdout = []string{"set=" + calibrate.HeldOutGrid}
 	}
-	return fitProfile(stdout, stderr, o, prior, ms, holdout, "blsim calibrate on "+host.Name, host.Governors)
+	return fitProfile(stdout, stderr, o, prior, ms, holdout, "blsim calibrate on "+c.Host.Name, c.Host.Governors)
 }
 
 // recorded says where a calibration without a fit (--no-fit) put its
@@ -238,45 +205,18 @@ func fitProfile(stdout, stderr io.Writer, o *calibrateOptions, prior *model.SoC,
 // benchOnlyFlags are the calibrate flags that only the --bench mode reads.
 var benchOnlyFlags = []string{"env", "arg", "knobs", "timeout", "warmup", "retries"}
 
-// clusters finds the engines: discovered, or named by --cluster.
-func (o *calibrateOptions) clusters() ([]topology.Cluster, error) {
-	t, err := topology.Discover(o.SysRoot)
-	if err != nil {
-		return nil, fmt.Errorf("topology: %w", err)
+// calibrateError names the flag behind an error of calibrate.Open or
+// Start; path is the measurements file.
+func calibrateError(err error, path string) error {
+	var se *calibrate.SettingError
+	switch {
+	case errors.Is(err, calibrate.ErrNoCluster):
+		return errors.New("found no CPU cluster; name one with --cluster big=CPUS")
+	case errors.Is(err, calibrate.ErrMeasured):
+		return fmt.Errorf("--measurements: %s already has measurements; use --resume to continue it, or name another file", path)
+	case errors.As(err, &se):
+		flag := map[string]string{"Grid": "--plans", "Repeats": "--repeats", "Rounds": "--rounds", "Clusters": "--cluster"}[se.Setting]
+		return fmt.Errorf("%s: %w", flag, se.Err)
 	}
-	if len(o.Clusters) > 0 {
-		allowed, err := probe.AllowedCPUs()
-		if err != nil {
-			return nil, fmt.Errorf("--cluster: %w", err)
-		}
-		if t, err = topology.Override(t, o.Clusters, allowed); err != nil {
-			return nil, fmt.Errorf("--cluster: %w", err)
-		}
-	}
-	if len(t.Clusters) == 0 {
-		return nil, fmt.Errorf("found no CPU cluster; name one with --cluster big=CPUS")
-	}
-	return t.Clusters, nil
-}
-
-// newProgress shows a bar with ETA on a terminal and plain lines
-// (calibrate.LineProgress) otherwise. Calling it with total 0 finishes the
-// bar.
-func newProgress(w io.Writer, total int) calibrate.Progress {
-	if f, ok := w.(*os.File); !ok {
-		return calibrate.LineProgress(w)
-	} else if st, err := f.Stat(); err != nil || st.Mode()&os.ModeCharDevice == 0 {
-		return calibrate.LineProgress(w)
-	}
-	bar := progressbar.NewOptions(total, progressbar.OptionSetWriter(w), progressbar.OptionShowCount(),
-		progressbar.OptionSetPredictTime(true), progressbar.OptionSetWidth(30), progressbar.OptionSetDescription("calibrating"))
-	return func(done, n int, st calibrate.Step, m *measure.Measurement) {
-		if n == 0 {
-			_ = bar.Finish()
-			fmt.Fprintln(w)
-			return
-		}
-		bar.Describe(st.Label)
-		_ = bar.Set(done)
-	}
+	return err
 }

@@ -54,8 +54,8 @@ func addAcceptPoorFlag(f *pflag.FlagSet, accept *bool) {
 	f.BoolVar(accept, "accept-poor-fit", false, "write the profile even when the fit is poor (its MAPE above 10%, or more than a quarter of the\nthroughputs down-weighted as outliers), which otherwise exits non-zero and writes nothing")
 }
 
-// readMeasurements reads a measurements file, warning about bad lines on
-// stderr; it fails when the file is not usable (measure.Usable).
+// readMeasurements reads a measurements file by measure's one rule for bad
+// lines (measure.ReadUsable), warning about them on stderr.
 func readMeasurements(path string, stderr io.Writer) ([]measure.Measurement, error) {
 	if path == "" {
 		return nil, fmt.Errorf("--measurements: a measurements file is required")
@@ -63,37 +63,22 @@ func readMeasurements(path string, stderr io.Writer) ([]measure.Measurement, err
 	if _, err := os.Stat(path); err != nil {
 		return nil, fmt.Errorf("--measurements: %w", err)
 	}
-	ms, errs := measure.ReadFile(path)
-	if err := badLines(stderr, path, len(ms), errs); err != nil {
-		return nil, err
+	ms, warnings, err := measure.ReadUsable(path)
+	if err != nil {
+		return nil, fmt.Errorf("--measurements: %w", err)
 	}
+	warnAll(stderr, warnings)
 	return ms, nil
 }
 
-// badLines warns about each bad line (five at most) and fails, naming the
-// first, when good measurements and bad lines do not make a usable file.
-func badLines(stderr io.Writer, path string, good int, errs []error) error {
+// warnAll prints each warning on a line of stderr; a nil stderr drops them.
+func warnAll(stderr io.Writer, warnings []string) {
 	if stderr == nil {
-		stderr = io.Discard
+		return
 	}
-	if !measure.Usable(good, len(errs)) {
-		if good == 0 && len(errs) == 0 {
-			return fmt.Errorf("--measurements: %s has no measurements", path)
-		}
-		if good == 0 {
-			return fmt.Errorf("--measurements: %s has no readable measurements (%d bad lines; first: %v)", path, len(errs), errs[0])
-		}
-		return fmt.Errorf("--measurements: %s: %d of its %d lines are bad, more than a tenth (first: %v); fix or remove them",
-			path, len(errs), good+len(errs), errs[0])
+	for _, w := range warnings {
+		fmt.Fprintf(stderr, "blsim: warning: %s\n", w)
 	}
-	for i, err := range errs {
-		if i == 5 {
-			fmt.Fprintf(stderr, "blsim: warning: %d more bad lines in %s\n", len(errs)-5, path)
-			break
-		}
-		fmt.Fprintf(stderr, "blsim: warning: skipped %v\n", err)
-	}
-	return nil
 }
 
 func fitRun(o *fitOptions, stdout, stderr io.Writer) error {
@@ -175,35 +160,14 @@ func (o fitOutput) run(stdout, stderr io.Writer, j fit.Job) error {
 	}
 	if err != nil {
 		if o.json == nil { // show the fit: what went wrong is in it
-			_ = writeFitAndHoldout(stdout, r, v, j.Measurements, j.Options.Stat, "")
+			_ = fit.WriteFit(stdout, r, v, j.Options.Stat, noiseLine(j.Measurements, j.Options.Stat), "")
 		}
 		return err
 	}
 	if o.json != nil {
 		return writeJSON(stdout, o.json(r, v))
 	}
-	return writeFitAndHoldout(stdout, r, v, j.Measurements, j.Options.Stat, o.out)
-}
-
-// writeFitAndHoldout prints the noise line, the fit, the profile written
-// (out; "" when none was) and, when v is not nil, the held-out error, then
-// the regime of each configuration.
-func writeFitAndHoldout(w io.Writer, r *fit.Result, v *fit.Validation, ms []measure.Measurement, stat fit.Stat, out string) error {
-	if line := noiseLine(ms, stat); line != "" {
-		fmt.Fprintln(w, line)
-	}
-	if err := r.WriteText(w); err != nil {
-		return err
-	}
-	if out != "" {
-		fmt.Fprintf(w, "wrote %s\n", out)
-	}
-	if v != nil {
-		if err := v.WriteText(w, stat, 5); err != nil {
-			return err
-		}
-	}
-	return fit.WriteRegimes(w, r, v)
+	return fit.WriteFit(stdout, r, v, j.Options.Stat, noiseLine(j.Measurements, j.Options.Stat), o.out)
 }
 
 // noiseLine is fit.NoiseOf as a line, suggesting --stat best when the

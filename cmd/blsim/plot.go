@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"fmt"
 	"io"
 	"math"
@@ -154,7 +153,8 @@ func plotRun(o *plotOptions, stdout io.Writer) error {
 		if err != nil {
 			return err
 		}
-		if vd.Parity, err = parityPoints(s, wl, ms, raw); err != nil {
+		predicted, fitted := fit.Parity(s, wl, raw)
+		if vd.Parity, err = predict.ParityPoints(ms, predicted, fitted); err != nil {
 			return fmt.Errorf("parity: %s: %w", src, err)
 		}
 	case plots.KindSplit:
@@ -275,7 +275,7 @@ func (o *plotOptions) predict(q predict.Request) (*predict.Prediction, error) {
 }
 
 // seedSoC is the preset whose measurements default to the seed's figures.
-const seedSoC = "rk3588"
+const seedSoC = presets.SeedSoC
 
 // loadMeasurements reads the measurements file path, or, when path is ""
 // and socRef is the rk3588 preset, the seed's embedded figures. It checks
@@ -294,25 +294,18 @@ func loadMeasurementsRaw(path, socRef string, s *model.SoC, w *model.Workload, s
 	if err != nil {
 		return nil, nil, "", fmt.Errorf("--stat: %w", err)
 	}
-	var ms []measure.Measurement
-	var errs []error
-	src = path
-	switch {
-	case path != "":
-		ms, errs = measure.ReadFile(path)
-	case socRef == seedSoC:
-		src = "the seed's figures, presets/measurements/seed-rk3588.jsonl"
-		ms, errs = measure.Read(bytes.NewReader(presets.SeedMeasurements()), "seed-rk3588.jsonl")
-	default:
+	if path == "" && socRef != seedSoC {
 		return nil, nil, "", fmt.Errorf("--measurements: a measurements file is required for soc %s (only %s has built-in ones)", s.Name, seedSoC)
 	}
-	if err := badLines(warn, src, len(ms), errs); err != nil {
-		return nil, nil, "", err
+	raw, warnings, src, err := presets.Measurements(path)
+	if err != nil {
+		return nil, nil, "", fmt.Errorf("--measurements: %w", err)
 	}
-	if err := measure.CheckNames(ms, []string{s.Name, socRef}, w.Name); err != nil {
+	warnAll(warn, warnings)
+	if err := measure.CheckNames(raw, []string{s.Name, socRef}, w.Name); err != nil {
 		return nil, nil, "", fmt.Errorf("--measurements: %s: %w", src, err)
 	}
 	// One point per configuration: the rounds of a calibration or a grid
 	// merged as blsim fit and validate merge them.
-	return fit.Merge(ms, stat), ms, src, nil
+	return fit.Merge(raw, stat), raw, src, nil
 }

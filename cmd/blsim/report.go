@@ -9,7 +9,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/blsim/blsim/calibrate/fit"
 	"github.com/blsim/blsim/internal/atomicfile"
+	"github.com/blsim/blsim/internal/buildinfo"
 	"github.com/blsim/blsim/measure"
 	"github.com/blsim/blsim/model"
 	"github.com/blsim/blsim/plots"
@@ -128,7 +130,7 @@ func reportRun(o *reportOptions, stdout io.Writer) (err error) {
 		return err
 	}
 	warn(o.warn, p, o.SoC)
-	tmp, err := os.MkdirTemp(filepath.Dir(out), "."+filepath.Base(out)+".tmp-")
+	tmp, err := atomicfile.TempDir(out)
 	if err != nil {
 		return fmt.Errorf("report: %w", err)
 	}
@@ -137,15 +139,12 @@ func reportRun(o *reportOptions, stdout io.Writer) (err error) {
 			os.RemoveAll(tmp)
 		}
 	}()
-	if err := os.Chmod(tmp, 0o755); err != nil {
-		return fmt.Errorf("report: %w", err)
-	}
 	date := o.date
 	if date == "" {
 		date = time.Now().Format("2006-01-02")
 	}
 	d := &report.Data{Prediction: p, SoC: s, Workload: wl, Seed: s.Name == seedSoC,
-		Command: o.command, Version: version(), Date: date}
+		Command: o.command, Version: buildinfo.Version(), Date: date}
 	// The seed's poll-0 artefact: the same token split at poll 0.
 	if p.TwoEngine() && o.Poll != 0 && p.Plans[0].Kind == predict.Requested {
 		q0 := q
@@ -156,7 +155,8 @@ func reportRun(o *reportOptions, stdout io.Writer) (err error) {
 	}
 	vd := plots.ViewData{SoC: s, Workload: wl, Layers: 2}
 	if ms != nil {
-		if d.Parity, err = parityPoints(s, wl, ms, raw); err != nil {
+		predicted, fitted := fit.Parity(s, wl, raw)
+		if d.Parity, err = predict.ParityPoints(ms, predicted, fitted); err != nil {
 			return fmt.Errorf("parity: %s: %w", msrc, err)
 		}
 		d.ParitySource, d.Sources, vd.Parity = msrc, measure.Sources(ms), d.Parity

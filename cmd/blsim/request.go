@@ -8,11 +8,11 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/blsim/blsim/internal/progress"
 	"github.com/blsim/blsim/model"
 	"github.com/blsim/blsim/predict"
 	"github.com/blsim/blsim/presets"
 	"github.com/blsim/blsim/sim"
-	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/pflag"
 )
 
@@ -208,10 +208,8 @@ func (r *requestFlags) flagError(err error, q predict.Request) error {
 // bar when it is long.
 func (r *requestFlags) run(q predict.Request) (*predict.Prediction, error) {
 	if r.progress != nil && q.Workload != nil && q.Workload.Run.Ubatches() >= longUbatches && q.Progress == nil {
-		bar := progressbar.NewOptions(q.Steps(), progressbar.OptionSetWriter(r.progress), progressbar.OptionShowCount(),
-			progressbar.OptionSetPredictTime(true), progressbar.OptionSetWidth(30), progressbar.OptionClearOnFinish(),
-			progressbar.OptionSetDescription(fmt.Sprintf("predicting %d ubatches", q.Workload.Run.Ubatches())))
-		q.Progress = func(done, _ int) { _ = bar.Set(done) }
+		bar := progress.NewTransient(r.progress, q.Steps(), fmt.Sprintf("predicting %d ubatches", q.Workload.Run.Ubatches()))
+		q.Progress = func(done, _ int) { bar.Set(done) }
 		defer bar.Finish()
 	}
 	p, err := predict.Run(q)

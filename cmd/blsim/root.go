@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/blsim/blsim/internal/buildinfo"
 	"github.com/spf13/cobra"
 )
 
@@ -30,7 +31,7 @@ prefill work between its engines, and says whether it would raise throughput,
 at which split, and what hardware would make it pay.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
-		Version:       version(),
+		Version:       buildinfo.Version(),
 	}
 	root.SetVersionTemplate("{{.Version}}")
 	root.AddCommand(newPredictCmd(stdout, stderr, nil), newCalibrateCmd(stdout, stderr), newPlotCmd(stdout, stderr), newFitCmd(stdout, stderr),

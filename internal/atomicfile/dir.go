@@ -5,8 +5,24 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"slices"
 )
+
+// TempDir makes a new, empty folder next to dir (same parent, a hidden
+// name starting with dir's), readable by all (0755) like a folder made with
+// os.Mkdir, to fill and then move into place with ReplaceDir.
+func TempDir(dir string) (string, error) {
+	tmp, err := os.MkdirTemp(filepath.Dir(dir), "."+filepath.Base(dir)+".tmp-")
+	if err != nil {
+		return "", err
+	}
+	if err := os.Chmod(tmp, 0o755); err != nil {
+		os.Remove(tmp)
+		return "", err
+	}
+	return tmp, nil
+}
 
 // CheckReplaceable fails unless dir does not exist, or is a folder
 // holding only files named in allowed (a previous output of the same

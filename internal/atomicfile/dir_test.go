@@ -52,3 +52,24 @@ func TestReplaceDir(t *testing.T) {
 		t.Errorf("a file: %v", err)
 	}
 }
+
+// TempDir makes an empty folder, readable by all, beside the one it will
+// replace.
+func TestTempDir(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "report")
+	tmp, err := TempDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := os.Stat(tmp)
+	if err != nil || !st.IsDir() || st.Mode().Perm() != 0o755 || filepath.Dir(tmp) != filepath.Dir(dir) ||
+		!strings.HasPrefix(filepath.Base(tmp), ".report.tmp-") {
+		t.Errorf("%s: %v, %v", tmp, st.Mode(), err)
+	}
+	if ents, _ := os.ReadDir(tmp); len(ents) != 0 {
+		t.Errorf("%s holds %v", tmp, ents)
+	}
+	if _, err := TempDir(filepath.Join(dir, "no", "such")); err == nil {
+		t.Error("a folder in a parent that does not exist")
+	}
+}

@@ -1,0 +1,52 @@
+package calibrate
+
+import (
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/blsim/blsim/internal/progress"
+	"github.com/blsim/blsim/measure"
+)
+
+// NewProgress reports the steps of a calibration of total steps on w: as
+// a bar with the step under way and an estimate of the time left when w is
+// a terminal, and as plain lines (LineProgress) otherwise. The call with
+// total 0 (the end) finishes the bar.
+func NewProgress(w io.Writer, total int) Progress {
+	if !progress.Terminal(w) {
+		return LineProgress(w)
+	}
+	bar := progress.New(w, total, "calibrating")
+	return func(done, n int, st Step, m *measure.Measurement) {
+		if n == 0 {
+			bar.Finish()
+			return
+		}
+		bar.Describe(st.Label)
+		bar.Set(done)
+	}
+}
+
+// LineProgress reports each finished step as one line on w, for a log or
+// a pipe: "[3/20] q4 kernel, big: 4.27 ops/cycle (cv 1.2%) 5s" with the
+// time since LineProgress was called, "[3/20] LABEL: already measured",
+// or the failure's status and error. The call with total 0 (the end)
+// prints nothing.
+func LineProgress(w io.Writer) Progress {
+	start := time.Now()
+	return func(done, n int, st Step, m *measure.Measurement) {
+		if n == 0 {
+			return
+		}
+		switch {
+		case m == nil:
+			fmt.Fprintf(w, "[%d/%d] %s: already measured\n", done, n, st.Label)
+		case m.Status != "ok":
+			fmt.Fprintf(w, "[%d/%d] %s: %s: %s\n", done, n, st.Label, m.Status, m.Error)
+		default:
+			fmt.Fprintf(w, "[%d/%d] %s: %.4g %s (cv %.1f%%) %s\n", done, n, st.Label, m.Median, m.Unit, 100*m.CV,
+				time.Since(start).Round(time.Second))
+		}
+	}
+}

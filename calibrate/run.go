@@ -1,0 +1,162 @@
+package calibrate
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/blsim/blsim/calibrate/probe"
+	"github.com/blsim/blsim/calibrate/topology"
+	"github.com/blsim/blsim/measure"
+)
+
+// A Run is a calibration of this machine by the built-in dispatcher: what
+// to measure, on which clusters, and where the measurements go.
+type Run struct {
+	// Settings say what to measure. Open finds the Engines (from the
+	// clusters) and the Host when they are empty.
+	Settings
+	// Clusters, as NAME=CPUS (topology.Override), replace the clusters
+	// found, the first being the main engine; nil keeps them.
+	Clusters []string
+	// SysRoot is the root of the sysfs and procfs trees the topology and
+	// the governors are read from; "" is "/".
+	SysRoot string
+	// Path is the measurements file each measurement is appended to as
+	// soon as it is taken.
+	Path string
+	// Resume continues Path, skipping the steps it holds; without it, a
+	// Path that holds anything is ErrMeasured.
+	Resume bool
+}
+
+// A Calibration is a Run under way: Open has checked its settings and
+// found its engines and host, Start lists its steps and opens its file,
+// Measure takes them.
+type Calibration struct {
+	Run
+	// Warnings are about the cpufreq and devfreq governors that are not
+	// "performance" (topology.NonPerformance): fix them before measuring.
+	Warnings []string
+	// Steps are what Measure takes, and Done the IDs of those Path holds
+	// already (measure.Done); both set by Start.
+	Steps []Step
+	Done  map[string]bool
+
+	w *measure.Writer
+}
+
+// Errors of Open and Start.
+var (
+	// ErrNoCluster: the topology has no CPU cluster and Run.Clusters
+	// names none.
+	ErrNoCluster = errors.New("calibrate: found no CPU cluster")
+	// ErrMeasured: Run.Path holds measurements and Run.Resume is not set.
+	ErrMeasured = errors.New("calibrate: the measurements file already has measurements")
+)
+
+// A SettingError is a setting of a Run that cannot be used. Setting is its
+// field's name: Grid, Repeats, Rounds or Clusters.
+type SettingError struct {
+	Setting string
+	Err     error
+}
+
+func (e *SettingError) Error() string { return "calibrate: " + e.Setting + ": " + e.Err.Error() }
+
+func (e *SettingError) Unwrap() error { return e.Err }
+
+// Open checks r's settings and finds what it calibrates: the engines
+// (topology.Discover under r.SysRoot, then r.Clusters) and the host (Host),
+// unless r gives them. Errors are a *SettingError, ErrNoCluster, or
+// topology.Discover's.
+func Open(r Run) (*Calibration, error) {
+	if g := r.Grid; g != "" && g != FitGrid && g != HeldOutGrid && g != BothGrids {
+		return nil, &SettingError{"Grid", fmt.Errorf("%q is not fit, heldout or fit+heldout", g)}
+	}
+	if r.Repeats < 0 {
+		return nil, &SettingError{"Repeats", fmt.Errorf("%d is negative", r.Repeats)}
+	}
+	if r.Rounds < 0 {
+		return nil, &SettingError{"Rounds", fmt.Errorf("%d is negative", r.Rounds)}
+	}
+	root := cmp.Or(r.SysRoot, "/")
+	if len(r.Engines) == 0 {
+		cs, err := clusters(root, r.Clusters)
+		if err != nil {
+			return nil, err
+		}
+		r.Engines = NewEngines(cs)
+	}
+	if r.Host == nil {
+		r.Host = Host(root)
+	}
+	return &Calibration{Run: r, Warnings: topology.NonPerformance(r.Host.Governors)}, nil
+}
+
+// clusters are the CPU clusters under root, or the ones specs name.
+func clusters(root string, specs []string) ([]topology.Cluster, error) {
+	t, err := topology.Discover(root)
+	if err != nil {
+		return nil, err
+	}
+	if len(specs) > 0 {
+		allowed, err := probe.AllowedCPUs()
+		if err != nil {
+			return nil, &SettingError{"Clusters", err}
+		}
+		if t, err = topology.Override(t, specs, allowed); err != nil {
+			return nil, &SettingError{"Clusters", err}
+		}
+	}
+	if len(t.Clusters) == 0 {
+		return nil, ErrNoCluster
+	}
+	return t.Clusters, nil
+}
+
+// Start lists the steps (Steps, which sets the default workload), reads
+// which of them Path holds already and opens Path for appending, locked
+// against other writers until Measure ends. A Path that holds anything
+// without Resume is ErrMeasured.
+func (c *Calibration) Start() error {
+	steps, err := Steps(&c.Settings)
+	if err != nil {
+		return err
+	}
+	if !c.Resume {
+		if st, err := os.Stat(c.Path); err == nil && st.Size() > 0 {
+			return fmt.Errorf("%w: %s", ErrMeasured, c.Path)
+		}
+	}
+	if c.Done, err = measure.Done(c.Path); err != nil {
+		return err
+	}
+	if c.w, err = measure.Create(c.Path); err != nil {
+		return err
+	}
+	c.Steps = steps
+	return nil
+}
+
+// Header is the line to print before Measure (the package's Header).
+func (c *Calibration) Header() string { return Header(&c.Settings, c.Steps, c.Done, c.Path) }
+
+// Measure takes the steps Start listed that Path does not hold yet,
+// appending each measurement to it at once (the package's Measure), tells
+// progress (nil: nobody) of each and, at the end, calls it with total 0,
+// and closes Path. It returns the measurements it took; when ctx is done,
+// those and ctx's error.
+func (c *Calibration) Measure(ctx context.Context, progress Progress) ([]measure.Measurement, error) {
+	if c.w == nil {
+		return nil, errors.New("calibrate: Measure before Start")
+	}
+	defer c.w.Close()
+	taken, err := Measure(ctx, c.Steps, c.Done, c.w, c.Host, progress)
+	if progress != nil {
+		progress(0, 0, Step{}, nil)
+	}
+	return taken, err
+}

@@ -1,0 +1,84 @@
+package calibrate
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/blsim/blsim/measure"
+)
+
+// TestOpen: the settings are checked first, each bad one a *SettingError
+// naming its field; the clusters come from the topology under SysRoot,
+// Clusters replacing them.
+func TestOpen(t *testing.T) {
+	rk := filepath.Join("topology", "testdata", "rk3588")
+	for _, tc := range []struct {
+		name    string
+		r       Run
+		setting string // of the *SettingError, if one
+		is      error
+	}{
+		{"bad grid", Run{Settings: Settings{Grid: "all"}, SysRoot: rk}, "Grid", nil},
+		{"negative repeats", Run{Settings: Settings{Repeats: -1}, SysRoot: rk}, "Repeats", nil},
+		{"negative rounds", Run{Settings: Settings{Rounds: -1}, SysRoot: rk}, "Rounds", nil},
+		{"bad cluster", Run{SysRoot: rk, Clusters: []string{"big:1"}}, "Clusters", nil},
+		{"no topology", Run{SysRoot: t.TempDir()}, "", nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Open(tc.r)
+			var se *SettingError
+			switch {
+			case err == nil:
+				t.Fatal("no error")
+			case errors.As(err, &se) != (tc.setting != "") || (se != nil && se.Setting != tc.setting):
+				t.Errorf("%v, want a *SettingError of %q", err, tc.setting)
+			}
+		})
+	}
+	c, err := Open(Run{SysRoot: rk})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Engines) < 2 || c.Engines[0].Cluster.Name == "" || c.Host == nil {
+		t.Errorf("engines %+v, host %+v", c.Engines, c.Host)
+	}
+}
+
+// TestStartMeasure: Start refuses a measurements file that holds
+// something unless resumed, and Measure stops at once when its context is
+// done, finishing the progress.
+func TestStartMeasure(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "runs.jsonl")
+	run := Run{Settings: Settings{Engines: twoEngines(), Host: &measure.Host{Arch: "test"}, Quick: true, NoMicro: true}, Path: path}
+	c, err := Open(run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Steps) == 0 || len(c.Done) != 0 || c.Workload == nil || c.Header() == "" {
+		t.Fatalf("%d steps, done %v, workload %v", len(c.Steps), c.Done, c.Workload)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	ended := false
+	taken, err := c.Measure(ctx, func(done, total int, _ Step, _ *measure.Measurement) { ended = total == 0 })
+	if len(taken) != 0 || !errors.Is(err, context.Canceled) || !ended {
+		t.Errorf("cancelled: %d taken, %v, progress ended %v", len(taken), err, ended)
+	}
+
+	os.WriteFile(path, []byte("{}\n"), 0o644)
+	c, _ = Open(run)
+	if err := c.Start(); !errors.Is(err, ErrMeasured) {
+		t.Errorf("a file with something in it: %v, want ErrMeasured", err)
+	}
+	run.Resume = true
+	c, _ = Open(run)
+	if err := c.Start(); err != nil {
+		t.Errorf("resumed: %v", err)
+	}
+}

@@ -1,0 +1,133 @@
+package runner
+
+import (
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Settings are what a run of a benchmark grid is made from, as a user gives
+// them: an optional grid file, and the command, axes and run settings
+// given beside it, which add to the file's and win over them.
+type Settings struct {
+	// GridFile is a YAML grid file (ParseGridFile); "" is none.
+	GridFile string
+	// Command is the command line, split by SplitCommand; "" takes the
+	// grid file's. Giving both is ErrTwoCommands; neither, ErrNoCommand.
+	Command string
+	// Env and Args are axes added to the grid file's: "NAME=VALUES"
+	// (ParseEnvAxis) and "-FLAG=VALUES" (ParseArgAxis).
+	Env, Args []string
+	// Knobs is a YAML knob mapping file (LoadMapping); "" is
+	// DefaultMapping.
+	Knobs string
+	// Timeout, Warmup, Retries, Rounds and Shuffle, when not nil, win over
+	// the grid file's; else the file's count, and without it the
+	// defaults: DefaultTimeout, no warm-up, no retry, one round, no
+	// shuffle.
+	Timeout                 *time.Duration
+	Warmup, Retries, Rounds *int
+	Shuffle                 *bool
+}
+
+// Errors of Settings.Config about the command.
+var (
+	ErrTwoCommands = errors.New("runner: a command in the settings and another in the grid file")
+	ErrNoCommand   = errors.New("runner: no benchmark command, neither in the settings nor in a grid file")
+)
+
+// A SettingError is a setting of Settings that cannot be used. Setting is
+// its field's name (Command, Timeout, Warmup, Retries or Rounds), Value
+// its value, "" when Err holds it.
+type SettingError struct {
+	Setting, Value string
+	Err            error
+}
+
+func (e *SettingError) Error() string {
+	if e.Value == "" {
+		return "runner: " + e.Setting + ": " + e.Err.Error()
+	}
+	return "runner: " + e.Setting + " " + e.Value + ": " + e.Err.Error()
+}
+
+func (e *SettingError) Unwrap() error { return e.Err }
+
+// Config is the configuration Run takes, from the grid file and the
+// settings, and the grid file's holdout patterns (GridFile.Holdout). Its
+// errors are the grid file's, the knob mapping's and the axes' own,
+// ErrTwoCommands, ErrNoCommand, Grid.Validate's, or a *SettingError.
+func (s Settings) Config() (cfg Config, holdout []string, err error) {
+	cfg.Timeout = DefaultTimeout
+	if s.GridFile != "" {
+		gf, err := LoadGridFile(s.GridFile)
+		if err != nil {
+			return cfg, nil, err
+		}
+		cfg.Grid, holdout = gf.Grid, gf.Holdout
+		if gf.Timeout > 0 {
+			cfg.Timeout = gf.Timeout
+		}
+		cfg.Warmup, cfg.Retries, cfg.Rounds, cfg.Shuffle = gf.Warmup, gf.Retries, gf.Rounds, gf.Shuffle
+	}
+	if s.Command != "" {
+		if len(cfg.Grid.Command) > 0 {
+			return cfg, nil, ErrTwoCommands
+		}
+		words, err := SplitCommand(s.Command)
+		if err != nil {
+			return cfg, nil, &SettingError{"Command", "", err}
+		}
+		cfg.Grid.Command = words
+	}
+	if len(cfg.Grid.Command) == 0 {
+		return cfg, nil, ErrNoCommand
+	}
+	for _, spec := range s.Env {
+		a, err := ParseEnvAxis(spec)
+		if err != nil {
+			return cfg, nil, err
+		}
+		cfg.Grid.Env = append(cfg.Grid.Env, a)
+	}
+	for _, spec := range s.Args {
+		a, err := ParseArgAxis(spec)
+		if err != nil {
+			return cfg, nil, err
+		}
+		cfg.Grid.Args = append(cfg.Grid.Args, a)
+	}
+	if err := cfg.Grid.Validate(); err != nil {
+		return cfg, nil, err
+	}
+	set(&cfg.Timeout, s.Timeout)
+	set(&cfg.Warmup, s.Warmup)
+	set(&cfg.Retries, s.Retries)
+	switch {
+	case cfg.Timeout <= 0:
+		return cfg, nil, &SettingError{"Timeout", cfg.Timeout.String(), errors.New("must be positive")}
+	case cfg.Warmup < 0:
+		return cfg, nil, &SettingError{"Warmup", fmt.Sprint(cfg.Warmup), errors.New("must not be negative")}
+	case cfg.Retries < 0:
+		return cfg, nil, &SettingError{"Retries", fmt.Sprint(cfg.Retries), errors.New("must not be negative")}
+	}
+	cfg.Mapping = DefaultMapping()
+	if s.Knobs != "" {
+		if cfg.Mapping, err = LoadMapping(s.Knobs); err != nil {
+			return cfg, nil, err
+		}
+	}
+	set(&cfg.Rounds, s.Rounds)
+	set(&cfg.Shuffle, s.Shuffle)
+	if cfg.Rounds < 0 {
+		return cfg, nil, &SettingError{"Rounds", "", fmt.Errorf("%d is negative", cfg.Rounds)}
+	}
+	return cfg, holdout, nil
+}
+
+// set sets *v to *given when given is not nil.
+func set[T any](v *T, given *T) {
+	if given != nil {
+		*v = *given
+	}
+}
