@@ -28,6 +28,12 @@ type Arch struct {
 	MoE    MoE              `yaml:"moe"`
 	// BitsPerWeight by tensor class.
 	BitsPerWeight BitsPerWeight `yaml:"bits_per_weight"`
+	// Types is the GGML type of each tensor class, keyed like
+	// bits_per_weight (experts_gate_up: q4_k), in ggml's lower-case names,
+	// as read from a GGUF (package gguf); where a class mixes types, the
+	// one holding most of its bytes (the description says how they mix).
+	// Optional: a workload without it is timed by its bits per weight.
+	Types map[string]string `yaml:"types,omitempty"`
 }
 
 // SoftmaxAttention is softmax attention: grouped-query, optionally gated, optionally

@@ -3,11 +3,13 @@ package presets
 import (
 	"embed"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"sort"
 	"strings"
 
+	"github.com/blsim/blsim/gguf"
 	"github.com/blsim/blsim/model"
 )
 
@@ -73,12 +75,37 @@ func LoadSoC(ref string) (*model.SoC, error) {
 	return SoC(ref)
 }
 
-// LoadWorkload resolves ref like LoadSoC.
+// LoadWorkload resolves ref like LoadSoC. A file that is a GGUF model
+// (it starts with the GGUF magic, whatever its name) is read by its header
+// alone (gguf.Read); any other file is workload YAML.
 func LoadWorkload(ref string) (*model.Workload, error) {
 	if isFile(ref) {
+		if IsGGUF(ref) {
+			m, err := gguf.Read(ref)
+			if err != nil {
+				return nil, err
+			}
+			return m.Workload()
+		}
 		return model.LoadWorkloadFile(ref)
 	}
 	return Workload(ref)
+}
+
+// IsGGUF reports whether path is a regular file that starts with the GGUF
+// magic.
+func IsGGUF(path string) bool {
+	if st, err := os.Stat(path); err != nil || !st.Mode().IsRegular() {
+		return false // a device or a FIFO is refused by the YAML reader
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	var b [4]byte
+	n, _ := io.ReadFull(f, b[:])
+	return n == 4 && string(b[:]) == gguf.Magic
 }
 
 func isFile(ref string) bool {

@@ -62,7 +62,8 @@ ORK_BL_LITTLE_FRAC, ORK_BL_POLL, ORK_BL_BIG_THREADS, ORK_BL_LITTLE_THREADS.`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&o.Workload, "workload", dispatch.SyntheticName, "workload: a preset name or a YAML file")
+	f.StringVar(&o.Workload, "workload", dispatch.SyntheticName, "workload: a preset name, a YAML file or a GGUF model file")
+	addGGUFFlag(cmd, &o.Workload)
 	f.BoolVar(&o.FitLLC, "fit-llc", false, "scale the workload's layers so its expert weights are at least twice the last-level cache (at most 1.5 GiB of weights)")
 	f.StringArrayVar(&o.Clusters, "cluster", nil, "a cluster as NAME=CPUS, e.g. big=4-7 (repeat; first = big engine)")
 	f.StringVar(&o.Split, "split", "native", "how to run the expert ops: native, token or expert")

@@ -82,6 +82,7 @@ performance and stop everything else first.`,
 	f.BoolVar(&o.NoFit, "no-fit", false, "only record dispatcher runs (no microbenchmarks, no fit)")
 	f.StringVar(&o.Name, "name", "", "name of the fitted profile (default: host name)")
 	f.StringVar(&o.Workload, "workload", "", "the model the runs execute: with --bench, what the benchmark command runs (required);\nelse the built-in dispatcher's (default: synthetic-moe-calib sized to twice the last-level cache)")
+	addGGUFFlag(cmd, &o.Workload)
 	f.IntVar(&o.Repeats, "repeats", 0, "timed repeats per dispatcher run (default 2)")
 	f.IntVar(&o.Rounds, "rounds", 0, "passes over the grid, one plan after another, merged by --stat (default 5, 1 with --quick, 1 with --bench)")
 	addStatFlag(f, &o.Stat)

@@ -25,7 +25,7 @@ func newSoCsCmd(stdout io.Writer) *cobra.Command {
 	return listCmd(stdout, "socs", "SoC", "SoC profile", presets.SoCNames, describe, presets.SoCData)
 }
 
-func newWorkloadsCmd(stdout io.Writer) *cobra.Command {
+func newWorkloadsCmd(stdout, stderr io.Writer) *cobra.Command {
 	describe := func(n string) (string, error) {
 		w, err := presets.Workload(n)
 		if err != nil {
@@ -33,7 +33,9 @@ func newWorkloadsCmd(stdout io.Writer) *cobra.Command {
 		}
 		return w.Description, nil
 	}
-	return listCmd(stdout, "workloads", "workload", "workload", presets.WorkloadNames, describe, presets.WorkloadData)
+	cmd := listCmd(stdout, "workloads", "workload", "workload", presets.WorkloadNames, describe, presets.WorkloadData)
+	cmd.AddCommand(newFromGGUFCmd(stdout, stderr))
+	return cmd
 }
 
 // listCmd lists the embedded presets of a kind, each with its
@@ -65,17 +67,39 @@ func listCmd(stdout io.Writer, use, kind, what string, names func() []string, de
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
-	cmd.AddCommand(&cobra.Command{
+	var ggufPath string
+	var ubatch int
+	show := &cobra.Command{
 		Use:   "show NAME",
 		Short: "Print the embedded " + what + " NAME as YAML (to copy and edit)",
-		Args:  cobra.ExactArgs(1),
-		RunE: func(_ *cobra.Command, args []string) error {
+		Args:  cobra.RangeArgs(0, 1),
+		RunE: func(c *cobra.Command, args []string) error {
+			if ggufPath != "" {
+				if len(args) > 0 {
+					return fmt.Errorf("show: give NAME or --gguf FILE, not both")
+				}
+				return showGGUF(stdout, ggufPath, ubatch, asJSON)
+			}
+			if len(args) != 1 {
+				return fmt.Errorf("show: which %s? give its NAME (blsim %s lists them)", kind, use)
+			}
+			if c.Flags().Changed("ubatch") {
+				return fmt.Errorf("--ubatch: only with --gguf")
+			}
 			b, err := data(args[0])
 			if err == nil {
 				_, err = stdout.Write(b)
 			}
 			return err
 		},
-	})
+	}
+	if use == "workloads" {
+		show.Use = "show NAME | show --gguf FILE"
+		show.Short = "Print the embedded workload NAME as YAML, or with --gguf how blsim sees a GGUF model"
+		show.Flags().StringVar(&ggufPath, "gguf", "", "a GGUF model file: print its ops per layer, bytes per token, types and experts touched")
+		show.Flags().IntVar(&ubatch, "ubatch", 512, "with --gguf: the ubatch for the experts touched")
+		show.Flags().BoolVar(&asJSON, "json", false, "with --gguf: print JSON")
+	}
+	cmd.AddCommand(show)
 	return cmd
 }

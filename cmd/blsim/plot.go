@@ -100,6 +100,7 @@ roofline: each engine's compute and bandwidth roofs, with the ops of one
 	}
 	f := cmd.Flags()
 	o.register(f)
+	addGGUFFlag(cmd, &o.Workload)
 	f.IntVar(&o.Layers, "layers", 2, "timeline: draw the first N layers of ubatch 0 (0: all of it)")
 	f.StringVarP(&o.Output, "output", "o", "", "output file: .png, .svg or .pdf (required)")
 	f.StringVar(&o.Measurements, "measurements", "", "parity, split: measurements file (JSONL; default for rk3588: the seed's figures)")

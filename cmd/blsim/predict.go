@@ -52,6 +52,7 @@ SoC that cannot matter to the prediction get a warning on stderr.`,
 	}
 	f := cmd.Flags()
 	o.register(f)
+	addGGUFFlag(cmd, &o.Workload)
 	f.BoolVar(&o.Sweep, "sweep", false, "also print t/s for little fractions 0 to 0.5")
 	f.BoolVar(&o.JSON, "json", false, "print the prediction as JSON (schema "+predict.Schema+") instead of tables")
 	f.BoolVar(&o.Sensitivity, "sensitivity", false, "with an accelerator in --engines: sweep its throughput and submit latency (LOSS to WIN)")

@@ -94,6 +94,7 @@ a sweep of one share between two CPU engines, is left out.`,
 	}
 	f := cmd.Flags()
 	o.register(f)
+	addGGUFFlag(cmd, &o.Workload)
 	f.StringVar(&o.Measurements, "measurements", "", "measurements file (JSONL) for the parity plot (default for rk3588: the seed's figures)")
 	f.StringVar(&o.Stat, "stat", "median", "what the runs of one measured configuration count as: median or best (see blsim fit --help)")
 	f.StringVarP(&o.Output, "output", "o", "", "output folder (required)")

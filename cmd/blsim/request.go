@@ -48,7 +48,7 @@ const longUbatches = 64
 func (r *requestFlags) register(f *pflag.FlagSet) {
 	r.flags = f
 	f.StringVar(&r.SoC, "soc", "rk3588", "SoC profile: a preset name or a YAML file")
-	f.StringVar(&r.Workload, "workload", "qwen3.5-35b-a3b", "workload: a preset name or a YAML file")
+	f.StringVar(&r.Workload, "workload", "qwen3.5-35b-a3b", "workload: a preset name, a YAML file or a GGUF model file")
 	f.StringVar(&r.Engines, "engines", "", "engines of the split, main first, comma-separated (default: the SoC's first two)")
 	f.StringVar(&r.Threads, "threads", "", "threads per engine, comma-separated, one per engine (default: min(4, its cores) each)")
 	f.IntVar(&r.BigThreads, "big-threads", 4, "threads of the first (big) engine (when not given: min(4, its cores))")

@@ -36,6 +36,6 @@ at which split, and what hardware would make it pay.`,
 	root.SetVersionTemplate("{{.Version}}")
 	root.AddCommand(newPredictCmd(stdout, stderr, nil), newCalibrateCmd(stdout, stderr), newPlotCmd(stdout, stderr), newFitCmd(stdout, stderr),
 		newValidateCmd(stdout, stderr), newBenchCmd(stdout, stderr), newReportCmd(stdout, stderr),
-		newSoCsCmd(stdout), newWorkloadsCmd(stdout))
+		newSoCsCmd(stdout), newWorkloadsCmd(stdout, stderr))
 	return root
 }

@@ -1,0 +1,98 @@
+package main
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/blsim/blsim/gguf"
+	"github.com/blsim/blsim/internal/atomicfile"
+	"github.com/blsim/blsim/model"
+	"github.com/blsim/blsim/presets"
+	"github.com/spf13/cobra"
+)
+
+// ggufValue is --gguf FILE: the workload as the GGUF model file the user
+// runs, read by its header only; --workload takes the same file too.
+type ggufValue struct{ workload *string }
+
+func (g ggufValue) String() string {
+	if g.workload == nil {
+		return ""
+	}
+	return *g.workload
+}
+func (g ggufValue) Type() string { return "FILE" }
+
+func (g ggufValue) Set(path string) error {
+	if !presets.IsGGUF(path) {
+		return fmt.Errorf("%s is not a GGUF model file (no GGUF magic); --workload takes YAML", path)
+	}
+	*g.workload = path
+	return nil
+}
+
+// addGGUFFlag adds --gguf to cmd, beside its --workload, which it sets.
+func addGGUFFlag(cmd *cobra.Command, workload *string) {
+	cmd.Flags().Var(ggufValue{workload}, "gguf", "the model as a GGUF file (only its header is read), instead of --workload")
+	cmd.MarkFlagsMutuallyExclusive("workload", "gguf")
+}
+
+// newFromGGUFCmd is `blsim workloads from-gguf FILE [-o w.yaml]`: the
+// workload blsim reads from a GGUF model's header, as YAML to inspect or
+// edit; what the mapping noticed goes to stderr.
+func newFromGGUFCmd(stdout, stderr io.Writer) *cobra.Command {
+	var out string
+	cmd := &cobra.Command{
+		Use:   "from-gguf FILE",
+		Short: "Write the workload a GGUF model file describes, as YAML (only the header is read)",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(_ *cobra.Command, args []string) error {
+			if err := checkOutput("-o", out, args[0]); err != nil {
+				return err
+			}
+			m, err := gguf.Read(args[0])
+			if err != nil {
+				return err
+			}
+			mp, err := m.Map()
+			if err != nil {
+				return err
+			}
+			b, err := model.MarshalWorkload(mp.Workload)
+			if err != nil {
+				return err
+			}
+			for _, n := range mp.Notes {
+				fmt.Fprintf(stderr, "note: %s: %s\n", args[0], n)
+			}
+			if out == "" {
+				_, err = stdout.Write(b)
+				return err
+			}
+			if err := atomicfile.WriteFile(out, b, 0o644); err != nil {
+				return err
+			}
+			fmt.Fprintf(stdout, "wrote %s\n", out)
+			return nil
+		},
+	}
+	cmd.Flags().StringVarP(&out, "output", "o", "", "write the YAML to this file (default: stdout)")
+	return cmd
+}
+
+// showGGUF is `blsim workloads show --gguf FILE`: the model as blsim sees
+// it.
+func showGGUF(w io.Writer, path string, ubatch int, asJSON bool) error {
+	m, err := gguf.Read(path)
+	if err != nil {
+		return err
+	}
+	if asJSON {
+		d, err := m.Describe(ubatch)
+		if err != nil {
+			return err
+		}
+		return writeJSON(w, d)
+	}
+	return m.Summary(w, ubatch)
+}

@@ -1,0 +1,71 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/blsim/blsim/model"
+)
+
+// TestGGUFWorkloads: a GGUF model file is a workload wherever one is
+// taken (--gguf, or --workload with the file), from-gguf writes the YAML
+// that predicts the same, and show --gguf prints the model as blsim sees
+// it; a file that is not a GGUF is a one-line error.
+func TestGGUFWorkloads(t *testing.T) {
+	g := filepath.Join("..", "..", "gguf", "testdata", "qwen3moe.gguf")
+	dir := t.TempDir()
+	y := filepath.Join(dir, "w.yaml")
+	out, errs, code := runCLI(t, "workloads", "from-gguf", g, "-o", y)
+	if code != 0 || out != "wrote "+y+"\n" || !strings.Contains(errs, "note: ") {
+		t.Fatalf("from-gguf: exit %d %q %q", code, out, errs)
+	}
+	w, err := model.LoadWorkloadFile(y)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w.Model.MoE.Experts != 4 || w.Model.MoE.TopK != 2 || w.Model.Types["experts_gate_up"] == "" {
+		t.Errorf("workload %+v", w.Model)
+	}
+	var got []string
+	for _, args := range [][]string{
+		{"predict", "--gguf", g, "--draws", "2"},
+		{"predict", "--workload", g, "--draws", "2"},
+		{"predict", "--workload", y, "--draws", "2"},
+	} {
+		out, errs, code := runCLI(t, args...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d %s", args, code, errs)
+		}
+		got = append(got, out)
+	}
+	if got[0] != got[1] || got[1] != got[2] {
+		t.Errorf("--gguf, --workload FILE.gguf and its YAML predict differently:\n%s\n%s\n%s", got[0], got[1], got[2])
+	}
+	out, _, code = runCLI(t, "workloads", "show", "--gguf", g, "--ubatch", "8")
+	for _, want := range []string{"qwen3moe", "experts: 4 routed, top-2", "types and bytes by tensor class"} {
+		if code != 0 || !strings.Contains(out, want) {
+			t.Errorf("show --gguf: exit %d, output lacks %q:\n%s", code, want, out)
+		}
+	}
+	notGGUF := filepath.Join(dir, "x.gguf")
+	if err := os.WriteFile(notGGUF, []byte("schema: blsim/workload/v1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"predict", "--gguf", notGGUF}, "is not a GGUF model file"},
+		{[]string{"predict", "--gguf", g, "--workload", "synthetic-moe"}, "[gguf workload] were all set"},
+		{[]string{"workloads", "from-gguf", filepath.Join("..", "..", "gguf", "testdata", "deepseek2.gguf")}, "kv_lora_rank"},
+		{[]string{"workloads", "from-gguf", g, "-o", g}, "is also an input"},
+		{[]string{"workloads", "show", "qwen3-30b-a3b", "--gguf", g}, "not both"},
+	} {
+		_, errs, code := runCLI(t, tc.args...)
+		if code == 0 || !strings.Contains(errs, tc.want) || strings.Count(strings.TrimSpace(errs), "\n") > 0 {
+			t.Errorf("%v: exit %d, stderr %q: want one line containing %q", tc.args, code, errs, tc.want)
+		}
+	}
+}
