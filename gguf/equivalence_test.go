@@ -2,12 +2,12 @@ package gguf
 
 import (
 	"os"
+	"path/filepath"
 	"reflect"
 	"strconv"
 	"testing"
 
 	"github.com/blsim/blsim/model"
-	"github.com/blsim/blsim/presets"
 )
 
 // sameOps reports where two workloads' ops differ: the simulator sees a
@@ -148,7 +148,7 @@ func TestSeedFromGGUF(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, err := presets.Workload("qwen3.5-35b-a3b")
+	want, err := presetWorkload("qwen3.5-35b-a3b")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -187,8 +187,12 @@ func TestWorkloadYAMLRoundTrip(t *testing.T) {
 			t.Errorf("%s: round trip changed the workload\n got %+v\nwant %+v", tc.file, back, w)
 		}
 	}
-	for _, name := range presets.WorkloadNames() {
-		w, err := presets.Workload(name)
+	names, err := filepath.Glob(filepath.Join("..", "presets", "workloads", "*.yaml"))
+	if err != nil || len(names) == 0 {
+		t.Fatalf("no preset workloads: %v", err)
+	}
+	for _, name := range names {
+		w, err := model.LoadWorkloadFile(name)
 		if err != nil {
 			t.Errorf("preset %s: %v", name, err)
 			continue
@@ -197,4 +201,14 @@ func TestWorkloadYAMLRoundTrip(t *testing.T) {
 			t.Errorf("preset %s has types", name)
 		}
 	}
+}
+
+// presetWorkload reads an embedded preset from its file (package presets
+// reads GGUFs through this package, so its tests cannot import it).
+func presetWorkload(name string) (*model.Workload, error) {
+	w, err := model.LoadWorkloadFile(filepath.Join("..", "presets", "workloads", name+".yaml"))
+	if err != nil {
+		return nil, err
+	}
+	return w, nil
 }
