@@ -3,6 +3,7 @@ package plots
 import (
 	"errors"
 	"fmt"
+	"path/filepath"
 
 	"github.com/blsim/blsim/model"
 	"github.com/blsim/blsim/predict"
@@ -101,4 +102,27 @@ func View(k Kind, p *predict.Prediction, d ViewData) (*Figure, error) {
 		return Roofline(rd)
 	}
 	return nil, fmt.Errorf("plots: unknown kind of figure %q", k)
+}
+
+// SaveViews draws each figure of p that its data allows (a split curve
+// for two CPU engines, a parity plot when there are measured points) into
+// dir as KIND.png, in the order of Kinds, and returns the files' names.
+func SaveViews(dir string, p *predict.Prediction, d ViewData) ([]string, error) {
+	var names []string
+	for _, k := range Kinds {
+		if (k == KindSplit && !p.TwoEngine()) || (k == KindParity && d.Parity == nil) {
+			continue
+		}
+		fig, err := View(k, p, d)
+		if err != nil {
+			return names, err
+		}
+		w, h := k.Size()
+		name := string(k) + ".png"
+		if err := Save(fig, filepath.Join(dir, name), w, h); err != nil {
+			return names, err
+		}
+		names = append(names, name)
+	}
+	return names, nil
 }

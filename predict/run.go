@@ -404,3 +404,11 @@ func sweep(r *resolved, nr *sim.Result) ([]SweepPoint, error) {
 	}
 	return out, nil
 }
+
+// Poll0 is q's token split predicted at poll 0, with 16 draws: the
+// seed's poll-0 artefact, where the split dispatcher alone gains the
+// futex wakes a sleeping native pool pays.
+func Poll0(q Request) (*Prediction, error) {
+	q.Poll, q.Modes, q.Draws, q.Sweep, q.Sensitivity = 0, []model.Mode{model.TokenSplit}, 16, false, false
+	return Run(q)
+}

@@ -5,6 +5,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/blsim/blsim/model"
 )
 
 // ParseShares reads the shares of the n-1 engines after the first
@@ -30,4 +32,48 @@ func ParseShares(spec string, n int) ([]float64, error) {
 	}
 	fr[0] = math.Max(0, 1-sum)
 	return fr, nil
+}
+
+// ParseModes reads a split mode as the command line names it: token,
+// expert, or both (nil: every mode the engines can take).
+func ParseModes(s string) ([]model.Mode, error) {
+	switch s {
+	case "token":
+		return []model.Mode{model.TokenSplit}, nil
+	case "expert":
+		return []model.Mode{model.ExpertSplit}, nil
+	case "both":
+		return nil, nil
+	}
+	return nil, fmt.Errorf("%q is not token, expert or both", s)
+}
+
+// ParseEngines reads a comma-separated list of engine names, main first
+// ("big,little,npu"); "" is nil (the SoC's first two).
+func ParseEngines(s string) []string {
+	if s == "" {
+		return nil
+	}
+	var out []string
+	for _, n := range strings.Split(s, ",") {
+		out = append(out, strings.TrimSpace(n))
+	}
+	return out
+}
+
+// ParseThreads reads n engines' thread counts ("4,8").
+func ParseThreads(s string, n int) ([]int, error) {
+	parts := strings.Split(s, ",")
+	if len(parts) != n {
+		return nil, fmt.Errorf("%d values for %d engines", len(parts), n)
+	}
+	out := make([]int, n)
+	for i, p := range parts {
+		v, err := strconv.Atoi(strings.TrimSpace(p))
+		if err != nil || v < 1 {
+			return nil, fmt.Errorf("%q is not a whole number of threads", p)
+		}
+		out[i] = v
+	}
+	return out, nil
 }

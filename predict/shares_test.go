@@ -37,3 +37,26 @@ func TestParseShares(t *testing.T) {
 		}
 	}
 }
+
+func TestParseModesEnginesThreads(t *testing.T) {
+	if m, err := ParseModes("both"); m != nil || err != nil {
+		t.Errorf("both: %v %v", m, err)
+	}
+	if m, err := ParseModes("expert"); len(m) != 1 || m[0] != "expert" || err != nil {
+		t.Errorf("expert: %v %v", m, err)
+	}
+	if _, err := ParseModes("all"); err == nil || !strings.Contains(err.Error(), "not token, expert or both") {
+		t.Errorf("all: %v", err)
+	}
+	if e := ParseEngines(" big, npu"); len(e) != 2 || e[0] != "big" || e[1] != "npu" || ParseEngines("") != nil {
+		t.Errorf("engines %q", e)
+	}
+	if th, err := ParseThreads("4, 8", 2); err != nil || th[0] != 4 || th[1] != 8 {
+		t.Errorf("threads %v %v", th, err)
+	}
+	for spec, want := range map[string]string{"4": "1 values for 2 engines", "4,x": `"x" is not a whole number`, "4,0": `"0" is not a whole number`} {
+		if _, err := ParseThreads(spec, 2); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: %v, want %q", spec, err, want)
+		}
+	}
+}

@@ -6,7 +6,6 @@ import (
 
 	"github.com/blsim/blsim/gguf"
 	"github.com/blsim/blsim/internal/atomicfile"
-	"github.com/blsim/blsim/model"
 	"github.com/blsim/blsim/presets"
 	"github.com/spf13/cobra"
 )
@@ -50,19 +49,11 @@ func newFromGGUFCmd(stdout, stderr io.Writer) *cobra.Command {
 			if err := checkOutput("-o", out, args[0]); err != nil {
 				return err
 			}
-			m, err := gguf.Read(args[0])
+			b, notes, err := gguf.YAML(args[0])
 			if err != nil {
 				return err
 			}
-			mp, err := m.Map()
-			if err != nil {
-				return err
-			}
-			b, err := model.MarshalWorkload(mp.Workload)
-			if err != nil {
-				return err
-			}
-			for _, n := range mp.Notes {
+			for _, n := range notes {
 				fmt.Fprintf(stderr, "note: %s: %s\n", args[0], n)
 			}
 			if out == "" {
@@ -78,21 +69,4 @@ func newFromGGUFCmd(stdout, stderr io.Writer) *cobra.Command {
 	}
 	cmd.Flags().StringVarP(&out, "output", "o", "", "write the YAML to this file (default: stdout)")
 	return cmd
-}
-
-// showGGUF is `blsim workloads show --gguf FILE`: the model as blsim sees
-// it.
-func showGGUF(w io.Writer, path string, ubatch int, asJSON bool) error {
-	m, err := gguf.Read(path)
-	if err != nil {
-		return err
-	}
-	if asJSON {
-		d, err := m.Describe(ubatch)
-		if err != nil {
-			return err
-		}
-		return writeJSON(w, d)
-	}
-	return m.Summary(w, ubatch)
 }

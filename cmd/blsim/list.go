@@ -5,6 +5,7 @@ import (
 	"io"
 	"text/tabwriter"
 
+	"github.com/blsim/blsim/gguf"
 	"github.com/blsim/blsim/presets"
 	"github.com/spf13/cobra"
 )
@@ -78,7 +79,7 @@ func listCmd(stdout io.Writer, use, kind, what string, names func() []string, de
 				if len(args) > 0 {
 					return fmt.Errorf("show: give NAME or --gguf FILE, not both")
 				}
-				return showGGUF(stdout, ggufPath, ubatch, asJSON)
+				return gguf.Show(stdout, ggufPath, ubatch, asJSON)
 			}
 			if len(args) != 1 {
 				return fmt.Errorf("show: which %s? give its NAME (blsim %s lists them)", kind, use)

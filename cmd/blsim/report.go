@@ -10,16 +10,15 @@ import (
 	"time"
 
 	"github.com/blsim/blsim/calibrate/fit"
+	"github.com/blsim/blsim/calibrate/runner"
 	"github.com/blsim/blsim/internal/atomicfile"
 	"github.com/blsim/blsim/internal/buildinfo"
 	"github.com/blsim/blsim/measure"
-	"github.com/blsim/blsim/model"
 	"github.com/blsim/blsim/plots"
 	"github.com/blsim/blsim/predict"
 	"github.com/blsim/blsim/report"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
-	"gonum.org/v1/plot/vg"
 )
 
 // reportOptions are the flags of `blsim report`.
@@ -36,15 +35,6 @@ type reportOptions struct {
 	command string
 	// date is the day the report says it ran (tests fix it).
 	date string
-}
-
-// save writes fig into dir as name and lists it among the report's figures.
-func save(d *report.Data, dir, name string, fig *plots.Figure, w, h vg.Length) error {
-	if err := plots.Save(fig, filepath.Join(dir, name), w, h); err != nil {
-		return fmt.Errorf("report: %w", err)
-	}
-	d.Figures = append(d.Figures, name)
-	return nil
 }
 
 // reportFiles are the files a report folder may hold; an existing folder
@@ -148,9 +138,7 @@ func reportRun(o *reportOptions, stdout io.Writer) (err error) {
 		Command: o.command, Version: buildinfo.Version(), Date: date}
 	// The seed's poll-0 artefact: the same token split at poll 0.
 	if p.TwoEngine() && o.Poll != 0 && p.Plans[0].Kind == predict.Requested {
-		q0 := q
-		q0.Poll, q0.Modes, q0.Draws, q0.Sweep = 0, []model.Mode{model.TokenSplit}, 16, false
-		if d.Poll0, err = o.run(q0); err != nil {
+		if d.Poll0, err = predict.Poll0(q); err != nil {
 			return err
 		}
 	}
@@ -170,18 +158,8 @@ func reportRun(o *reportOptions, stdout io.Writer) (err error) {
 		return err
 	}
 	d.WhatIf, vd.WhatIf, d.Drawn = &heat, &heat, plots.Drawn(p).Kind
-	for _, k := range plots.Kinds {
-		if (k == plots.KindSplit && !p.TwoEngine()) || (k == plots.KindParity && ms == nil) {
-			continue
-		}
-		fig, err := plots.View(k, p, vd)
-		if err != nil {
-			return err
-		}
-		w, h := k.Size()
-		if err := save(d, tmp, string(k)+".png", fig, w, h); err != nil {
-			return err
-		}
+	if d.Figures, err = plots.SaveViews(tmp, p, vd); err != nil {
+		return fmt.Errorf("report: %w", err)
 	}
 	return finishReport(d, tmp, out, stdout)
 }
@@ -205,18 +183,7 @@ func finishReport(d *report.Data, tmp, out string, stdout io.Writer) error {
 // commandLine is the command as given: its path and the flags set, in
 // order, quoted where the shell would need it.
 func commandLine(cmd *cobra.Command) string {
-	parts := []string{cmd.CommandPath()}
-	cmd.Flags().Visit(func(f *pflag.Flag) {
-		parts = append(parts, "--"+f.Name, shellQuote(f.Value.String()))
-	})
-	return strings.Join(parts, " ")
-}
-
-func shellQuote(s string) string {
-	if s != "" && strings.IndexFunc(s, func(r rune) bool {
-		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./,=:+@%", r))
-	}) < 0 {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+	parts := strings.Fields(cmd.CommandPath())
+	cmd.Flags().Visit(func(f *pflag.Flag) { parts = append(parts, "--"+f.Name, f.Value.String()) })
+	return runner.QuoteCommand(parts)
 }

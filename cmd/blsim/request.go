@@ -5,11 +5,8 @@ import (
 	"fmt"
 	"io"
 	"slices"
-	"strconv"
-	"strings"
 
 	"github.com/blsim/blsim/internal/progress"
-	"github.com/blsim/blsim/model"
 	"github.com/blsim/blsim/predict"
 	"github.com/blsim/blsim/presets"
 	"github.com/blsim/blsim/sim"
@@ -74,20 +71,10 @@ func (r *requestFlags) request() (predict.Request, error) {
 	if q.Workload, err = presets.LoadWorkload(r.Workload); err != nil {
 		return q, fmt.Errorf("--workload: %w", err)
 	}
-	switch r.Split {
-	case "token":
-		q.Modes = []model.Mode{model.TokenSplit}
-	case "expert":
-		q.Modes = []model.Mode{model.ExpertSplit}
-	case "both":
-	default:
-		return q, fmt.Errorf("--split: %q is not token, expert or both", r.Split)
+	if q.Modes, err = predict.ParseModes(r.Split); err != nil {
+		return q, fmt.Errorf("--split: %w", err)
 	}
-	if r.Engines != "" {
-		for _, n := range strings.Split(r.Engines, ",") {
-			q.Engines = append(q.Engines, strings.TrimSpace(n))
-		}
-	}
+	q.Engines = predict.ParseEngines(r.Engines)
 	n := len(q.Engines)
 	if n == 1 {
 		return q, fmt.Errorf("--engines: %q names one engine; a split needs two or more", r.Engines)
@@ -99,16 +86,8 @@ func (r *requestFlags) request() (predict.Request, error) {
 		if r.given("big-threads") || r.given("little-threads") {
 			return q, errors.New("--threads: give it or --big-threads and --little-threads, not both")
 		}
-		parts := strings.Split(r.Threads, ",")
-		if len(parts) != n {
-			return q, fmt.Errorf("--threads: %d values for %d engines", len(parts), n)
-		}
-		for _, p := range parts {
-			v, err := strconv.Atoi(strings.TrimSpace(p))
-			if err != nil || v < 1 {
-				return q, fmt.Errorf("--threads: %q is not a whole number of threads", p)
-			}
-			q.Threads = append(q.Threads, v)
+		if q.Threads, err = predict.ParseThreads(r.Threads, n); err != nil {
+			return q, fmt.Errorf("--threads: %w", err)
 		}
 	} else if r.given("big-threads") || r.given("little-threads") {
 		q.Threads = make([]int, n)
