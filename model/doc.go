@@ -10,7 +10,8 @@
 //
 // The package knows nothing of how plans are simulated (package sim) or how
 // profiles are measured (package calibrate). It does turn a workload into the
-// list of operations of one ubatch (Ops), with their flops, weight bytes and
+// list of operations of one ubatch (Ops) or of one generated token at a KV
+// depth (TokenOps), with their flops, weight bytes and
 // the expected number of routed experts each engine touches, because those are
 // facts of the model, not of any simulator.
 package model

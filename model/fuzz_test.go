@@ -89,16 +89,20 @@ func FuzzParseWorkload(f *testing.F) {
 		if err := w.Validate(); err != nil {
 			t.Fatalf("accepted a workload that does not validate: %v", err)
 		}
-		if w.Run.Ubatches() < 1 || len(w.Model.Pattern) == 0 {
+		if w.Run.Ubatches() < 1 && w.Run.GenTokens < 1 || len(w.Model.Pattern) == 0 {
 			t.Fatalf("accepted run %+v pattern %q", w.Run, w.Model.Pattern)
 		}
 		// Building the ops of a large model is slow; the shape checks above
 		// are what parsing promises.
 		if w.Model.Layers <= 64 && w.Run.Ubatches() <= 4 {
+			graphs := [][]Op{w.TokenOps(w.Run.Depth + w.Run.PromptTokens)}
 			for u := 0; u < w.Run.Ubatches(); u++ {
-				for _, o := range w.Ops(u) {
+				graphs = append(graphs, w.Ops(u))
+			}
+			for u, ops := range graphs {
+				for _, o := range ops {
 					if math.IsNaN(o.Ops) || o.Ops < 0 || math.IsNaN(o.WeightBytes) || o.WeightBytes < 0 {
-						t.Fatalf("ubatch %d op %s: ops %g bytes %g", u, o.Name, o.Ops, o.WeightBytes)
+						t.Fatalf("graph %d (0: a generated token's) op %s: ops %g bytes %g", u, o.Name, o.Ops, o.WeightBytes)
 					}
 				}
 			}

@@ -1,6 +1,6 @@
 package model
 
-import "fmt"
+import "strconv"
 
 // OpKind says which kind of work an op is, and so which rate it runs at.
 type OpKind int
@@ -48,33 +48,100 @@ type Op struct {
 	ActBytes float64
 }
 
-// Ops returns the ops of ubatch u (0-based) of the workload's run.
+// Ops returns the ops of ubatch u (0-based, below Run.Ubatches()) of the
+// workload's prompt: llama-bench's pp test.
 func (w *Workload) Ops(u int) []Op {
-	m := &w.Model
 	r := w.Run
 	n := r.Ubatch
 	if rest := r.PromptTokens - u*r.Ubatch; rest < n {
 		n = rest
 	}
-	start := r.Depth + u*r.Ubatch // KV position of the ubatch's first token
+	// llama-bench's pp test asks for the last token's logits only.
+	return w.graph(n, r.Depth+u*r.Ubatch, u == r.Ubatches()-1, false)
+}
+
+// TokenOps returns the ops of the graph of one generated token (llama-bench's
+// tg test decodes one token per graph) whose KV cache already holds depth
+// positions. It is a one-token ubatch with three differences from a prompt's:
+// the output head runs for every token; a sliding-window layer reads the K
+// and V of at most its window of positions; a linear-attention layer reads
+// and writes its recurrent state (and its convolution's) once per token,
+// which a prompt's ubatch does once per ubatch, a negligible part of it. The
+// routed experts' op reads the weights of the experts the token touches:
+// exactly top_k of them (one token's choices are distinct), whatever the
+// router's skew.
+func (w *Workload) TokenOps(depth int) []Op {
+	return w.graph(1, depth, true, true)
+}
+
+// TokenOp returns o, an op of a graph TokenOps built for any depth, as it
+// is in the graph at depth: o itself unless it depends on the depth
+// (attention's scores), without building the graph again.
+func (w *Workload) TokenOp(o Op, depth int) Op {
+	if o.Kind == AttentionScores {
+		o.Ops, o.ActBytes = w.scores(o.Layer, 1, depth, true)
+	}
+	return o
+}
+
+// scores returns the arithmetic and the bytes of layer l's attention
+// scores for n tokens whose first sits at KV position start (decode: see
+// TokenOps).
+func (w *Workload) scores(l, n, start int, decode bool) (ops, bytes float64) {
+	m := &w.Model
+	a := m.Attention
+	nf := float64(n)
+	q := a.Heads * a.HeadDim
+	if a.QGate {
+		q *= 2
+	}
+	c := float64(start) + (nf+1)/2 // mean causal context of the ubatch's tokens
+	if m.LayerKind(l) == 'S' && float64(a.SlidingWindow) < c {
+		c = float64(a.SlidingWindow)
+	}
+	positions := float64(start) + nf // K and V in the cache once the ubatch is in
+	if decode && m.LayerKind(l) == 'S' {
+		positions = c // a generated token reads its window only
+	}
+	kv := 2 * float64(a.KVHeads*a.HeadDim) * 2 * positions // f16 K and V
+	return 4 * nf * c * float64(a.Heads*a.HeadDim), kv + 8*nf*float64(q)
+}
+
+// graph builds the ops of n tokens whose first sits at KV position start;
+// logits adds the output head; decode builds a generated token's graph
+// (see TokenOps).
+func (w *Workload) graph(n, start int, logits, decode bool) []Op {
+	m := &w.Model
 	d := m.Hidden
 	nf := float64(n)
 	bpw := m.BitsPerWeight
-	ops := make([]Op, 0, 13*m.Layers+1) // at most 12 ops a layer, and the output head
-	add := func(o Op) { ops = append(ops, o) }
+	size := 13*m.Layers + 1 // at most 12 ops a layer, and the output head
+	ops := make([]Op, 0, size)
+	// The names, "blk.<layer>.<name>" ("output" for the head), are written
+	// back to back into one string: a graph is built per simulated run.
+	names := make([]byte, 0, 24*size)
+	ends := make([]int32, 0, size)
+	add := func(name string, o Op) {
+		if o.Layer >= 0 {
+			names = append(names, "blk."...)
+			names = strconv.AppendInt(names, int64(o.Layer), 10)
+			names = append(names, '.')
+		}
+		names = append(names, name...)
+		ends = append(ends, int32(len(names)))
+		ops = append(ops, o)
+	}
 	matmul := func(layer int, name string, in, out int, bits float64) {
-		add(Op{Name: name, Layer: layer, Kind: Matmul, Class: KernelClass(bits), Tokens: n, In: in, Out: out,
+		add(name, Op{Layer: layer, Kind: Matmul, Class: KernelClass(bits), Tokens: n, In: in, Out: out,
 			WeightBytes: float64(in) * float64(out) * bits / 8,
 			Ops:         2 * nf * float64(in) * float64(out),
 			ActBytes:    4 * nf * float64(in+out)})
 	}
 	scalar := func(layer int, name string, opsPerToken, bytesPerToken float64) {
-		add(Op{Name: name, Layer: layer, Kind: Scalar, Tokens: n, Ops: nf * opsPerToken, ActBytes: nf * bytesPerToken})
+		add(name, Op{Layer: layer, Kind: Scalar, Tokens: n, Ops: nf * opsPerToken, ActBytes: nf * bytesPerToken})
 	}
-	ctx := float64(start) + (nf+1)/2 // mean causal context of the ubatch's tokens
 	for l := 0; l < m.Layers; l++ {
-		blk := fmt.Sprintf("blk.%d.", l)
-		scalar(l, blk+"attn_norm", 8*float64(d), 12*float64(d))
+		scalar(l, "attn_norm", 8*float64(d), 12*float64(d))
 		switch m.LayerKind(l) {
 		case 'F', 'S':
 			a := m.Attention
@@ -82,33 +149,32 @@ func (w *Workload) Ops(u int) []Op {
 			if a.QGate {
 				q *= 2
 			}
-			matmul(l, blk+"attn_qkv", d, q+2*a.KVHeads*a.HeadDim, bpw.Attention)
-			c := ctx
-			if m.LayerKind(l) == 'S' && float64(a.SlidingWindow) < c {
-				c = float64(a.SlidingWindow)
-			}
-			kv := 2 * float64(a.KVHeads*a.HeadDim) * 2 * (float64(start) + nf) // f16 K and V
-			add(Op{Name: blk + "attn_scores", Layer: l, Kind: AttentionScores, Class: "f16", Tokens: n,
-				Ops: 4 * nf * c * float64(a.Heads*a.HeadDim), ActBytes: kv + 8*nf*float64(q)})
-			matmul(l, blk+"attn_output", a.Heads*a.HeadDim, d, bpw.Attention)
+			matmul(l, "attn_qkv", d, q+2*a.KVHeads*a.HeadDim, bpw.Attention)
+			arith, bytes := w.scores(l, n, start, decode)
+			add("attn_scores", Op{Layer: l, Kind: AttentionScores, Class: "f16", Tokens: n,
+				Ops: arith, ActBytes: bytes})
+			matmul(l, "attn_output", a.Heads*a.HeadDim, d, bpw.Attention)
 		case 'L':
 			la := m.Linear
-			matmul(l, blk+"ssm_in", d, la.InProjOut, bpw.Attention)
+			matmul(l, "ssm_in", d, la.InProjOut, bpw.Attention)
 			state := float64(la.ValueHeads * la.KeyDim * la.ValueDim)
-			scalar(l, blk+"ssm_deltanet", 6*state+2*float64(la.ConvKernel*la.InProjOut), 8*float64(la.InProjOut))
-			matmul(l, blk+"ssm_out", la.OutProjIn, d, bpw.Attention)
+			scalar(l, "ssm_deltanet", 6*state+2*float64(la.ConvKernel*la.InProjOut), 8*float64(la.InProjOut))
+			if decode {
+				ops[len(ops)-1].ActBytes += la.StateBytes() * 2 // read, then written back
+			}
+			matmul(l, "ssm_out", la.OutProjIn, d, bpw.Attention)
 		}
-		scalar(l, blk+"ffn_norm", 8*float64(d), 12*float64(d))
+		scalar(l, "ffn_norm", 8*float64(d), 12*float64(d))
 		e := m.MoE
 		if l < e.DenseLayers {
-			matmul(l, blk+"ffn_dense", d, 3*e.DenseFFN, bpw.Dense)
+			matmul(l, "ffn_dense", d, 3*e.DenseFFN, bpw.Dense)
 			continue
 		}
-		matmul(l, blk+"ffn_gate_inp", d, e.Experts, bpw.Router)
+		matmul(l, "ffn_gate_inp", d, e.Experts, bpw.Router)
 		expert := func(name string, in, out int, bits float64) {
 			eb := float64(in) * float64(out) * bits / 8
 			pairs := nf * float64(e.TopK)
-			add(Op{Name: blk + name, Layer: l, Kind: ExpertMatmul, Class: KernelClass(bits), Tokens: n,
+			add(name, Op{Layer: l, Kind: ExpertMatmul, Class: KernelClass(bits), Tokens: n,
 				In: in, Out: out, WeightBytes: eb * float64(e.Experts), ExpertBytes: eb,
 				Ops: 2 * pairs * float64(in) * float64(out), ActBytes: 4 * pairs * float64(in+out)})
 		}
@@ -116,17 +182,30 @@ func (w *Workload) Ops(u int) []Op {
 		expert("ffn_up_exps", d, e.ExpertFFN, bpw.ExpertsUp)
 		expert("ffn_down_exps", e.ExpertFFN, d, bpw.ExpertsDown)
 		if e.SharedExperts > 0 {
-			matmul(l, blk+"ffn_shexp", d, 3*e.SharedExperts*e.SharedFFN, bpw.Shared)
+			matmul(l, "ffn_shexp", d, 3*e.SharedExperts*e.SharedFFN, bpw.Shared)
 		}
-		scalar(l, blk+"ffn_moe_combine", 4*float64(e.TopK*d), 4*float64((e.TopK+1)*d))
+		scalar(l, "ffn_moe_combine", 4*float64(e.TopK*d), 4*float64((e.TopK+1)*d))
 	}
-	if u == r.Ubatches()-1 {
-		// llama-bench's pp test asks for the last token's logits only.
-		add(Op{Name: "output", Layer: -1, Kind: Matmul, Class: KernelClass(bpw.Output), Tokens: 1, In: d, Out: m.Vocab,
+	if logits {
+		add("output", Op{Layer: -1, Kind: Matmul, Class: KernelClass(bpw.Output), Tokens: 1, In: d, Out: m.Vocab,
 			WeightBytes: float64(d) * float64(m.Vocab) * bpw.Output / 8,
 			Ops:         2 * float64(d) * float64(m.Vocab), ActBytes: 4 * float64(d+m.Vocab)})
 	}
+	all := string(names)
+	from := int32(0)
+	for i := range ops {
+		ops[i].Name = all[from:ends[i]]
+		from = ends[i]
+	}
 	return ops
+}
+
+// StateBytes is the recurrent state one linear-attention layer keeps per
+// sequence: the f32 delta-rule state (value_heads x key_dim x value_dim) and
+// the f32 convolution state (conv_kernel-1 positions of the in-projection's
+// width, a slight overcount of the q, k and v channels it convolves).
+func (la *LinearAttention) StateBytes() float64 {
+	return 4 * (float64(la.ValueHeads*la.KeyDim*la.ValueDim) + float64(max(la.ConvKernel-1, 0)*la.InProjOut))
 }
 
 // Routing returns the MoE routing statistics of the workload.
@@ -137,7 +216,7 @@ func (w *Workload) Routing() Routing {
 // ParamsTotal is the weight count of the model (matmul weights only).
 func (w *Workload) ParamsTotal() float64 {
 	total := 0.0
-	for _, o := range w.Ops(w.Run.Ubatches() - 1) {
+	for _, o := range w.TokenOps(0) {
 		if o.Kind == Matmul || o.Kind == ExpertMatmul {
 			total += float64(o.In) * float64(o.Out) * weightCount(o)
 		}

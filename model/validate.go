@@ -315,9 +315,13 @@ func (w *Workload) Validate() error {
 		c.num("model.bits_per_weight."+f.path, f.v, 1, 32)
 	}
 	r := w.Run
-	c.integer("run.prompt_tokens", r.PromptTokens, 1, 1<<20)
+	if r.PromptTokens == 0 && r.GenTokens == 0 {
+		c.fail("run.prompt_tokens", "0 is outside [1, %d] when gen_tokens is 0 too: a run times a prompt (pp), generated tokens (tg), or both", 1<<20)
+	}
+	c.integer("run.prompt_tokens", r.PromptTokens, 0, 1<<20) // 0: a tg test (llama-bench -p 0)
 	c.integer("run.ubatch", r.Ubatch, 1, 1<<16)
 	c.integer("run.depth", r.Depth, 0, 1<<22)
+	c.integer("run.gen_tokens", r.GenTokens, 0, 1<<20)
 	if c.err == nil && r.Ubatches() > MaxUbatches {
 		c.fail("run.ubatch", "prompt %d in ubatches of %d is %d ubatches: at most %d per prediction (a simulation's cost grows with them; a larger ubatch, or a shorter prompt)",
 			r.PromptTokens, r.Ubatch, r.Ubatches(), MaxUbatches)

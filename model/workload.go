@@ -89,12 +89,18 @@ type BitsPerWeight struct {
 	Output      float64 `yaml:"output"`
 }
 
-// Run is what is timed: llama-bench's pp test (prompt processing).
+// Run is what is timed, as llama-bench names its tests: pp (a prompt of
+// PromptTokens, llama-bench -p), tg (GenTokens generated, -n, with
+// PromptTokens 0) or both in one run (-pg P,N: the prompt, then the tokens).
 type Run struct {
+	// PromptTokens may be 0 in a tg test (GenTokens > 0).
 	PromptTokens int `yaml:"prompt_tokens"`
 	Ubatch       int `yaml:"ubatch"`
 	// Depth is the KV-cache depth before the prompt (llama-bench -d).
 	Depth int `yaml:"depth"`
+	// GenTokens is how many tokens are generated after the prompt, one per
+	// graph (llama-bench -n); 0 for a pp test.
+	GenTokens int `yaml:"gen_tokens,omitempty"`
 }
 
 // LayerKind returns the attention kind letter of layer i.

@@ -47,6 +47,7 @@ func TestParseBad(t *testing.T) {
 		// linear_attention is absent: the error points at its parent, model.
 		{"wl-linear-missing.yaml", 3, "model.linear_attention", "pattern has L layers but linear_attention is missing"},
 		{"wl-prompt-zero.yaml", 39, "run.prompt_tokens", "0 is outside [1, 1048576]"},
+		{"wl-gen-negative.yaml", 42, "run.gen_tokens", "-4 is negative"},
 		{"wl-window-missing.yaml", 13, "model.attention.sliding_window", "pattern has S layers but no window"},
 		{"wl-unknown-key-nested.yaml", 25, "model.moe.expert_ffm", "unknown key"},
 	} {

@@ -22,6 +22,25 @@ func BenchmarkRunPP512(b *testing.B) {
 	}
 }
 
+// BenchmarkRunTG128 is one tg128 prediction (llama-bench -p 0 -n 128) as
+// BenchmarkRunPP512 makes a pp512 one: native, and the seed's dispatcher as
+// an expert split (a token split cannot divide one token). It must cost no
+// more than BenchmarkRunPP512: the decode phase simulates two token graphs
+// (three with two pools), not 128 (see runner.decode).
+func BenchmarkRunTG128(b *testing.B) {
+	s := mustSoC(b, seedSoC)
+	w := *mustWorkload(b, seedWorkload)
+	w.Run.PromptTokens, w.Run.GenTokens = 0, 128
+	for b.Loop() {
+		if _, err := Run(s, &w, native(50)); err != nil {
+			b.Fatal(err)
+		}
+		if _, err := Run(s, &w, expertSplit(0.12, 50)); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
 // sweep10k builds 10,000 configurations: 25 fractions x 4 poll levels x 4
 // thread counts x 25 DRAM bandwidths (what-if SoCs via Clone and Set).
 func sweep10k(tb testing.TB) []Config {

@@ -50,10 +50,7 @@ func BestN(s *model.SoC, w *model.Workload, p model.Plan) (model.Plan, *Result, 
 	if err := q.Validate(s); err != nil {
 		return model.Plan{}, nil, fmt.Errorf("soc %s: %w", s.Name, err)
 	}
-	ops := make([][]model.Op, w.Run.Ubatches())
-	for u := range ops {
-		ops[u] = w.Ops(u)
-	}
+	ops := buildGraphs(w)
 	eval := func(fr []float64) (*Result, error) {
 		q := p
 		q.Fracs = fr

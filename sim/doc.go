@@ -1,5 +1,6 @@
-// Package sim predicts the prompt-processing throughput of a workload on a
-// SoC under a dispatch plan.
+// Package sim predicts the throughput of a workload on a SoC under a
+// dispatch plan: prompt processing (llama-bench's pp), token generation
+// (tg, one token per graph) or both (-pg).
 //
 // It is an event-driven fluid simulation of each ubatch. Ops that are not
 // split run on the plan's main engine; a split op (MUL_MAT_ID) forks into
@@ -16,6 +17,12 @@
 // compute-bound on average still be slowed by another's memory bursts, and
 // is why the cost of a prediction grows with the number of distinct ops,
 // not with tokens x experts.
+//
+// Generated tokens are simulated graph by graph too, each paying its
+// launch and a barrier after each op, but not every one: a token's time is
+// affine in its KV depth, so the first token (which follows the prompt)
+// and two later ones are simulated and the rest integrated; see
+// runner.decode. A tg prediction costs no more than a pp512 one.
 //
 // Results are deterministic: the same inputs give the same numbers, bit for
 // bit.

@@ -84,3 +84,24 @@ func ExampleBestN() {
 	// npu: 0.76
 	// 30.7 t/s against native's 26.3 (+17%)
 }
+
+// ExampleRun_decode predicts llama-bench's tg128 (-p 0 -n 128) of the seed's
+// model on the RK3588's four big cores: one token per graph, each reading
+// its active weights and KV cache from DRAM.
+func ExampleRun_decode() {
+	soc, err := presets.SoC("rk3588")
+	if err != nil {
+		log.Fatal(err)
+	}
+	wl, err := presets.Workload("qwen3.5-35b-a3b")
+	if err != nil {
+		log.Fatal(err)
+	}
+	wl.Run.PromptTokens, wl.Run.GenTokens = 0, 128
+	r, err := sim.Run(soc, wl, model.NewNative("big", 4, 50))
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Printf("tg128: %.2f t/s, %.0f%% of the time DRAM-bound\n", r.TPS, 100*r.Bound.DRAM)
+	// Output: tg128: 5.53 t/s, 75% of the time DRAM-bound
+}

@@ -51,6 +51,31 @@ func presetGrid(t testing.TB) []gridCase {
 	return out
 }
 
+// tgGrid is the preset grid's token generation: a tg128 (llama-bench -p 0
+// -n 128), a pp512+tg32 and a tg16 at depth 4096 of every preset pair,
+// under every plan that can run one token (no token split).
+func tgGrid(t testing.TB) []gridCase {
+	var out []gridCase
+	for _, sn := range presets.SoCNames() {
+		s := mustSoC(t, sn)
+		for _, wn := range presets.WorkloadNames() {
+			w0 := mustWorkload(t, wn)
+			for _, run := range []model.Run{tg(128, 0), pg(512, 32), tg(16, 4096)} {
+				w := withRun(w0, run)
+				for _, poll := range []int{0, 50} {
+					for _, p := range []struct {
+						name string
+						plan model.Plan
+					}{{"native", native(poll)}, {"expert0.12", expertSplit(0.12, poll)}, {"expert0.5", expertSplit(0.5, poll)}} {
+						out = append(out, gridCase{fmt.Sprintf("%s/%s/pp%d+tg%d@d%d/%s/poll%d", sn, wn, run.PromptTokens, run.GenTokens, run.Depth, p.name, poll), s, w, p.plan})
+					}
+				}
+			}
+		}
+	}
+	return out
+}
+
 // badFloats lists every float64 in v (recursively through structs and
 // slices) that is NaN, infinite or negative, by field path.
 func badFloats(v reflect.Value, path string, out *[]string) {
@@ -75,12 +100,14 @@ func badFloats(v reflect.Value, path string, out *[]string) {
 }
 
 // TestInvariantsPresetGrid checks every SoC preset x workload preset x plan x
-// poll: sane numbers, conservation, determinism, and Sweep = Run.
+// poll, for prompts and for token generation: sane numbers, conservation,
+// determinism, and Sweep = Run.
 func TestInvariantsPresetGrid(t *testing.T) {
 	grid := presetGrid(t)
 	if len(grid) != len(presets.SoCNames())*len(presets.WorkloadNames())*8 || len(grid) == 0 {
 		t.Fatalf("grid has %d cases", len(grid))
 	}
+	grid = append(grid, tgGrid(t)...)
 	for _, tc := range grid {
 		t.Run(tc.name, func(t *testing.T) {
 			r, err := RunWith(tc.soc, tc.wl, tc.plan, Options{Timeline: true})
@@ -114,8 +141,12 @@ func TestInvariantsPresetGrid(t *testing.T) {
 			if r.DRAMUtilMean > 1+1e-9 || r.DRAMUtilPeak > 1+1e-9 {
 				t.Errorf("DRAM utilisation mean %g peak %g above 1", r.DRAMUtilMean, r.DRAMUtilPeak)
 			}
-			if math.Abs(float64(tc.wl.Run.PromptTokens)/r.WallS-r.TPS) > 1e-9*r.TPS {
-				t.Errorf("TPS %g != prompt/wall %g", r.TPS, float64(tc.wl.Run.PromptTokens)/r.WallS)
+			run := tc.wl.Run
+			if tokens := float64(run.PromptTokens + run.GenTokens); math.Abs(tokens/r.WallS-r.TPS) > 1e-9*r.TPS {
+				t.Errorf("TPS %g != tokens/wall %g", r.TPS, tokens/r.WallS)
+			}
+			if math.Abs(r.PromptS+r.GenS-r.WallS) > 1e-12*r.WallS || (run.GenTokens > 0) != (r.GenS > 0) || (run.PromptTokens > 0) != (r.PromptS > 0) {
+				t.Errorf("prompt %g s + gen %g s vs wall %g s for %+v", r.PromptS, r.GenS, r.WallS, run)
 			}
 			if len(r.Timeline) == 0 || len(r.DRAM) == 0 {
 				t.Fatalf("timeline has %d spans, %d DRAM samples; want both", len(r.Timeline), len(r.DRAM))
@@ -164,7 +195,7 @@ func TestInvariantsPresetGrid(t *testing.T) {
 // TestSweepMatchesRun runs the preset grid through the parallel Sweep and
 // compares it, bit for bit and in order, with sequential Runs.
 func TestSweepMatchesRun(t *testing.T) {
-	grid := presetGrid(t)
+	grid := append(presetGrid(t), tgGrid(t)...)
 	byWL := map[*model.Workload][]gridCase{}
 	var order []*model.Workload
 	for _, g := range grid {
@@ -215,73 +246,91 @@ func TestSweepMatchesRun(t *testing.T) {
 
 // TestOpTimeLowerBounds: in a native run, no op is faster than its bytes at
 // the best bandwidth the engine can get, or its arithmetic at the engine's
-// fastest kernel rate.
+// fastest kernel rate: in a prompt's ubatch, and in a generated token's
+// graph (at depth 0 and deep in the KV cache).
 func TestOpTimeLowerBounds(t *testing.T) {
+	tests := []struct {
+		name string
+		run  func(model.Run) model.Run
+		ops  func(w *model.Workload) []model.Op
+	}{
+		// One ubatch: the timeline's op names repeat per ubatch.
+		{"pp", func(r model.Run) model.Run { r.PromptTokens = min(r.PromptTokens, r.Ubatch); return r },
+			func(w *model.Workload) []model.Op { return w.Ops(0) }},
+		// One token: the timeline holds the first token's graph.
+		{"tg1", func(model.Run) model.Run { return tg(1, 0) },
+			func(w *model.Workload) []model.Op { return w.TokenOps(0) }},
+		{"tg1@d8192", func(model.Run) model.Run { return tg(1, 8192) },
+			func(w *model.Workload) []model.Op { return w.TokenOps(8192) }},
+	}
 	for _, sn := range presets.SoCNames() {
 		for _, wn := range presets.WorkloadNames() {
-			t.Run(sn+"/"+wn, func(t *testing.T) {
-				s := mustSoC(t, sn)
-				w := mustWorkload(t, wn)
-				// One ubatch: the timeline's op names repeat per ubatch.
-				w.Run.PromptTokens = min(w.Run.PromptTokens, w.Run.Ubatch)
-				p := native(50)
-				r, err := RunWith(s, w, p, Options{Timeline: true})
-				if err != nil {
-					t.Fatal(err)
-				}
-				e, _, err := s.Engine("big")
-				if err != nil {
-					t.Fatal(err)
-				}
-				th := p.Threads[0]
-				peak := e.ScalarOpsPerCycle
-				for _, v := range e.KernelOpsPerCycle {
-					peak = math.Max(peak, v)
-				}
-				opsPerS := peak * e.ClockGHz * e.ThreadRate(th) * 1e9
-				bytesPerS := math.Min(s.DRAM.SustainedGBs, e.BandwidthMaxGBs) * 1e9
-				dur := map[string]float64{}
-				for _, sp := range r.Timeline {
-					if sp.Engine != "big" {
-						t.Fatalf("native run has a span on %s", sp.Engine)
+			for _, tc := range tests {
+				t.Run(sn+"/"+wn+"/"+tc.name, func(t *testing.T) {
+					s := mustSoC(t, sn)
+					w := mustWorkload(t, wn)
+					w = withRun(w, tc.run(w.Run))
+					p := native(50)
+					r, err := RunWith(s, w, p, Options{Timeline: true})
+					if err != nil {
+						t.Fatal(err)
 					}
-					dur[sp.Op] += sp.EndS - sp.StartS
-				}
-				routing := w.Routing()
-				ops := w.Ops(0)
-				if w.Run.Ubatches() != 1 {
-					t.Fatalf("preset %s has %d ubatches; the timeline covers the first only", wn, w.Run.Ubatches())
-				}
-				checked := 0
-				for _, op := range ops {
-					got, ok := dur[op.Name]
-					if !ok {
-						t.Errorf("op %s has no span", op.Name)
-						continue
+					e, _, err := s.Engine("big")
+					if err != nil {
+						t.Fatal(err)
 					}
-					bytes, arith := op.ActBytes, op.Ops
-					switch op.Kind {
-					case model.Matmul:
-						bytes += op.WeightBytes
-					case model.ExpertMatmul:
-						st := routing.Over(float64(op.Tokens), 0, float64(routing.Experts), 1)
-						bytes += st.Touched * op.ExpertBytes
-						arith = 2 * st.Assignments * float64(op.In) * float64(op.Out)
+					th := p.Threads[0]
+					peak := e.ScalarOpsPerCycle
+					for _, v := range e.KernelOpsPerCycle {
+						peak = math.Max(peak, v)
 					}
-					memLB, compLB := bytes/bytesPerS, arith/opsPerS
-					const slack = 1e-12 // seconds of float rounding in span ends
-					if got+slack < memLB {
-						t.Errorf("op %s: %.6g s, below its DRAM time alone %.6g s (%g bytes)", op.Name, got, memLB, bytes)
+					opsPerS := peak * e.ClockGHz * e.ThreadRate(th) * 1e9
+					bytesPerS := math.Min(s.DRAM.SustainedGBs, e.BandwidthMaxGBs) * 1e9
+					dur := map[string]float64{}
+					for _, sp := range r.Timeline {
+						if sp.Engine != "big" {
+							t.Fatalf("native run has a span on %s", sp.Engine)
+						}
+						if sp.State == Compute || sp.State == DRAMWait {
+							dur[sp.Op] += sp.EndS - sp.StartS
+						}
 					}
-					if got+slack < compLB {
-						t.Errorf("op %s: %.6g s, below its compute time alone %.6g s (%g ops)", op.Name, got, compLB, arith)
+					routing := w.Routing()
+					ops := tc.ops(w)
+					if w.Run.Ubatches() > 1 || w.Run.GenTokens > 1 {
+						t.Fatalf("%s: %+v is more than one graph; the timeline covers the first only", wn, w.Run)
 					}
-					checked++
-				}
-				if checked != len(ops) {
-					t.Errorf("checked %d of %d ops", checked, len(ops))
-				}
-			})
+					checked := 0
+					for _, op := range ops {
+						got, ok := dur[op.Name]
+						if !ok {
+							t.Errorf("op %s has no span", op.Name)
+							continue
+						}
+						bytes, arith := op.ActBytes, op.Ops
+						switch op.Kind {
+						case model.Matmul:
+							bytes += op.WeightBytes
+						case model.ExpertMatmul:
+							st := routing.Over(float64(op.Tokens), 0, float64(routing.Experts), 1)
+							bytes += st.Touched * op.ExpertBytes
+							arith = 2 * st.Assignments * float64(op.In) * float64(op.Out)
+						}
+						memLB, compLB := bytes/bytesPerS, arith/opsPerS
+						const slack = 1e-12 // seconds of float rounding in span ends
+						if got+slack < memLB {
+							t.Errorf("op %s: %.6g s, below its DRAM time alone %.6g s (%g bytes)", op.Name, got, memLB, bytes)
+						}
+						if got+slack < compLB {
+							t.Errorf("op %s: %.6g s, below its compute time alone %.6g s (%g ops)", op.Name, got, compLB, arith)
+						}
+						checked++
+					}
+					if checked != len(ops) {
+						t.Errorf("checked %d of %d ops", checked, len(ops))
+					}
+				})
+			}
 		}
 	}
 }
@@ -528,12 +577,21 @@ func checkWakes(t *testing.T, r *Result, h model.Handoff, poll int) {
 	}
 }
 
-// TestTimelineMatchesEngineStats: for a one-ubatch prompt the timeline is
-// the whole run, so each engine's spans add up to its busy and handoff
+// TestTimelineMatchesEngineStats: for a one-ubatch prompt, or one generated
+// token, the timeline is the whole run, so each engine's spans add up to its busy and handoff
 // times, and an engine's spans never overlap.
 func TestTimelineMatchesEngineStats(t *testing.T) {
-	for _, tc := range presetGrid(t) {
-		if tc.wl.Run.Ubatches() != 1 {
+	cases := presetGrid(t)
+	for _, g := range tgGrid(t) {
+		// One generated token: its graph is the whole run too.
+		if g.wl.Run.PromptTokens == 0 {
+			g.wl = withRun(g.wl, tg(1, g.wl.Run.Depth))
+			g.name += "/tg1"
+			cases = append(cases, g)
+		}
+	}
+	for _, tc := range cases {
+		if run := tc.wl.Run; run.Ubatches()+run.GenTokens != 1 {
 			continue
 		}
 		t.Run(tc.name, func(t *testing.T) {

@@ -3,10 +3,26 @@ package sim
 // Result is the prediction for one plan.
 type Result struct {
 	Plan string `json:"plan"`
-	// TPS is prompt tokens per second over the whole prompt.
+	// TPS is the test's figure as llama-bench reports it: prompt tokens per
+	// second of a pp test, generated tokens per second of a tg test (no
+	// prompt), and (prompt + generated tokens) / (PromptS + GenS) of a
+	// pp+tg test (-pg).
 	TPS float64 `json:"tps"`
-	// WallS is the time of the whole prompt.
+	// WallS is the time of the whole run: PromptS + GenS.
 	WallS float64 `json:"wall_s"`
+	// PromptS and GenS are the wall times of the prompt and of the
+	// generated tokens; PromptTPS and GenTPS their tokens per second (0 for
+	// a phase the run does not have).
+	PromptS   float64 `json:"prompt_s"`
+	GenS      float64 `json:"gen_s"`
+	PromptTPS float64 `json:"prompt_tps"`
+	GenTPS    float64 `json:"gen_tps"`
+	// TokenOverheadS is what the generated tokens' graphs spent on their
+	// fixed costs, on the critical path: each graph's launch and the
+	// barrier after each op (part of Bound.Handoff).
+	TokenOverheadS float64 `json:"token_overhead_s"`
+	// tokenGraphs is how many generated tokens' graphs were simulated.
+	tokenGraphs int
 	// Bound is the share of wall time the critical path spent in each
 	// state; they add up to 1.
 	Bound Bound `json:"bound"`
@@ -25,9 +41,10 @@ type Result struct {
 	ExpertOpS float64 `json:"expert_op_s"`
 	// Split summarises the split ops (zero for a native plan).
 	Split SplitStats `json:"split"`
-	// Timeline is the simulated activity of ubatch 0 (only when asked).
+	// Timeline is the simulated activity of ubatch 0, or of the first
+	// generated token when there is no prompt (only when asked).
 	Timeline []Span `json:"timeline,omitempty"`
-	// DRAM is utilisation over time of ubatch 0 (only when asked).
+	// DRAM is utilisation over time of the same graph (only when asked).
 	DRAM []DRAMSample `json:"dram,omitempty"`
 }
 
@@ -38,7 +55,7 @@ type Bound struct {
 	Handoff float64 `json:"handoff"`
 }
 
-// EngineStats is one engine's time over the whole prompt.
+// EngineStats is one engine's time over the whole run.
 type EngineStats struct {
 	Name     string  `json:"name"`
 	Threads  int     `json:"threads"`

@@ -9,8 +9,13 @@ import (
 
 // Options are settings of a run; the zero value is the default.
 type Options struct {
-	// Timeline records ubatch 0's spans and DRAM samples in the result.
+	// Timeline records ubatch 0's spans and DRAM samples in the result, or
+	// the first generated token's when the run has no prompt.
 	Timeline bool
+
+	// everyToken simulates every generated token instead of sampling a
+	// few (tests check decode's shortcut against it).
+	everyToken bool
 }
 
 // Run predicts plan p of workload w on SoC s.
@@ -23,20 +28,31 @@ func RunWith(s *model.SoC, w *model.Workload, p model.Plan, o Options) (*Result,
 	return run(s, w, p, o, nil)
 }
 
-// run is RunWith over the workload's ops; ops, when not nil, holds them
-// already built, by ubatch (Sweep builds them once for all its runs).
-func run(s *model.SoC, w *model.Workload, p model.Plan, o Options, ops [][]model.Op) (*Result, error) {
+// run is RunWith over the workload's ops; g, when not nil, holds them
+// already built (Sweep builds them once for all its runs).
+func run(s *model.SoC, w *model.Workload, p model.Plan, o Options, g *graphs) (*Result, error) {
 	if err := p.Validate(s); err != nil {
 		return nil, fmt.Errorf("soc %s: %w", s.Name, err)
+	}
+	if err := checkTokenSplit(w.Run, p); err != nil {
+		return nil, err
 	}
 	r := newRunner(s, w, p)
 	for u := 0; u < w.Run.Ubatches(); u++ {
 		r.record = o.Timeline && u == 0
-		if ops != nil {
-			r.ubatch(ops[u])
+		if g != nil {
+			r.ubatch(g.ubatches[u])
 		} else {
 			r.ubatch(w.Ops(u))
 		}
+	}
+	r.promptS = r.t
+	if w.Run.GenTokens > 0 {
+		if g == nil {
+			g = &graphs{}
+		}
+		r.everyToken = o.everyToken
+		r.decode(g, o.Timeline && w.Run.Ubatches() == 0)
 	}
 	return r.result(), nil
 }
@@ -50,11 +66,22 @@ type runner struct {
 	totalBs float64
 
 	t       float64   // time since the prompt started
+	promptS float64   // when the prompt ended
 	lastEnd []float64 // when each plan engine last finished work
 	record  bool
 	res     Result
 	memo    map[memoKey]model.ExpertStats
 	solved  []solved // remembered solves, see runner.solve
+
+	// decode (see decode.go)
+	barrierS   float64 // the main pool's barrier after each op; 0 in a prompt
+	signing    bool    // a token's signature is being recorded
+	sig        uint64  // the token's signature
+	everyToken bool
+	depth      int      // the token's depth, or -1 in a prompt
+	tokenMemo  *opMemo  // ops of token graphs already simulated; nil in a prompt
+	opIndex    int      // the op's index in its graph
+	depthOp    model.Op // scratch: an op taken at the token's depth
 
 	// scratch
 	parts   []part
@@ -76,7 +103,7 @@ type memoKey struct {
 
 func newRunner(s *model.SoC, w *model.Workload, p model.Plan) *runner {
 	r := &runner{soc: s, wl: w, plan: p, routing: w.Routing(), totalBs: s.DRAM.SustainedGBs * 1e9,
-		memo: map[memoKey]model.ExpertStats{}}
+		memo: map[memoKey]model.ExpertStats{}, depth: -1}
 	for _, name := range p.Engines {
 		e, _, _ := s.Engine(name)
 		r.eng = append(r.eng, e)
@@ -104,10 +131,18 @@ func (r *runner) split() bool { return r.plan.Mode != model.Native }
 func (r *runner) ubatch(ops []model.Op) {
 	for i := range ops {
 		op := &ops[i]
+		r.opIndex = i
+		if r.depth >= 0 && op.Kind == model.AttentionScores {
+			r.depthOp = r.wl.TokenOp(*op, r.depth)
+			op = &r.depthOp
+		}
 		if op.Kind == model.ExpertMatmul && r.split() {
 			r.splitOp(op)
 		} else {
 			r.mainOp(op)
+			if r.barrierS > 0 && i+1 < len(ops) {
+				r.barrier(op)
+			}
 		}
 		if op.Layer >= 0 && (i+1 == len(ops) || ops[i+1].Layer != op.Layer) {
 			r.graphSplits(op)
@@ -137,10 +172,11 @@ func (r *runner) graphSplits(last *model.Op) {
 
 // mainOp runs an op on the main engine alone.
 func (r *runner) mainOp(op *model.Op) {
-	p := r.partFor(op, 0, 1, 0, 0, r.plan.Threads[0])
-	r.parts = append(r.parts[:0], p)
-	solve(r.parts, r.totalBs, r.soc.DRAM.Sharing, r.times)
-	tm := r.times[0]
+	p, tm := r.mainTiming(op) // read only until the next solve
+	if r.signing && op.Kind == model.AttentionScores {
+		// The only ops whose burst regime can change with the depth.
+		r.note(tm.stallS > 0)
+	}
 	r.account(0, p, tm.totalS)
 	r.res.Bound.Compute += tm.totalS - tm.stallS
 	r.res.Bound.DRAM += tm.stallS
@@ -158,8 +194,22 @@ func (r *runner) mainOp(op *model.Op) {
 	r.lastEnd[0] = r.t
 }
 
+// mainTiming is op's partition on the main engine alone and its timing.
+func (r *runner) mainTiming(op *model.Op) (*part, *timing) {
+	e, ok := r.remembered(op)
+	if ok {
+		return &e.parts[0], &e.tm
+	}
+	r.parts = append(r.parts[:0], r.partFor(op, 0, 1, 0, 0, r.plan.Threads[0]))
+	solve(r.parts, r.totalBs, r.soc.DRAM.Sharing, r.times)
+	if e != nil {
+		e.n, e.parts[0], e.tm = 1, r.parts[0], r.times[0]
+	}
+	return &r.parts[0], &r.times[0]
+}
+
 // account adds a partition's work to its engine's totals.
-func (r *runner) account(i int, p part, busyS float64) {
+func (r *runner) account(i int, p *part, busyS float64) {
 	e := &r.res.Engines[i]
 	e.BusyS += busyS
 	e.Bytes += p.bytes
@@ -175,6 +225,11 @@ func (r *runner) dramSample(t0, t1, bytes, peak float64) {
 	if peak > r.res.DRAMUtilPeak {
 		r.res.DRAMUtilPeak = peak
 	}
+	r.dramRecord(t0, t1, bytes, peak)
+}
+
+// dramRecord adds the DRAM sample over [t0, t1] to a recorded timeline.
+func (r *runner) dramRecord(t0, t1, bytes, peak float64) {
 	if r.record && t1 > t0 {
 		r.res.DRAM = append(r.res.DRAM, DRAMSample{StartS: t0, EndS: t1, Mean: bytes / (t1 - t0) / r.totalBs, Peak: peak})
 	}
@@ -256,7 +311,15 @@ func (r *runner) expertStats(n, lo, hi float64, tile int) model.ExpertStats {
 func (r *runner) result() *Result {
 	res := r.res
 	res.WallS = r.t
-	res.TPS = float64(r.wl.Run.PromptTokens) / r.t
+	run := r.wl.Run
+	res.PromptS, res.GenS = r.promptS, r.t-r.promptS
+	if run.PromptTokens > 0 {
+		res.PromptTPS = float64(run.PromptTokens) / res.PromptS
+	}
+	if run.GenTokens > 0 {
+		res.GenTPS = float64(run.GenTokens) / res.GenS
+	}
+	res.TPS = float64(run.PromptTokens+run.GenTokens) / r.t
 	if sum := res.Bound.Compute + res.Bound.DRAM + res.Bound.Handoff; sum > 0 {
 		res.Bound.Compute /= sum
 		res.Bound.DRAM /= sum

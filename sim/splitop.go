@@ -9,9 +9,17 @@ import (
 // splitOp forks a MUL_MAT_ID into one partition per engine with work, each
 // starting once its pool is awake, shares DRAM among them as they run, and
 // joins them.
+//
+// In a generated token's graph (r.tokenMemo set) the op is timed from its own
+// start (t0 = 0, base the run's clock), so that its outcome depends only on
+// the op and its engines' start offsets, and is remembered (see
+// splitFluid). In a prompt, base is 0 and t0 the clock.
 func (r *runner) splitOp(op *model.Op) {
 	h := &r.soc.Handoff
-	t0 := r.t
+	t0, base := r.t, 0.0
+	if r.tokenMemo != nil {
+		t0, base = 0, r.t
+	}
 	n := len(r.plan.Engines)
 	active, sharedBy := 0, 0
 	for i, f := range r.plan.Fracs {
@@ -26,21 +34,7 @@ func (r *runner) splitOp(op *model.Op) {
 		}
 	}
 	split := active > 1
-	r.parts = r.parts[:0]
-	lo := 0.0
-	E := float64(r.wl.Model.MoE.Experts)
-	for i, f := range r.plan.Fracs {
-		var p part
-		switch {
-		case f == 0:
-		case !split || r.plan.Mode == model.TokenSplit:
-			p = r.partFor(op, i, f, 0, 0, sharedBy)
-		default:
-			p = r.partFor(op, i, 1, lo*E, (lo+f)*E, sharedBy)
-		}
-		lo += f
-		r.parts = append(r.parts, p)
-	}
+	e := r.splitParts(op, split, sharedBy)
 	pre := h.SignalUS
 	if split && r.plan.Mode == model.ExpertSplit {
 		pre += h.GatherUS
@@ -57,20 +51,26 @@ func (r *runner) splitOp(op *model.Op) {
 				// An accelerator is submitted a job: no pool to wake.
 				wake = e.SubmitUS + e.SetupUSPerOp
 			} else {
-				wake = h.SpawnUS + h.WakeUS((start-r.lastEnd[i])*1e6, r.plan.Poll)
+				idleUS := (base + start - r.lastEnd[i]) * 1e6
+				wake = h.SpawnUS + h.WakeUS(idleUS, r.plan.Poll)
+				r.note(idleUS > h.SpinWindowUS(r.plan.Poll)) // a futex wake, or a spin
 			}
 			start += wake * 1e-6
 			r.res.Engines[i].HandoffS += wake * 1e-6
-			r.span(i, op.Name, Handoff, t0+pre*1e-6, start)
+			r.span(i, op.Name, Handoff, base+t0+pre*1e-6, base+start)
 		}
 		r.starts[i] = start
 		r.remain[i] = 1
 		r.stall[i] = 0
 		r.finish[i] = start
 	}
-	r.span(0, op.Name, Handoff, t0, t0+pre*1e-6)
+	r.span(0, op.Name, Handoff, base+t0, base+t0+pre*1e-6)
 	r.res.Engines[0].HandoffS += pre * 1e-6
-	r.fluid(op)
+	if r.tokenMemo != nil {
+		r.splitFluid(op, e, base)
+	} else {
+		r.fluid(op, 0)
+	}
 	end := t0
 	first := math.Inf(1)
 	crit := 0
@@ -83,9 +83,9 @@ func (r *runner) splitOp(op *model.Op) {
 		}
 		first = math.Min(first, r.finish[i])
 		busy := r.finish[i] - r.starts[i]
-		r.account(i, r.parts[i], busy)
+		r.account(i, &r.parts[i], busy)
 		r.res.Split.EngineS[i] += busy
-		r.lastEnd[i] = r.finish[i]
+		r.lastEnd[i] = base + r.finish[i]
 	}
 	join := 0.0
 	if split {
@@ -101,15 +101,99 @@ func (r *runner) splitOp(op *model.Op) {
 	r.res.ExpertOpS += end + join - t0
 	r.res.Split.HandoffS += handoff
 	r.res.Split.ImbalanceS += end - first
-	r.span(0, op.Name, Handoff, end, end+join)
+	r.span(0, op.Name, Handoff, base+end, base+end+join)
 	r.res.Engines[0].HandoffS += join
-	r.t = end + join
+	r.t = base + end + join
 	r.lastEnd[0] = r.t
 }
 
+// splitParts sets r.parts to op's partitions, one per engine (a zero part
+// for an engine without a share). In a token's graph it returns op's memo
+// entry (nil when the plan has too many engines to remember).
+func (r *runner) splitParts(op *model.Op, split bool, sharedBy int) *memoEntry {
+	var e *memoEntry
+	if len(r.plan.Fracs) <= memoParts {
+		var ok bool
+		if e, ok = r.remembered(op); ok {
+			r.parts = append(r.parts[:0], e.parts[:e.n]...)
+			return e
+		}
+	}
+	r.parts = r.parts[:0]
+	lo := 0.0
+	E := float64(r.wl.Model.MoE.Experts)
+	for i, f := range r.plan.Fracs {
+		var p part
+		switch {
+		case f == 0:
+		case !split || r.plan.Mode == model.TokenSplit:
+			p = r.partFor(op, i, f, 0, 0, sharedBy)
+		default:
+			p = r.partFor(op, i, 1, lo*E, (lo+f)*E, sharedBy)
+		}
+		lo += f
+		r.parts = append(r.parts, p)
+	}
+	if e != nil {
+		e.n = copy(e.parts[:], r.parts)
+		e.flows = e.flows[:0]
+	}
+	return e
+}
+
+// splitFluid is fluid for a split op of a token's graph, timed from its own
+// start: the outcome (each partition's finish and stall, the bytes moved
+// and the burst peak) is a pure function of the partitions and their start
+// offsets, so it is taken from op's memo entry e when it holds it, else
+// simulated and remembered there. A recorded graph is always simulated
+// (its spans are wanted), with the same outcome. base is the run's clock at
+// the op's start.
+func (r *runner) splitFluid(op *model.Op, e *memoEntry, base float64) {
+	n := len(r.parts)
+	var f flow
+	f.n = n
+	copy(f.working[:], r.working[:n])
+	copy(f.starts[:], r.starts[:n])
+	hit := false
+	if e != nil && !r.record {
+		for k := range e.flows {
+			if g := &e.flows[k]; g.n == n && g.working == f.working && g.starts == f.starts {
+				f, hit = *g, true
+				break
+			}
+		}
+	}
+	if hit {
+		copy(r.finish[:n], f.finish[:n])
+		copy(r.stall[:n], f.stall[:n])
+		for i := range n {
+			r.remain[i] = 0
+		}
+	} else {
+		f.bytes, f.peak = r.fluid(op, base)
+		copy(f.finish[:], r.finish[:n])
+		copy(f.stall[:], r.stall[:n])
+		if e != nil {
+			if len(e.flows) < maxFlows {
+				e.flows = append(e.flows, f)
+			} else {
+				e.flows[e.next] = f
+				e.next = (e.next + 1) % maxFlows
+			}
+		}
+	}
+	r.res.BytesMoved += f.bytes
+	if f.peak > r.res.DRAMUtilPeak {
+		r.res.DRAMUtilPeak = f.peak
+	}
+}
+
 // fluid advances the partitions from their start times to their ends,
-// re-solving the DRAM shares at every start and end.
-func (r *runner) fluid(op *model.Op) {
+// re-solving the DRAM shares at every start and end. Times are the run's
+// clock, less base. In a prompt (base 0) it accounts the DRAM traffic as
+// it goes; in a token's graph it returns the bytes moved and the burst
+// peak instead (see splitFluid).
+func (r *runner) fluid(op *model.Op, base float64) (moved, peak float64) {
 	n := len(r.parts)
 	idx, sub, tms := r.idx[:0], r.sub[:0], r.tms
 	t := math.Inf(1)
@@ -134,7 +218,7 @@ func (r *runner) fluid(op *model.Op) {
 		}
 		if len(idx) == 0 {
 			if math.IsInf(next, 1) {
-				return
+				return moved, peak
 			}
 			t = next
 			continue
@@ -151,7 +235,7 @@ func (r *runner) fluid(op *model.Op) {
 			for _, i := range idx {
 				r.remain[i], r.finish[i] = 0, math.Inf(1)
 			}
-			return
+			return moved, peak
 		}
 		bytes := 0.0
 		for k, i := range idx {
@@ -166,10 +250,17 @@ func (r *runner) fluid(op *model.Op) {
 			}
 			r.stall[i] += frac * tms[k].stallS
 			comp := dt * (1 - tms[k].stallS/tms[k].totalS)
-			r.span(i, op.Name, Compute, t, t+comp)
-			r.span(i, op.Name, DRAMWait, t+comp, t+dt)
+			r.span(i, op.Name, Compute, base+t, base+t+comp)
+			r.span(i, op.Name, DRAMWait, base+t+comp, base+t+dt)
 		}
-		r.dramSample(t, t+dt, bytes, peakUtil(sub[:nshared], tms[:nshared], r.totalBs, r.soc.DRAM.Sharing))
+		pk := peakUtil(sub[:nshared], tms[:nshared], r.totalBs, r.soc.DRAM.Sharing)
+		if r.tokenMemo == nil {
+			r.dramSample(t, t+dt, bytes, pk)
+		} else {
+			moved += bytes
+			peak = math.Max(peak, pk)
+			r.dramRecord(base+t, base+t+dt, bytes, pk)
+		}
 		t += dt
 	}
 }

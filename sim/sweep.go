@@ -29,10 +29,7 @@ func Sweep(w *model.Workload, cfgs []Config) ([]*Result, error) {
 	}
 	// Every configuration runs the same graph: build it once. The runs
 	// only read it.
-	ops := make([][]model.Op, w.Run.Ubatches())
-	for u := range ops {
-		ops[u] = w.Ops(u)
-	}
+	ops := buildGraphs(w)
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	next := 0
