@@ -25,9 +25,14 @@ const (
 
 // Outcome is one simulated run as a prediction reports it.
 type Outcome struct {
-	TPS   float64   `json:"tps"`
-	WallS float64   `json:"wall_s"`
-	Bound sim.Bound `json:"bound"`
+	// TPS is llama-bench's figure for the test: prompt t/s (pp), generated
+	// t/s (tg), or all tokens over all time (pp+tg); PromptTPS and GenTPS
+	// are each phase's (0 for a phase the test lacks).
+	TPS       float64   `json:"tps"`
+	PromptTPS float64   `json:"prompt_tps,omitempty"`
+	GenTPS    float64   `json:"gen_tps,omitempty"`
+	WallS     float64   `json:"wall_s"`
+	Bound     sim.Bound `json:"bound"`
 	// DRAMUtilMean and DRAMUtilPeak are the DRAM utilisation against the
 	// sustained bandwidth, 0..1: over the run, and at its busiest burst.
 	DRAMUtilMean float64 `json:"dram_util_mean"`
@@ -42,7 +47,7 @@ type Outcome struct {
 }
 
 func outcomeOf(r *sim.Result) Outcome {
-	o := Outcome{TPS: r.TPS, WallS: r.WallS, Bound: r.Bound, DRAMUtilMean: r.DRAMUtilMean,
+	o := Outcome{TPS: r.TPS, WallS: r.WallS, PromptTPS: r.PromptTPS, GenTPS: r.GenTPS, Bound: r.Bound, DRAMUtilMean: r.DRAMUtilMean,
 		DRAMUtilPeak: r.DRAMUtilPeak, HandoffS: r.Bound.Handoff * r.WallS, ExpertOpS: r.ExpertOpS}
 	if len(r.Split.EngineS) > 0 {
 		o.EngineS = append([]float64(nil), r.Split.EngineS...)
@@ -112,6 +117,12 @@ type Prediction struct {
 	// Prompt and Ubatch are the run predicted (llama-bench's -p and -ub).
 	Prompt int `json:"prompt"`
 	Ubatch int `json:"ubatch"`
+	// Gen is the tokens generated after the prompt (llama-bench's -n),
+	// Depth the KV cache before it (-d), and Test the run as llama-bench
+	// names it: pp512, tg128, pp512+tg128, with "@ d4096" for a depth.
+	Gen   int    `json:"gen,omitempty"`
+	Depth int    `json:"depth,omitempty"`
+	Test  string `json:"test"`
 	// Engines of the split, main first, their kinds and threads.
 	Engines []string `json:"engines"`
 	Kinds   []string `json:"kinds"`

@@ -118,8 +118,10 @@ func (q *Request) resolve() (*resolved, error) {
 	s := q.SoC
 	r := &resolved{Request: *q, accel: -1}
 	if q.Test != nil {
-		if q.Test.PromptTokens < 1 || q.Test.Ubatch < 1 || q.Test.Depth < 0 {
-			return nil, fieldErr("test", -1, "pp%d at ubatch %d, depth %d: want a prompt and a ubatch of at least 1", q.Test.PromptTokens, q.Test.Ubatch, q.Test.Depth)
+		t := q.Test
+		if t.PromptTokens < 0 || t.GenTokens < 0 || t.PromptTokens+t.GenTokens < 1 || t.Ubatch < 1 || t.Depth < 0 {
+			return nil, fieldErr("test", -1, "pp%d, tg%d at ubatch %d, depth %d: want a prompt or generated tokens, and a ubatch of at least 1",
+				t.PromptTokens, t.GenTokens, t.Ubatch, t.Depth)
 		}
 		w := *q.Workload
 		w.Run = *q.Test
@@ -228,6 +230,9 @@ func (q *Request) resolve() (*resolved, error) {
 func (r *resolved) resolveModes() error {
 	if r.Modes == nil {
 		for _, m := range []model.Mode{model.TokenSplit, model.ExpertSplit} {
+			if m == model.TokenSplit && r.oneToken() {
+				continue // one token cannot be divided
+			}
 			if r.canSplit(m) == "" {
 				r.Modes = append(r.Modes, m)
 			}
@@ -245,6 +250,9 @@ func (r *resolved) resolveModes() error {
 		if n := r.canSplit(m); n != "" {
 			return fieldErr("modes", -1, "engine %q cannot take a share of the %s split", n, m)
 		}
+		if m == model.TokenSplit && r.oneToken() {
+			return fieldErr("modes", -1, "%s has graphs of one token, which a token split cannot divide between engines; use an expert split", testName(r.Workload.Run))
+		}
 	}
 	return nil
 }
@@ -257,6 +265,13 @@ func (r *resolved) canSplit(m model.Mode) string {
 		}
 	}
 	return ""
+}
+
+// oneToken reports whether the test has a graph of one token, which a
+// token split cannot divide: generated tokens, or a prompt at ubatch 1.
+func (r *resolved) oneToken() bool {
+	run := r.Workload.Run
+	return run.GenTokens > 0 || run.Ubatch == 1 || run.PromptTokens == 1
 }
 
 func (r *resolved) twoEngine() bool { return len(r.Engines) == 2 && r.accel < 0 }
@@ -290,6 +305,7 @@ func Run(q Request) (*Prediction, error) {
 	}
 	step()
 	p := &Prediction{Schema: Schema, SoC: s.Name, Workload: wl.Name, Prompt: wl.Run.PromptTokens, Ubatch: wl.Run.Ubatch,
+		Gen: wl.Run.GenTokens, Depth: wl.Run.Depth, Test: testName(wl.Run),
 		Engines: r.Engines, Threads: r.Threads, Poll: r.Poll, Draws: r.Draws, Native: outcomeOf(nr)}
 	for _, e := range r.engines {
 		p.Kinds = append(p.Kinds, e.Kind)
@@ -411,4 +427,22 @@ func sweep(r *resolved, nr *sim.Result) ([]SweepPoint, error) {
 func Poll0(q Request) (*Prediction, error) {
 	q.Poll, q.Modes, q.Draws, q.Sweep, q.Sensitivity = 0, []model.Mode{model.TokenSplit}, 16, false, false
 	return Run(q)
+}
+
+// testName names a run as llama-bench does: pp512, tg128, pp512+tg128,
+// with "@ d4096" for a depth.
+func testName(r model.Run) string {
+	var s string
+	switch {
+	case r.GenTokens == 0:
+		s = fmt.Sprintf("pp%d", r.PromptTokens)
+	case r.PromptTokens == 0:
+		s = fmt.Sprintf("tg%d", r.GenTokens)
+	default:
+		s = fmt.Sprintf("pp%d+tg%d", r.PromptTokens, r.GenTokens)
+	}
+	if r.Depth > 0 {
+		s += fmt.Sprintf(" @ d%d", r.Depth)
+	}
+	return s
 }

@@ -125,3 +125,32 @@ func TestRequestTest(t *testing.T) {
 		t.Errorf("pp0: %v", err)
 	}
 }
+
+// TestTokenGeneration: a tg test predicts expert splits only (one token
+// cannot be divided), names itself as llama-bench does, and its t/s is the
+// generated tokens'; asking for a token split is a field error.
+func TestTokenGeneration(t *testing.T) {
+	s, w := load(t, "rk3588")
+	p, err := Run(Request{SoC: s, Workload: w, Test: &model.Run{GenTokens: 32, Ubatch: 512}, Fracs: []float64{0.9, 0.1}, Poll: 50, Draws: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Test != "tg32" || p.Gen != 32 || len(p.Modes()) != 1 || p.Modes()[0] != model.ExpertSplit {
+		t.Errorf("test %q gen %d modes %v", p.Test, p.Gen, p.Modes())
+	}
+	if p.Native.TPS != p.Native.GenTPS || p.Native.PromptTPS != 0 || !(p.Native.TPS > 1 && p.Native.TPS < 20) {
+		t.Errorf("native %+v", p.Native)
+	}
+	pg, err := Run(Request{SoC: s, Workload: w, Test: &model.Run{PromptTokens: 512, Ubatch: 512, GenTokens: 32, Depth: 1024}, Poll: 50, Draws: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pg.Test != "pp512+tg32 @ d1024" || !(pg.Native.PromptTPS > pg.Native.TPS && pg.Native.TPS > pg.Native.GenTPS) {
+		t.Errorf("pg %q native %+v", pg.Test, pg.Native)
+	}
+	var fe *FieldError
+	_, err = Run(Request{SoC: s, Workload: w, Test: &model.Run{GenTokens: 32, Ubatch: 512}, Modes: []model.Mode{model.TokenSplit}})
+	if !errors.As(err, &fe) || fe.Field != "modes" {
+		t.Errorf("token split of tg32: %v", err)
+	}
+}

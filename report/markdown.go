@@ -80,7 +80,7 @@ func run(p *predict.Prediction) string {
 	for i, n := range p.Engines {
 		eng[i] = fmt.Sprintf("%s %d", n, p.Threads[i])
 	}
-	return fmt.Sprintf("pp%d (ubatch %d), %s threads, poll %d", p.Prompt, p.Ubatch, strings.Join(eng, " + "), p.Poll)
+	return fmt.Sprintf("%s, %s threads, poll %d", testText(p), strings.Join(eng, " + "), p.Poll)
 }
 
 // Verdict is the short verdict paragraph, in plain words: what to do,

@@ -30,8 +30,8 @@ func pct(x float64) string { return fmt.Sprintf("%.0f%%", 100*x) }
 func kindText(k predict.Kind) string { return strings.ReplaceAll(string(k), "_", " ") }
 
 func table2(w io.Writer, p *predict.Prediction) error {
-	fmt.Fprintf(w, "%s on %s: pp%d (ubatch %d), %s %d + %s %d threads, poll %d\n\n",
-		p.Workload, p.SoC, p.Prompt, p.Ubatch, p.Engines[0], p.Threads[0], p.Engines[1], p.Threads[1], p.Poll)
+	fmt.Fprintf(w, "%s on %s: %s, %s %d + %s %d threads, poll %d\n\n",
+		p.Workload, p.SoC, testText(p), p.Engines[0], p.Threads[0], p.Engines[1], p.Threads[1], p.Poll)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintf(tw, "plan\tfrac\tt/s\tgain\t90%% interval\tverdict\t\n")
 	fmt.Fprintf(tw, "native (%s only)\t-\t%.2f\t-\t-\t-\t\n", p.Engines[0], p.Native.TPS)
@@ -121,8 +121,8 @@ func tableN(w io.Writer, p *predict.Prediction) error {
 	for i, n := range p.Engines {
 		eng = append(eng, fmt.Sprintf("%s (%s) %d", n, p.Kinds[i], p.Threads[i]))
 	}
-	fmt.Fprintf(w, "%s on %s: pp%d (ubatch %d), engines %s threads, poll %d\n\n",
-		p.Workload, p.SoC, p.Prompt, p.Ubatch, strings.Join(eng, " + "), p.Poll)
+	fmt.Fprintf(w, "%s on %s: %s, engines %s threads, poll %d\n\n",
+		p.Workload, p.SoC, testText(p), strings.Join(eng, " + "), p.Poll)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintf(tw, "plan\t%s\tt/s\tgain\t90%% interval\tverdict\t\n", strings.Join(p.Engines, "\t"))
 	dash := strings.TrimSuffix(strings.Repeat("-\t", len(p.Engines)), "\t")
@@ -196,4 +196,18 @@ func BoundaryText(b sim.Boundary) string {
 		return fmt.Sprintf("at every swept throughput (from %.3g TOPS)", b.HiTOPS)
 	}
 	return fmt.Sprintf("between %.3g and %.3g TOPS", b.LoTOPS, b.HiTOPS)
+}
+
+// testText is the test predicted, "pp512 (ubatch 512)" or "tg128", as the
+// tables head it; for a test with generated tokens, t/s is llama-bench's
+// figure for it.
+func testText(p *predict.Prediction) string {
+	name := p.Test
+	if name == "" {
+		name = fmt.Sprintf("pp%d", p.Prompt)
+	}
+	if p.Prompt == 0 {
+		return name
+	}
+	return fmt.Sprintf("%s (ubatch %d)", name, p.Ubatch)
 }

@@ -69,3 +69,29 @@ func TestGGUFWorkloads(t *testing.T) {
 		}
 	}
 }
+
+// TestPredictTokenGeneration: --gen and --depth make llama-bench's tg and
+// pp+tg tests; --prompt 0 needs --gen; a token split of tg is refused.
+func TestPredictTokenGeneration(t *testing.T) {
+	out, errs, code := runCLI(t, "predict", "--prompt", "0", "--gen", "32", "--draws", "2")
+	if code != 0 || !strings.Contains(out, "qwen3.5-35b-a3b on rk3588: tg32, big 4 + little 4 threads") || strings.Contains(out, "token split") {
+		t.Errorf("tg32: exit %d %s\n%s", code, errs, out)
+	}
+	out, _, code = runCLI(t, "predict", "--gen", "16", "--depth", "512", "--draws", "2")
+	if code != 0 || !strings.Contains(out, "pp512+tg16 @ d512 (ubatch 512)") {
+		t.Errorf("pp+tg: exit %d\n%s", code, out)
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"predict", "--prompt", "0"}, "--prompt: 0: want at least 1 (0 only with --gen"},
+		{[]string{"predict", "--prompt", "0", "--gen", "8", "--split", "token"}, "--split: tg8 has graphs of one token"},
+		{[]string{"predict", "--gen", "-1"}, "--gen -1 --depth 0"},
+	} {
+		_, errs, code := runCLI(t, tc.args...)
+		if code == 0 || !strings.Contains(errs, tc.want) {
+			t.Errorf("%v: exit %d, stderr %q, want %q", tc.args, code, errs, tc.want)
+		}
+	}
+}

@@ -28,6 +28,8 @@ type requestFlags struct {
 	Poll          int
 	Prompt        int
 	Ubatch        int
+	Gen           int
+	Depth         int
 	Draws         int
 	// flags is the command's flag set: what was given, and what not.
 	flags *pflag.FlagSet
@@ -55,6 +57,8 @@ func (r *requestFlags) register(f *pflag.FlagSet) {
 	f.IntVar(&r.Poll, "poll", 50, "spin level of the pools, 0..100 (ggml --poll)")
 	f.IntVar(&r.Prompt, "prompt", 0, "prompt tokens (default: the workload's, 512)")
 	f.IntVar(&r.Ubatch, "ubatch", 0, "ubatch size (default: the workload's, 512)")
+	f.IntVar(&r.Gen, "gen", 0, "tokens generated after the prompt, one per graph (llama-bench -n; with --prompt 0 a tg test, else pp+tg as -pg)")
+	f.IntVar(&r.Depth, "depth", 0, "KV-cache depth before the test (llama-bench -d; default: the workload's, 0)")
 	f.IntVar(&r.Draws, "draws", sim.DefaultDraws, "parameter samples for the uncertainty interval")
 }
 
@@ -116,9 +120,12 @@ func (r *requestFlags) request() (predict.Request, error) {
 	}
 	q.Poll = r.Poll
 	for _, name := range []string{"prompt", "ubatch"} {
-		if v, _ := r.flags.GetInt(name); r.given(name) && v < 1 {
-			return q, fmt.Errorf("--%s: %d: want at least 1 (leave the flag out for the workload's own)", name, v)
+		if v, _ := r.flags.GetInt(name); r.given(name) && v < 1 && !(name == "prompt" && v == 0 && r.Gen > 0) {
+			return q, fmt.Errorf("--%s: %d: want at least 1 (0 only with --gen; leave the flag out for the workload's own)", name, v)
 		}
+	}
+	if r.Gen < 0 || r.Gen > 1<<20 || r.Depth < 0 || r.Depth > 1<<24 {
+		return q, fmt.Errorf("--gen %d --depth %d: want 0..%d generated tokens at a depth of 0..%d", r.Gen, r.Depth, 1<<20, 1<<24)
 	}
 	if r.Prompt > 1<<20 {
 		return q, fmt.Errorf("--prompt: %d is outside 1..%d", r.Prompt, 1<<20)
@@ -126,8 +133,14 @@ func (r *requestFlags) request() (predict.Request, error) {
 	if r.Ubatch > 1<<16 {
 		return q, fmt.Errorf("--ubatch: %d is outside 1..%d", r.Ubatch, 1<<16)
 	}
-	if r.Prompt > 0 {
+	if r.Prompt > 0 || r.given("prompt") {
 		q.Workload.Run.PromptTokens = r.Prompt
+	}
+	if r.given("gen") {
+		q.Workload.Run.GenTokens = r.Gen
+	}
+	if r.given("depth") {
+		q.Workload.Run.Depth = r.Depth
 	}
 	if r.Ubatch > 0 {
 		q.Workload.Run.Ubatch = r.Ubatch
