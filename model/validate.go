@@ -290,9 +290,12 @@ func (w *Workload) Validate() error {
 		}
 	}
 	e := m.MoE
-	c.integer("model.moe.experts", e.Experts, 1, 1<<16)
-	c.integer("model.moe.top_k", e.TopK, 1, e.Experts)
-	c.integer("model.moe.expert_ffn", e.ExpertFFN, 1, 1<<18)
+	// A dense model has no experts: every layer's FFN is dense_ffn wide.
+	if dense := e.Experts == 0 && e.TopK == 0 && e.ExpertFFN == 0 && e.DenseLayers == m.Layers; !dense {
+		c.integer("model.moe.experts", e.Experts, 1, 1<<16)
+		c.integer("model.moe.top_k", e.TopK, 1, e.Experts)
+		c.integer("model.moe.expert_ffn", e.ExpertFFN, 1, 1<<18)
+	}
 	c.integer("model.moe.shared_experts", e.SharedExperts, 0, 64)
 	c.integer("model.moe.shared_ffn", e.SharedFFN, 0, 1<<18)
 	if e.SharedExperts > 0 && e.SharedFFN == 0 {

@@ -15,6 +15,11 @@ func warnings(r *resolved) []Warning {
 			"%.4g GB/s does not enter the prediction: it only bounds sustained_gb_s and the engines' caps; DRAM time comes from dram.sustained_gb_s (%.4g GB/s) and each engine's bandwidth_max_gb_s",
 			s.DRAM.PeakGBs, s.DRAM.SustainedGBs)})
 	}
+	if r.Workload.Model.MoE.Experts == 0 {
+		ws = append(ws, Warning{Path: "model.moe.experts", Text: fmt.Sprintf(
+			"%s is dense: it has no routed-expert ops, so a split moves no work and every split predicts native plus the dispatcher's handoff",
+			r.Workload.Name)})
+	}
 	for i, e := range r.engines {
 		if r.defaults[i] && e.Cores > r.Threads[i] {
 			ws = append(ws, Warning{Path: "engines." + e.Name + ".cores", Text: fmt.Sprintf(

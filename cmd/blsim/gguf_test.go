@@ -95,3 +95,17 @@ func TestPredictTokenGeneration(t *testing.T) {
 		}
 	}
 }
+
+// TestDensePresets: the dense presets predict pp and tg, and say that a
+// split of a dense model moves nothing.
+func TestDensePresets(t *testing.T) {
+	for _, w := range []string{"phi-3-mini", "llama-3.2-3b", "llama-2-7b"} {
+		out, errs, code := runCLI(t, "predict", "--workload", w, "--draws", "2")
+		if code != 0 || !strings.Contains(out, w+" on rk3588: pp512") || !strings.Contains(errs, "is dense: it has no routed-expert ops") {
+			t.Errorf("%s: exit %d, stderr %q\n%s", w, code, errs, out)
+		}
+		if _, errs, code := runCLI(t, "predict", "--workload", w, "--draws", "2", "--prompt", "0", "--gen", "16"); code != 0 {
+			t.Errorf("%s tg16: exit %d %s", w, code, errs)
+		}
+	}
+}
