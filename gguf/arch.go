@@ -289,10 +289,9 @@ func (m *Model) ffn(g meta, fam family, p string, s *shape) error {
 		e.DenseFFN = ffn
 	}
 	if experts == 0 {
-		// model.Workload needs one routed expert; no op uses it when
-		// every layer is dense.
-		e.Experts, e.TopK, e.ExpertFFN = 1, 1, e.DenseFFN
-		note("dense model: dense_layers = layers (%d) with FFN %d; the single expert (experts 1, top_k 1) is a placeholder no op uses", a.Layers, e.DenseFFN)
+		// A dense model: experts 0, every layer's FFN dense.
+		e.Experts, e.TopK, e.ExpertFFN = 0, 0, 0
+		note("dense model: dense_layers = layers (%d) with FFN %d, no experts", a.Layers, e.DenseFFN)
 	}
 	return nil
 }

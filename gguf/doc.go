@@ -48,9 +48,8 @@
 // file must equal what the workload's ops multiply, so a layout blsim does
 // not know is refused instead of guessed.
 //
-// A dense model is dense_layers = layers with its FFN width, and one
-// placeholder expert (experts 1, top_k 1) that no op uses, since
-// model.Validate needs experts >= 1. Classes a model lacks (shared experts,
+// A dense model is dense_layers = layers with its FFN width and no
+// experts (experts 0, top_k 0). Classes a model lacks (shared experts,
 // dense FFN) take the attention's bits per weight, which no op uses, and
 // no type. deepseek2's multi-head latent attention has no form in
 // model.Arch: Workload refuses it, Describe still reports its tensors.

@@ -84,6 +84,6 @@ func ExampleModel_Summary() {
 	// no routed experts (a dense model)
 	//
 	// notes:
-	//   - dense model: dense_layers = layers (2) with FFN 96; the single expert (experts 1, top_k 1) is a placeholder no op uses
+	//   - dense model: dense_layers = layers (2) with FFN 96, no experts
 	//   - router_skew 0: routing is taken as uniform (a GGUF does not say how skewed its router is)
 }
