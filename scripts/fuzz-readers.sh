@@ -7,6 +7,7 @@
 #
 #   scripts/fuzz-readers.sh            # 10 minutes each
 #   FUZZTIME=30s scripts/fuzz-readers.sh
+#   ONLY=gguf scripts/fuzz-readers.sh  # the targets whose line matches
 set -euo pipefail
 cd "$(dirname "$0")/.."
 fuzztime=${FUZZTIME:-10m}
@@ -19,9 +20,11 @@ targets=(
 	"./calibrate/topology FuzzParseCPUList"
 	"./calibrate/llamabench FuzzParse"
 	"./measure FuzzRead"
+	"./gguf FuzzRead"
 )
 status=0
 for t in "${targets[@]}"; do
+	[[ -n "${ONLY:-}" && "$t" != *"$ONLY"* ]] && continue
 	pkg=${t% *} name=${t#* }
 	log=$(mktemp)
 	if /usr/bin/time -v go test -run '^$' -fuzz "^${name}\$" -fuzztime "$fuzztime" -fuzzminimizetime 10s -parallel 1 "$pkg" >"$log" 2>&1; then
