@@ -1,7 +1,8 @@
 // Package model describes what blsim simulates: a SoC (engines sharing one
 // DRAM system, and what it costs to hand work between them), a workload (an
 // MoE transformer and the run to time), and a plan (which engine runs which
-// share of the routed-expert ops).
+// share of the routed-expert ops, or, for a pool plan, which clusters one
+// thread pool's threads sit on).
 //
 // Every quantity carries its unit in its name (GBs, GOPS, US, GHz, KiB), and
 // every profile and workload is versioned YAML (schema blsim/soc/v1 and

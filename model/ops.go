@@ -32,6 +32,10 @@ type Op struct {
 	Kind  OpKind
 	// Class is the matmul kernel class (q4, q6, q8, f16, f32).
 	Class string
+	// Tensor is the class of the op's weights, a key of the workload's
+	// bits_per_weight and types (attention, experts_gate_up, ...); "" for
+	// an op without weights.
+	Tensor string
 	// Tokens is how many token rows the op processes.
 	Tokens int
 	// In, Out are the weight matrix's input and output widths; for an
@@ -131,8 +135,8 @@ func (w *Workload) graph(n, start int, logits, decode bool) []Op {
 		ends = append(ends, int32(len(names)))
 		ops = append(ops, o)
 	}
-	matmul := func(layer int, name string, in, out int, bits float64) {
-		add(name, Op{Layer: layer, Kind: Matmul, Class: KernelClass(bits), Tokens: n, In: in, Out: out,
+	matmul := func(layer int, name, tensor string, in, out int, bits float64) {
+		add(name, Op{Layer: layer, Kind: Matmul, Class: KernelClass(bits), Tensor: tensor, Tokens: n, In: in, Out: out,
 			WeightBytes: float64(in) * float64(out) * bits / 8,
 			Ops:         2 * nf * float64(in) * float64(out),
 			ActBytes:    4 * nf * float64(in+out)})
@@ -149,45 +153,45 @@ func (w *Workload) graph(n, start int, logits, decode bool) []Op {
 			if a.QGate {
 				q *= 2
 			}
-			matmul(l, "attn_qkv", d, q+2*a.KVHeads*a.HeadDim, bpw.Attention)
+			matmul(l, "attn_qkv", "attention", d, q+2*a.KVHeads*a.HeadDim, bpw.Attention)
 			arith, bytes := w.scores(l, n, start, decode)
 			add("attn_scores", Op{Layer: l, Kind: AttentionScores, Class: "f16", Tokens: n,
 				Ops: arith, ActBytes: bytes})
-			matmul(l, "attn_output", a.Heads*a.HeadDim, d, bpw.Attention)
+			matmul(l, "attn_output", "attention", a.Heads*a.HeadDim, d, bpw.Attention)
 		case 'L':
 			la := m.Linear
-			matmul(l, "ssm_in", d, la.InProjOut, bpw.Attention)
+			matmul(l, "ssm_in", "attention", d, la.InProjOut, bpw.Attention)
 			state := float64(la.ValueHeads * la.KeyDim * la.ValueDim)
 			scalar(l, "ssm_deltanet", 6*state+2*float64(la.ConvKernel*la.InProjOut), 8*float64(la.InProjOut))
 			if decode {
 				ops[len(ops)-1].ActBytes += la.StateBytes() * 2 // read, then written back
 			}
-			matmul(l, "ssm_out", la.OutProjIn, d, bpw.Attention)
+			matmul(l, "ssm_out", "attention", la.OutProjIn, d, bpw.Attention)
 		}
 		scalar(l, "ffn_norm", 8*float64(d), 12*float64(d))
 		e := m.MoE
 		if l < e.DenseLayers {
-			matmul(l, "ffn_dense", d, 3*e.DenseFFN, bpw.Dense)
+			matmul(l, "ffn_dense", "dense_ffn", d, 3*e.DenseFFN, bpw.Dense)
 			continue
 		}
-		matmul(l, "ffn_gate_inp", d, e.Experts, bpw.Router)
-		expert := func(name string, in, out int, bits float64) {
+		matmul(l, "ffn_gate_inp", "router", d, e.Experts, bpw.Router)
+		expert := func(name, tensor string, in, out int, bits float64) {
 			eb := float64(in) * float64(out) * bits / 8
 			pairs := nf * float64(e.TopK)
-			add(name, Op{Layer: l, Kind: ExpertMatmul, Class: KernelClass(bits), Tokens: n,
+			add(name, Op{Layer: l, Kind: ExpertMatmul, Class: KernelClass(bits), Tensor: tensor, Tokens: n,
 				In: in, Out: out, WeightBytes: eb * float64(e.Experts), ExpertBytes: eb,
 				Ops: 2 * pairs * float64(in) * float64(out), ActBytes: 4 * pairs * float64(in+out)})
 		}
-		expert("ffn_gate_exps", d, e.ExpertFFN, bpw.ExpertsUp)
-		expert("ffn_up_exps", d, e.ExpertFFN, bpw.ExpertsUp)
-		expert("ffn_down_exps", e.ExpertFFN, d, bpw.ExpertsDown)
+		expert("ffn_gate_exps", "experts_gate_up", d, e.ExpertFFN, bpw.ExpertsUp)
+		expert("ffn_up_exps", "experts_gate_up", d, e.ExpertFFN, bpw.ExpertsUp)
+		expert("ffn_down_exps", "experts_down", e.ExpertFFN, d, bpw.ExpertsDown)
 		if e.SharedExperts > 0 {
-			matmul(l, "ffn_shexp", d, 3*e.SharedExperts*e.SharedFFN, bpw.Shared)
+			matmul(l, "ffn_shexp", "shared", d, 3*e.SharedExperts*e.SharedFFN, bpw.Shared)
 		}
 		scalar(l, "ffn_moe_combine", 4*float64(e.TopK*d), 4*float64((e.TopK+1)*d))
 	}
 	if logits {
-		add("output", Op{Layer: -1, Kind: Matmul, Class: KernelClass(bpw.Output), Tokens: 1, In: d, Out: m.Vocab,
+		add("output", Op{Layer: -1, Kind: Matmul, Class: KernelClass(bpw.Output), Tensor: "output", Tokens: 1, In: d, Out: m.Vocab,
 			WeightBytes: float64(d) * float64(m.Vocab) * bpw.Output / 8,
 			Ops:         2 * float64(d) * float64(m.Vocab), ActBytes: 4 * float64(d+m.Vocab)})
 	}

@@ -6,7 +6,9 @@ import (
 	"strings"
 )
 
-// Mode says how the routed-expert ops are divided between engines.
+// Mode says how a plan divides the work between engines: the split modes
+// divide only the routed-expert ops between pools; a pool divides every op
+// among one pool's threads.
 type Mode string
 
 const (
@@ -18,21 +20,35 @@ const (
 	// ExpertSplit gives each engine a share of the experts and all their
 	// tokens; weights are read once, tokens gathered and scattered.
 	ExpertSplit Mode = "expert"
+	// PoolPlan is stock llama.cpp's one ggml thread pool over CPUs that may
+	// span clusters (-t N, --cpu-mask, --cpu-strict): every op is divided
+	// among all the pool's threads, and the threads meet at a spinning
+	// barrier after each op, so the slowest gates it (see pool.go).
+	PoolPlan Mode = "pool"
 )
 
 // Plan says which engine runs what.
 type Plan struct {
 	Mode Mode `json:"mode"`
 	// Engines are the participating engines by name; the first is the main
-	// engine, which also runs every op that is not split.
+	// engine, which also runs every op that is not split. In a pool they
+	// are the clusters the pool's threads sit on, the first holding the
+	// main thread (thread 0).
 	Engines []string `json:"engines"`
 	// Fracs is each engine's share of the split ops' tokens (TokenSplit)
-	// or experts (ExpertSplit); they sum to 1. Ignored for Native.
+	// or experts (ExpertSplit); they sum to 1. Ignored for Native and
+	// PoolPlan.
 	Fracs []float64 `json:"fracs,omitempty"`
-	// Threads per engine, in the order of Engines.
+	// Threads per engine, in the order of Engines. A pool may run more
+	// threads on an engine than it has cores (oversubscription: they are
+	// time-sliced); every other mode at most its cores.
 	Threads []int `json:"threads"`
 	// Poll is the spin level 0..100 of the pools (ggml's --poll).
 	Poll int `json:"poll"`
+	// BusyCores is, per engine in the order of Engines, how many of its
+	// cores run something else at full load (another process), which the
+	// pool's threads share them with; empty: none. Pool plans only.
+	BusyCores []int `json:"busy_cores,omitempty"`
 }
 
 // NewNative is the plan that runs everything on engine main.
@@ -50,8 +66,13 @@ func NewSplit(mode Mode, main, second string, mainThreads, secondThreads int, fr
 func (p Plan) Validate(s *SoC) error {
 	switch p.Mode {
 	case Native, TokenSplit, ExpertSplit:
+		if p.BusyCores != nil {
+			return fmt.Errorf("plan: busy cores are for a pool plan, not %s", p.Mode)
+		}
+	case PoolPlan:
+		return p.validatePool(s)
 	default:
-		return fmt.Errorf("plan: unknown split mode %q (want native, token or expert)", p.Mode)
+		return fmt.Errorf("plan: unknown split mode %q (want native, token, expert or pool)", p.Mode)
 	}
 	if len(p.Engines) == 0 {
 		return fmt.Errorf("plan: no engines")
@@ -109,10 +130,14 @@ func (p Plan) Validate(s *SoC) error {
 	return nil
 }
 
-// String is a short label: "token f=0.12 poll=50 t=4+4".
+// String is a short label: "token f=0.12 poll=50 t=4+4", "pool poll=50
+// t=4+4 busy=0+1".
 func (p Plan) String() string {
 	if p.Mode == Native {
 		return fmt.Sprintf("native poll=%d t=%d", p.Poll, p.Threads[0])
+	}
+	if p.Mode == PoolPlan {
+		return p.poolString()
 	}
 	s := fmt.Sprintf("%s f=", p.Mode)
 	for i := 1; i < len(p.Fracs); i++ {

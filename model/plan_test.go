@@ -40,7 +40,7 @@ func TestPlanValidate(t *testing.T) {
 		{"duplicate engine", model.NewSplit(model.TokenSplit, "big", "big", 2, 2, 0.5, 0), []string{`"big"`, "listed twice"}},
 		{"thread count mismatch", split(func(p *model.Plan) { p.Threads = []int{4} }), []string{"2 engines but 1 thread counts"}},
 		{"no engines", model.Plan{Mode: model.Native}, []string{"no engines"}},
-		{"unknown mode", split(func(p *model.Plan) { p.Mode = "layer" }), []string{`"layer"`, "native, token or expert"}},
+		{"unknown mode", split(func(p *model.Plan) { p.Mode = "layer" }), []string{`"layer"`, "native, token, expert or pool"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			err := tc.plan.Validate(s)

@@ -104,6 +104,16 @@ type Engine struct {
 	// MemComputeOverlap is the fraction of a burst's compute that overlaps
 	// its memory-heavy phase (0: load then compute; 1: fully pipelined).
 	MemComputeOverlap float64 `yaml:"mem_compute_overlap"`
+	// RepackedTypes lists the GGML types (lower case: q4_0, iq4_nl) whose
+	// weights the llama.cpp build runs on this cluster from a repacked
+	// layout (ggml-cpu/repack.cpp, CPU_REPACK buffers), or through another
+	// kernel that gives each thread a fixed slice of the rows. In a pool
+	// plan such an op is divided statically, so the slowest thread gates
+	// it, where the generic kernels let fast threads claim more chunks.
+	// ggml repacks q4_0 (4x4, 4x8, 8x8) and iq4_nl (4x4) on arm64 CPUs
+	// with the dot-product extension, more types in later builds; optional,
+	// none when absent. CPU clusters only.
+	RepackedTypes []string `yaml:"repacked_types,omitempty"`
 
 	// The fields below are for accelerators (kind npu) only; CPU engines
 	// must leave them out.
@@ -203,6 +213,12 @@ type Handoff struct {
 	// SplitAbsorbsGraphSplits: of those, how many per layer disappear when
 	// the split dispatcher claims the MoE block and keeps its pools hot.
 	SplitAbsorbsGraphSplits int `yaml:"split_absorbs_graph_splits"`
+	// TimesliceUS: how long a pool's spinning barrier waits for one of its
+	// threads that is runnable but descheduled (more threads than free
+	// cores: oversubscription, or cores busy with another process), per
+	// runnable task queued on its core. Optional; 0 or absent means
+	// DefaultTimesliceUS.
+	TimesliceUS float64 `yaml:"timeslice_us,omitempty"`
 }
 
 // Provenance records where a profile's values came from.
@@ -255,6 +271,10 @@ func (s *SoC) Clone() *SoC {
 		e.ConvertBytesPerWeightByte = cloneMap(e.ConvertBytesPerWeightByte)
 		e.Ops = append([]string(nil), e.Ops...)
 		e.SplitModes = append([]string(nil), e.SplitModes...)
+		e.RepackedTypes = append([]string(nil), e.RepackedTypes...)
+		if e.RepackedTypes == nil && s.Engines[i].RepackedTypes != nil {
+			e.RepackedTypes = []string{}
+		}
 		if e.Ops == nil && s.Engines[i].Ops != nil {
 			e.Ops = []string{}
 		}

@@ -157,6 +157,7 @@ func (s *SoC) Validate() error {
 		c.integer(p+"token_tile", e.TokenTile, 1, 4096)
 		c.integer(p+"expert_token_tile", e.ExpertTokenTile, 1, 4096)
 		c.num(p+"mem_compute_overlap", e.MemComputeOverlap, 0, 1)
+		c.repacked(p, e)
 		c.accelerator(p, e)
 	}
 	h := s.Handoff
@@ -168,7 +169,7 @@ func (s *SoC) Validate() error {
 		{"handoff.futex_wake_us", h.FutexWakeUS}, {"handoff.sleep_exit_us", h.SleepExitUS},
 		{"handoff.spin_window_us_per_poll", h.SpinWindowUSPerPoll}, {"handoff.spawn_us", h.SpawnUS},
 		{"handoff.join_us", h.JoinUS}, {"handoff.gather_us", h.GatherUS},
-		{"handoff.graph_split_gap_us", h.GraphSplitGapUS},
+		{"handoff.graph_split_gap_us", h.GraphSplitGapUS}, {"handoff.timeslice_us", h.TimesliceUS},
 	} {
 		c.num(f.path, f.v, 0, 1e6)
 	}
@@ -204,6 +205,9 @@ func (c *checker) accelerator(p string, e *Engine) {
 			}
 		}
 		return
+	}
+	if e.RepackedTypes != nil {
+		c.fail(p+"repacked_types", "only for CPU clusters: an accelerator runs its own kernels, not ggml's CPU ones")
 	}
 	if !(e.SubmitUS > 0) {
 		c.fail(p+"submit_us", "required for kind %s: the per-submit latency, positive, in µs", e.Kind)

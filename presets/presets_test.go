@@ -206,5 +206,5 @@ func ExampleSoCNames() {
 func ExampleWorkloadNames() {
 	fmt.Println(strings.Join(WorkloadNames(), " "))
 	// Output:
-	// gpt-oss-20b mixtral-8x7b qwen3-30b-a3b qwen3.5-35b-a3b synthetic-moe synthetic-moe-calib
+	// gpt-oss-20b llama-2-7b llama-3.2-3b mixtral-8x7b phi-3-mini qwen3-30b-a3b qwen3.5-35b-a3b synthetic-moe synthetic-moe-calib
 }

@@ -30,8 +30,8 @@ const MaxBestNEngines = 8
 // is deterministic: same inputs, same answer.
 func BestN(s *model.SoC, w *model.Workload, p model.Plan) (model.Plan, *Result, error) {
 	n := len(p.Engines)
-	if p.Mode == model.Native {
-		return model.Plan{}, nil, errors.New("bestn: a native plan has no fractions to find")
+	if p.Mode == model.Native || p.Mode == model.PoolPlan {
+		return model.Plan{}, nil, fmt.Errorf("bestn: a %s plan has no fractions to find", p.Mode)
 	}
 	if n < 2 {
 		return model.Plan{}, nil, fmt.Errorf("bestn: %d engine; a split needs two or more", n)

@@ -93,11 +93,12 @@ func (r *runner) decode(g *graphs, record bool) {
 		return
 	}
 	lo := d0
-	if len(r.plan.Engines) > 1 {
+	if r.split() && len(r.plan.Engines) > 1 {
 		// Another pool's wake depends on how long it idled before the
 		// graph: the first token is one of a kind. A single pool's graph
-		// does not depend on the one before, and the first token is as
-		// any other at its depth.
+		// (native, or a pool plan over several clusters) does not depend
+		// on the one before, and the first token is as any other at its
+		// depth.
 		lo++
 		base = r.tally()
 		if n == 2 {
@@ -204,7 +205,7 @@ func (r *runner) note(b bool) {
 // kernel rates, fitted to whole prompts, hold them; a token's ops are short
 // enough for them to count, so the decode graph charges them.
 func (r *runner) barrierSeconds() float64 {
-	if r.plan.Threads[0] < 2 {
+	if r.plan.Threads[0] < 2 && r.poolN < 2 {
 		return 0
 	}
 	return r.soc.Handoff.SpinWakeUS * 1e-6
@@ -241,7 +242,7 @@ func (r *runner) overhead(dt float64) {
 type tally []float64
 
 const (
-	tallyFixed     = 13 // fields before the per-engine ones
+	tallyFixed     = 17 // fields before the per-engine ones
 	tallyPerEngine = 5
 )
 
@@ -251,7 +252,8 @@ func (r *runner) tally() tally {
 	t := make(tally, 0, tallyFixed+tallyPerEngine*len(res.Engines))
 	t = append(t, r.t, res.Bound.Compute, res.Bound.DRAM, res.Bound.Handoff,
 		res.BytesDemanded, res.BytesMoved, res.ExpertOpS, float64(res.Split.Ops), res.Split.OpS,
-		res.Split.ImbalanceS, res.Split.HandoffS, res.Split.GraphSplitS, res.TokenOverheadS)
+		res.Split.ImbalanceS, res.Split.HandoffS, res.Split.GraphSplitS, res.TokenOverheadS,
+		float64(res.Pool.Ops), float64(res.Pool.StaticOps), res.Pool.ImbalanceS, res.Pool.DescheduledS)
 	for i, e := range res.Engines {
 		split := 0.0
 		if res.Split.EngineS != nil {
@@ -271,6 +273,8 @@ func (r *runner) setTally(t tally) {
 	res.Split.Ops = int(t[7] + 0.5)
 	res.Split.OpS, res.Split.ImbalanceS, res.Split.HandoffS, res.Split.GraphSplitS = t[8], t[9], t[10], t[11]
 	res.TokenOverheadS = t[12]
+	res.Pool.Ops, res.Pool.StaticOps = int(t[13]+0.5), int(t[14]+0.5)
+	res.Pool.ImbalanceS, res.Pool.DescheduledS = t[15], t[16]
 	for i := range res.Engines {
 		e := &res.Engines[i]
 		v := t[tallyFixed+tallyPerEngine*i:]
@@ -306,6 +310,7 @@ type memoEntry struct {
 	n     int      // partitions remembered; 0 for an empty entry
 	parts [memoParts]part
 	tm    timing // a main op's timing
+	fixed bool   // a pool op divided in fixed slices (see poolParts)
 	flows []flow // a split op's outcomes by start offsets (see splitFluid)
 	next  int    // the flow to replace when maxFlows are remembered
 }

@@ -87,6 +87,8 @@ func TestDecodeWithinDRAMLimit(t *testing.T) {
 		{"native", native(50)},
 		{"native t=1", model.NewNative("big", 1, 50)},
 		{"expert0.3", expertSplit(0.3, 50)},
+		{"pool4+4", pool(4, 4, 50)},
+		{"pool1+2", pool(1, 2, 50)},
 	}
 	for _, sn := range presets.SoCNames() {
 		s := mustSoC(t, sn)
@@ -103,7 +105,7 @@ func TestDecodeWithinDRAMLimit(t *testing.T) {
 						if err != nil {
 							t.Fatal(err)
 						}
-						if e.UsesSharedDRAM() && (i == 0 || p.plan.Fracs[i] > 0) {
+						if e.UsesSharedDRAM() && (i == 0 || p.plan.Mode == model.PoolPlan || p.plan.Fracs[i] > 0) {
 							engines += e.BandwidthGBs(p.plan.Threads[i]) * 1e9
 						}
 					}
@@ -214,7 +216,8 @@ func TestDecodeShortcutMatchesEveryToken(t *testing.T) {
 			for _, run := range runs {
 				w := withRun(w0, run)
 				for _, poll := range polls {
-					for _, p := range []model.Plan{native(poll), model.NewNative("big", 1, poll), expertSplit(0.12, poll), expertSplit(0.5, poll)} {
+					for _, p := range []model.Plan{native(poll), model.NewNative("big", 1, poll), expertSplit(0.12, poll), expertSplit(0.5, poll),
+						pool(4, 4, poll), busy(pool(4, 4, poll), 1, 0)} {
 						name := fmt.Sprintf("%s/%s/pp%d+tg%d@d%d/%s", sn, w.Name, run.PromptTokens, run.GenTokens, run.Depth, p)
 						short := mustRun(t, s, w, p)
 						every, err := RunWith(s, w, p, Options{everyToken: true})
@@ -260,7 +263,7 @@ func TestDecodeSamples(t *testing.T) {
 				for _, tc := range []struct {
 					plan model.Plan
 					want int
-				}{{native(50), min(n, 2)}, {expertSplit(0.3, 50), min(n, 3)}} {
+				}{{native(50), min(n, 2)}, {expertSplit(0.3, 50), min(n, 3)}, {pool(4, 4, 50), min(n, 2)}} {
 					r := mustRun(t, s, w, tc.plan)
 					max := tc.want
 					if n > 128 {
@@ -363,6 +366,13 @@ func TestDecodeOverheads(t *testing.T) {
 		{"1 thread", model.NewNative("big", 1, 50), launch},
 		// A split op ends at the pools' join instead.
 		{"expert split", expertSplit(0.3, 50), launch + float64(ops-1-3*w.Model.Layers)*h.SpinWakeUS*1e-6},
+		// A pool meets at a barrier after every op, whatever engines its
+		// threads are on; one thread on each engine is a pool of two.
+		{"pool", pool(4, 4, 50), launch + float64(ops-1)*h.SpinWakeUS*1e-6},
+		{"pool of two", pool(1, 1, 50), launch + float64(ops-1)*h.SpinWakeUS*1e-6},
+		// Five threads on four cores: each barrier also waits a time slice
+		// for the thread that is not running.
+		{"pool oversubscribed", model.NewPool([]string{"big"}, []int{5}, 50), launch + float64(ops-1)*h.SpinWakeUS*1e-6 + float64(ops)*h.TimesliceS()},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := mustRun(t, s, w, tc.plan)
@@ -430,7 +440,7 @@ func TestOneTokenSplitRefused(t *testing.T) {
 func TestDecodeDeterministic(t *testing.T) {
 	s := mustSoC(t, seedSoC)
 	w := withRun(mustWorkload(t, seedWorkload), tg(128, 1024))
-	for _, p := range []model.Plan{native(0), native(50), expertSplit(0.12, 0), expertSplit(0.3, 100)} {
+	for _, p := range []model.Plan{native(0), native(50), expertSplit(0.12, 0), expertSplit(0.3, 100), pool(4, 4, 50), busy(pool(2, 4, 0), 0, 1)} {
 		a, err := RunWith(s, w, p, Options{Timeline: true})
 		if err != nil {
 			t.Fatal(err)

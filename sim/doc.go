@@ -8,6 +8,14 @@
 // ending at a join. Whenever a partition starts or ends, DRAM bandwidth is
 // re-shared among the partitions still streaming.
 //
+// A pool plan (model.PoolPlan) is stock llama.cpp's one thread pool over
+// the cores of one or more clusters: every op is divided among all its
+// threads, as ggml's kernels divide it (chunks the fast cores claim more
+// of, or a fixed slice a thread), the engines run their shares at once
+// sharing DRAM, and the op ends with the slowest; more threads than free
+// cores are time-sliced, and each barrier then waits a time slice. See
+// pool.go.
+//
 // Inside an op, work is not even: it alternates memory-heavy and
 // compute-heavy bursts (expert by expert, tile by tile). The simulator keeps
 // the bursts' duty cycles and computes, for each set of co-running

@@ -105,3 +105,32 @@ func ExampleRun_decode() {
 	fmt.Printf("tg128: %.2f t/s, %.0f%% of the time DRAM-bound\n", r.TPS, 100*r.Bound.DRAM)
 	// Output: tg128: 5.53 t/s, 75% of the time DRAM-bound
 }
+
+// ExampleRun_pool predicts stock llama.cpp's default -t 8 on the RK3588:
+// one ggml thread pool over the four big and the four little cores, every
+// op divided among all eight threads, against -t 4 on the big cores. The
+// seed's MUL_MAT_ID runs repacked weights in fixed slices per thread, so
+// the little cores gate it.
+func ExampleRun_pool() {
+	soc, err := presets.SoC("rk3588")
+	if err != nil {
+		log.Fatal(err)
+	}
+	wl, err := presets.Workload("qwen3.5-35b-a3b")
+	if err != nil {
+		log.Fatal(err)
+	}
+	t4, err := sim.Run(soc, wl, model.NewPool([]string{"big"}, []int{4}, 50))
+	if err != nil {
+		log.Fatal(err)
+	}
+	t8, err := sim.Run(soc, wl, model.NewPool([]string{"big", "little"}, []int{4, 4}, 50))
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Printf("-t 4: %.2f t/s, -t 8: %.2f t/s (%.2fx)\n", t4.TPS, t8.TPS, t8.TPS/t4.TPS)
+	fmt.Printf("%d of %d ops in fixed slices\n", t8.Pool.StaticOps, t8.Pool.Ops)
+	// Output:
+	// -t 4: 26.26 t/s, -t 8: 22.62 t/s (0.86x)
+	// 270 of 441 ops in fixed slices
+}

@@ -71,3 +71,9 @@ func expertSplit(frac float64, poll int) model.Plan {
 func relDiff(a, b float64) float64 { return math.Abs(a-b) / math.Abs(b) }
 
 func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
+
+// busy is p with busy[i] of engine i's cores running something else.
+func busy(p model.Plan, n ...int) model.Plan {
+	p.BusyCores = n
+	return p
+}

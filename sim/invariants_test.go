@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -24,7 +25,15 @@ func gridPlans(poll int) []struct {
 		{"token0.12", tokenSplit(0.12, poll)},
 		{"expert0.12", expertSplit(0.12, poll)},
 		{"token0.3", tokenSplit(0.3, poll)},
+		{"pool4+4", pool(4, 4, poll)},
+		{"pool2+1", model.NewPool([]string{"little", "big"}, []int{2, 1}, poll)},
+		{"pool5", model.NewPool([]string{"big"}, []int{5}, poll)},
 	}
+}
+
+// pool is the pool plan over big and little with those threads.
+func pool(big, little, poll int) model.Plan {
+	return model.NewPool([]string{"big", "little"}, []int{big, little}, poll)
 }
 
 // gridCase is one point of the preset grid.
@@ -66,7 +75,8 @@ func tgGrid(t testing.TB) []gridCase {
 					for _, p := range []struct {
 						name string
 						plan model.Plan
-					}{{"native", native(poll)}, {"expert0.12", expertSplit(0.12, poll)}, {"expert0.5", expertSplit(0.5, poll)}} {
+					}{{"native", native(poll)}, {"expert0.12", expertSplit(0.12, poll)}, {"expert0.5", expertSplit(0.5, poll)},
+						{"pool4+4", pool(4, 4, poll)}, {"pool4+4busy", busy(pool(4, 4, poll), 0, 1)}} {
 						out = append(out, gridCase{fmt.Sprintf("%s/%s/pp%d+tg%d@d%d/%s/poll%d", sn, wn, run.PromptTokens, run.GenTokens, run.Depth, p.name, poll), s, w, p.plan})
 					}
 				}
@@ -104,7 +114,7 @@ func badFloats(v reflect.Value, path string, out *[]string) {
 // determinism, and Sweep = Run.
 func TestInvariantsPresetGrid(t *testing.T) {
 	grid := presetGrid(t)
-	if len(grid) != len(presets.SoCNames())*len(presets.WorkloadNames())*8 || len(grid) == 0 {
+	if len(grid) != len(presets.SoCNames())*len(presets.WorkloadNames())*2*len(gridPlans(0)) || len(grid) == 0 {
 		t.Fatalf("grid has %d cases", len(grid))
 	}
 	grid = append(grid, tgGrid(t)...)
@@ -244,10 +254,11 @@ func TestSweepMatchesRun(t *testing.T) {
 	})
 }
 
-// TestOpTimeLowerBounds: in a native run, no op is faster than its bytes at
-// the best bandwidth the engine can get, or its arithmetic at the engine's
-// fastest kernel rate: in a prompt's ubatch, and in a generated token's
-// graph (at depth 0 and deep in the KV cache).
+// TestOpTimeLowerBounds: in a native or pool run, no op is faster than its
+// bytes at the best bandwidth the plan's engines can get together, or its
+// arithmetic at their fastest kernel rates together: in a prompt's ubatch,
+// and in a generated token's graph (at depth 0 and deep in the KV cache).
+// An op's time is from its first engine's start to its last engine's end.
 func TestOpTimeLowerBounds(t *testing.T) {
 	tests := []struct {
 		name string
@@ -263,73 +274,157 @@ func TestOpTimeLowerBounds(t *testing.T) {
 		{"tg1@d8192", func(model.Run) model.Run { return tg(1, 8192) },
 			func(w *model.Workload) []model.Op { return w.TokenOps(8192) }},
 	}
+	plans := []struct {
+		name string
+		plan model.Plan
+	}{
+		{"native", native(50)},
+		{"pool4+4", pool(4, 4, 50)},
+		{"pool1+3", pool(1, 3, 50)},
+		{"pool5", model.NewPool([]string{"big"}, []int{5}, 50)},
+		{"pool4+4busy", busy(pool(4, 4, 50), 2, 0)},
+	}
 	for _, sn := range presets.SoCNames() {
 		for _, wn := range presets.WorkloadNames() {
 			for _, tc := range tests {
-				t.Run(sn+"/"+wn+"/"+tc.name, func(t *testing.T) {
-					s := mustSoC(t, sn)
-					w := mustWorkload(t, wn)
-					w = withRun(w, tc.run(w.Run))
-					p := native(50)
-					r, err := RunWith(s, w, p, Options{Timeline: true})
-					if err != nil {
-						t.Fatal(err)
-					}
-					e, _, err := s.Engine("big")
-					if err != nil {
-						t.Fatal(err)
-					}
-					th := p.Threads[0]
-					peak := e.ScalarOpsPerCycle
-					for _, v := range e.KernelOpsPerCycle {
-						peak = math.Max(peak, v)
-					}
-					opsPerS := peak * e.ClockGHz * e.ThreadRate(th) * 1e9
-					bytesPerS := math.Min(s.DRAM.SustainedGBs, e.BandwidthMaxGBs) * 1e9
-					dur := map[string]float64{}
-					for _, sp := range r.Timeline {
-						if sp.Engine != "big" {
-							t.Fatalf("native run has a span on %s", sp.Engine)
+				for _, pc := range plans {
+					t.Run(sn+"/"+wn+"/"+tc.name+"/"+pc.name, func(t *testing.T) {
+						s := mustSoC(t, sn)
+						w := mustWorkload(t, wn)
+						w = withRun(w, tc.run(w.Run))
+						p := pc.plan
+						r, err := RunWith(s, w, p, Options{Timeline: true})
+						if err != nil {
+							t.Fatal(err)
 						}
-						if sp.State == Compute || sp.State == DRAMWait {
-							dur[sp.Op] += sp.EndS - sp.StartS
+						opsPerS, bytesPerS := 0.0, 0.0
+						for i, name := range p.Engines {
+							e, _, err := s.Engine(name)
+							if err != nil {
+								t.Fatal(err)
+							}
+							peak := e.ScalarOpsPerCycle
+							for _, v := range e.KernelOpsPerCycle {
+								peak = math.Max(peak, v)
+							}
+							cores := float64(p.Threads[i])
+							if p.Mode == model.PoolPlan {
+								cores = e.RunningCores(p.Threads[i], p.Busy(i))
+							}
+							opsPerS += peak * e.ClockGHz * e.ThreadRateCores(cores) * 1e9
+							bytesPerS += e.BandwidthMaxGBs * 1e9
+						}
+						bytesPerS = math.Min(s.DRAM.SustainedGBs*1e9, bytesPerS)
+						first, last := map[string]float64{}, map[string]float64{}
+						for _, sp := range r.Timeline {
+							if !slices.Contains(p.Engines, sp.Engine) {
+								t.Fatalf("span on %s, not in the plan", sp.Engine)
+							}
+							if sp.State == Compute || sp.State == DRAMWait {
+								if f, ok := first[sp.Op]; !ok || sp.StartS < f {
+									first[sp.Op] = sp.StartS
+								}
+								last[sp.Op] = math.Max(last[sp.Op], sp.EndS)
+							}
+						}
+						dur := map[string]float64{}
+						for op, f := range first {
+							dur[op] = last[op] - f
+						}
+						routing := w.Routing()
+						ops := tc.ops(w)
+						if w.Run.Ubatches() > 1 || w.Run.GenTokens > 1 {
+							t.Fatalf("%s: %+v is more than one graph; the timeline covers the first only", wn, w.Run)
+						}
+						checked := 0
+						for _, op := range ops {
+							got, ok := dur[op.Name]
+							if !ok {
+								t.Errorf("op %s has no span", op.Name)
+								continue
+							}
+							bytes, arith := op.ActBytes, op.Ops
+							switch op.Kind {
+							case model.Matmul:
+								bytes += op.WeightBytes
+							case model.ExpertMatmul:
+								st := routing.Over(float64(op.Tokens), 0, float64(routing.Experts), 1)
+								bytes += st.Touched * op.ExpertBytes
+								arith = 2 * st.Assignments * float64(op.In) * float64(op.Out)
+							}
+							memLB, compLB := bytes/bytesPerS, arith/opsPerS
+							const slack = 1e-12 // seconds of float rounding in span ends
+							if got+slack < memLB {
+								t.Errorf("op %s: %.6g s, below its DRAM time alone %.6g s (%g bytes)", op.Name, got, memLB, bytes)
+							}
+							if got+slack < compLB {
+								t.Errorf("op %s: %.6g s, below its compute time alone %.6g s (%g ops)", op.Name, got, compLB, arith)
+							}
+							checked++
+						}
+						if checked != len(ops) {
+							t.Errorf("checked %d of %d ops", checked, len(ops))
+						}
+					})
+				}
+			}
+		}
+	}
+}
+
+// TestPoolOneClusterIsNative: a pool plan over one cluster is that
+// cluster's native plan with as many threads, exactly (bit for bit, but
+// for the plan's label): for every preset pair, CPU engine, thread count
+// within its cores, poll, and prompt, tg and pp+tg runs. The pool's chunk
+// claiming among one engine's threads is the native kernels' own.
+func TestPoolOneClusterIsNative(t *testing.T) {
+	runs := []model.Run{{}, tg(128, 0), pg(512, 32)} // {}: the preset's prompt
+	for _, sn := range presets.SoCNames() {
+		s := mustSoC(t, sn)
+		for _, wn := range presets.WorkloadNames() {
+			w0 := mustWorkload(t, wn)
+			for _, run := range runs {
+				w := w0
+				if run != (model.Run{}) {
+					w = withRun(w0, run)
+				}
+				for _, e := range s.Engines {
+					if e.IsAccelerator() {
+						continue
+					}
+					for _, th := range []int{1, e.DefaultThreads()} {
+						for _, poll := range []int{0, 50} {
+							n := mustRun(t, s, w, model.NewNative(e.Name, th, poll))
+							p := mustRun(t, s, w, model.NewPool([]string{e.Name}, []int{th}, poll))
+							p.Plan = n.Plan
+							if !reflect.DeepEqual(n, p) {
+								t.Errorf("%s/%s/pp%d+tg%d/%s t=%d poll=%d: pool %.17g t/s, native %.17g",
+									sn, wn, w.Run.PromptTokens, w.Run.GenTokens, e.Name, th, poll, p.TPS, n.TPS)
+							}
 						}
 					}
-					routing := w.Routing()
-					ops := tc.ops(w)
-					if w.Run.Ubatches() > 1 || w.Run.GenTokens > 1 {
-						t.Fatalf("%s: %+v is more than one graph; the timeline covers the first only", wn, w.Run)
-					}
-					checked := 0
-					for _, op := range ops {
-						got, ok := dur[op.Name]
-						if !ok {
-							t.Errorf("op %s has no span", op.Name)
-							continue
-						}
-						bytes, arith := op.ActBytes, op.Ops
-						switch op.Kind {
-						case model.Matmul:
-							bytes += op.WeightBytes
-						case model.ExpertMatmul:
-							st := routing.Over(float64(op.Tokens), 0, float64(routing.Experts), 1)
-							bytes += st.Touched * op.ExpertBytes
-							arith = 2 * st.Assignments * float64(op.In) * float64(op.Out)
-						}
-						memLB, compLB := bytes/bytesPerS, arith/opsPerS
-						const slack = 1e-12 // seconds of float rounding in span ends
-						if got+slack < memLB {
-							t.Errorf("op %s: %.6g s, below its DRAM time alone %.6g s (%g bytes)", op.Name, got, memLB, bytes)
-						}
-						if got+slack < compLB {
-							t.Errorf("op %s: %.6g s, below its compute time alone %.6g s (%g ops)", op.Name, got, compLB, arith)
-						}
-						checked++
-					}
-					if checked != len(ops) {
-						t.Errorf("checked %d of %d ops", checked, len(ops))
-					}
-				})
+				}
+			}
+		}
+	}
+}
+
+// TestPoolBusyCoresFit: busy cores that leave the pool's threads a core
+// each change nothing; one more thread than the free cores is
+// oversubscription, which costs every op a time slice.
+func TestPoolBusyCoresFit(t *testing.T) {
+	for _, sn := range presets.SoCNames() {
+		s := mustSoC(t, sn)
+		for _, w := range []*model.Workload{mustWorkload(t, seedWorkload), withRun(mustWorkload(t, seedWorkload), tg(32, 0))} {
+			fit := mustRun(t, s, w, busy(pool(3, 2, 50), 1, 2))
+			free := mustRun(t, s, w, pool(3, 2, 50))
+			fit.Plan = free.Plan
+			if !reflect.DeepEqual(fit, free) {
+				t.Errorf("%s: 3+2 threads with 1+2 busy cores %.6g t/s, on idle cores %.6g", sn, fit.TPS, free.TPS)
+			}
+			over := mustRun(t, s, w, busy(pool(3, 2, 50), 2, 0))
+			if over.Pool.DescheduledS <= 0 || !(over.TPS < free.TPS) {
+				t.Errorf("%s: 3 threads on 4 cores with 2 busy: %.6g t/s (descheduled %g s), idle %.6g", sn, over.TPS, over.Pool.DescheduledS, free.TPS)
 			}
 		}
 	}
@@ -453,6 +548,8 @@ func TestMoreHardwareNeverSlower(t *testing.T) {
 		{"token0.5", tokenSplit(0.5, 50)},
 		{"expert0.12", expertSplit(0.12, 50)},
 		{"expert0.5", expertSplit(0.5, 50)},
+		{"pool4+4", pool(4, 4, 50)},
+		{"pool2+3", pool(2, 3, 50)},
 	}
 	wls := presets.WorkloadNames()
 	if testing.Short() {

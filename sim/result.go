@@ -39,8 +39,11 @@ type Result struct {
 	// ExpertOpS is the wall time of the routed-expert (MUL_MAT_ID) ops,
 	// handoff included.
 	ExpertOpS float64 `json:"expert_op_s"`
-	// Split summarises the split ops (zero for a native plan).
+	// Split summarises the split ops (zero for a native or pool plan).
 	Split SplitStats `json:"split"`
+	// Pool summarises how a pool plan divided its ops among its engines'
+	// threads (zero for other plans).
+	Pool PoolStats `json:"pool"`
 	// Timeline is the simulated activity of ubatch 0, or of the first
 	// generated token when there is no prompt (only when asked).
 	Timeline []Span `json:"timeline,omitempty"`
@@ -81,6 +84,25 @@ type SplitStats struct {
 	HandoffS float64 `json:"handoff_s"`
 	// GraphSplitS is the main pool's waiting at graph splits, whole prompt.
 	GraphSplitS float64 `json:"graph_split_s"`
+}
+
+// PoolStats describes a pool plan's ops: every op divided among the
+// threads of all its engines, then a barrier.
+type PoolStats struct {
+	// Ops is how many ops were divided among more than one engine's
+	// threads (every op of a pool over two clusters or more).
+	Ops int `json:"ops"`
+	// StaticOps is how many of those ggml divides in fixed slices, one per
+	// thread, so that the slowest thread gates the op: scalar ops, repacked
+	// weights, matrix products with too few chunks for the threads.
+	StaticOps int `json:"static_ops"`
+	// ImbalanceS is (last engine's finish - first engine's finish) summed
+	// over the ops: how long the fast cores spun at the barriers waiting
+	// for the slow ones.
+	ImbalanceS float64 `json:"imbalance_s"`
+	// DescheduledS is the barriers' waits for threads that were runnable
+	// but not running (more threads than free cores), on the critical path.
+	DescheduledS float64 `json:"descheduled_s"`
 }
 
 // State is what an engine does during a span.

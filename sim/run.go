@@ -73,6 +73,14 @@ type runner struct {
 	memo    map[memoKey]model.ExpertStats
 	solved  []solved // remembered solves, see runner.solve
 
+	// pool (see pool.go)
+	poolN       int       // a pool's threads, all engines; 0 for other plans
+	poolSlices  int       // a pool's threads on cores of their own, at most an engine's cores (sliceThreads)
+	spread      bool      // a pool over more than one engine
+	cores       []float64 // a pool's cores' worth of running threads per engine; nil for other plans
+	shares      []float64 // scratch: each engine's share of a pool op
+	descheduleS float64   // a pool's wait at each barrier for a descheduled thread
+
 	// decode (see decode.go)
 	barrierS   float64 // the main pool's barrier after each op; 0 in a prompt
 	signing    bool    // a token's signature is being recorded
@@ -115,9 +123,10 @@ func newRunner(s *model.SoC, w *model.Workload, p model.Plan) *runner {
 	for i := range r.res.Engines {
 		r.res.Engines[i] = EngineStats{Name: p.Engines[i], Threads: p.Threads[i]}
 	}
-	if p.Mode != model.Native {
+	if r.split() {
 		r.res.Split.EngineS = make([]float64, n)
 	}
+	r.initPool()
 	r.parts, r.times = make([]part, 0, n), make([]timing, n)
 	r.starts, r.remain, r.finish, r.stall = make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, n)
 	r.working = make([]bool, n)
@@ -125,7 +134,11 @@ func newRunner(s *model.SoC, w *model.Workload, p model.Plan) *runner {
 	return r
 }
 
-func (r *runner) split() bool { return r.plan.Mode != model.Native }
+// split says whether the plan is a split dispatcher's (token or expert):
+// the routed-expert ops forked between pools.
+func (r *runner) split() bool {
+	return r.plan.Mode == model.TokenSplit || r.plan.Mode == model.ExpertSplit
+}
 
 // ubatch simulates one ubatch's ops in graph order.
 func (r *runner) ubatch(ops []model.Op) {
@@ -136,12 +149,20 @@ func (r *runner) ubatch(ops []model.Op) {
 			r.depthOp = r.wl.TokenOp(*op, r.depth)
 			op = &r.depthOp
 		}
-		if op.Kind == model.ExpertMatmul && r.split() {
+		switch {
+		case op.Kind == model.ExpertMatmul && r.split():
 			r.splitOp(op)
-		} else {
-			r.mainOp(op)
+		default:
+			if r.spread {
+				r.poolOp(op)
+			} else {
+				r.mainOp(op)
+			}
 			if r.barrierS > 0 && i+1 < len(ops) {
 				r.barrier(op)
+			}
+			if r.descheduleS > 0 {
+				r.deschedule(op)
 			}
 		}
 		if op.Layer >= 0 && (i+1 == len(ops) || ops[i+1].Layer != op.Layer) {
@@ -200,7 +221,7 @@ func (r *runner) mainTiming(op *model.Op) (*part, *timing) {
 	if ok {
 		return &e.parts[0], &e.tm
 	}
-	r.parts = append(r.parts[:0], r.partFor(op, 0, 1, 0, 0, r.plan.Threads[0]))
+	r.parts = append(r.parts[:0], r.partFor(op, 0, 1, 0, 0, r.sliceThreads(0)))
 	solve(r.parts, r.totalBs, r.soc.DRAM.Sharing, r.times)
 	if e != nil {
 		e.n, e.parts[0], e.tm = 1, r.parts[0], r.times[0]
@@ -243,10 +264,14 @@ func (r *runner) span(i int, op string, st State, t0, t1 float64) {
 
 // partFor builds engine i's partition of op: a share frac of the tokens,
 // or (when hi > lo) all tokens of the experts of popularity rank [lo, hi).
+// sharedBy threads share the engine's shared cache. In a pool the op's
+// weight rows are sliced among all the pool's threads, and its rates are
+// those of the cores' worth the engine's threads get (see pool.go).
 func (r *runner) partFor(op *model.Op, i int, frac, lo, hi float64, sharedBy int) part {
 	e := r.eng[i]
 	th := r.plan.Threads[i]
-	p := part{engine: i, overlap: e.MemComputeOverlap, capBs: e.BandwidthGBs(th) * 1e9, slowdown: 1,
+	slice := r.sliceThreads(i) // threads the weight rows are sliced among
+	p := part{engine: i, overlap: e.MemComputeOverlap, capBs: r.bandwidthGBs(i) * 1e9, slowdown: 1,
 		private: !e.UsesSharedDRAM()}
 	if e.IsAccelerator() {
 		sharedBy = th
@@ -255,15 +280,15 @@ func (r *runner) partFor(op *model.Op, i int, frac, lo, hi float64, sharedBy int
 	var gops float64
 	switch op.Kind {
 	case model.Matmul:
-		gops = e.MatmulGOPS(op.Class, th)
+		gops = r.matmulGOPS(i, op.Class)
 		passes := 1.0
-		if op.WeightBytes/float64(th) > cache {
+		if op.WeightBytes/float64(slice) > cache {
 			passes = math.Ceil(float64(op.Tokens) / float64(e.TokenTile))
 		}
 		p.bytes = op.WeightBytes*passes + op.ActBytes
 		p.ops = op.Ops
 	case model.ExpertMatmul:
-		gops = e.MatmulGOPS(op.Class, th) * e.MoEEfficiency
+		gops = r.matmulGOPS(i, op.Class) * e.MoEEfficiency
 		n := float64(op.Tokens) * frac
 		if hi <= lo {
 			lo, hi = 0, float64(r.wl.Model.MoE.Experts)
@@ -272,7 +297,7 @@ func (r *runner) partFor(op *model.Op, i int, frac, lo, hi float64, sharedBy int
 		}
 		st := r.expertStats(n, lo, hi, e.ExpertTokenTile)
 		walks := st.Touched
-		if op.ExpertBytes/float64(th) > cache {
+		if op.ExpertBytes/float64(slice) > cache {
 			walks = st.Tiles
 		}
 		perPair := float64(op.In) * float64(op.Out)
@@ -288,10 +313,10 @@ func (r *runner) partFor(op *model.Op, i int, frac, lo, hi float64, sharedBy int
 			p.bytes += 4 * st.Assignments * float64(op.In+op.Out) // gather and scatter copies
 		}
 	case model.AttentionScores:
-		gops = e.MatmulGOPS("f16", th)
+		gops = r.matmulGOPS(i, "f16")
 		p.bytes, p.ops = op.ActBytes, op.Ops
 	default:
-		gops = e.ScalarGOPS(th)
+		gops = r.scalarGOPS(i)
 		p.bytes, p.ops = op.ActBytes, op.Ops
 	}
 	p.computeS = p.ops / (gops * 1e9)

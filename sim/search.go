@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"fmt"
 	"math"
 
 	"github.com/blsim/blsim/model"
@@ -24,6 +25,9 @@ func Best(s *model.SoC, w *model.Workload, p model.Plan) (model.Plan, *Result, e
 }
 
 func best(s *model.SoC, w *model.Workload, p model.Plan) (float64, *Result, error) {
+	if p.Mode == model.Native || p.Mode == model.PoolPlan {
+		return 0, nil, fmt.Errorf("best: a %s plan has no fractions to find", p.Mode)
+	}
 	eval := func(f float64) (*Result, error) {
 		q := p
 		q.Fracs = []float64{1 - f, f}
@@ -86,6 +90,9 @@ func best(s *model.SoC, w *model.Workload, p model.Plan) (float64, *Result, erro
 // bisection over (0, 1). It returns NaN when the second engine is faster
 // than the first even at the smallest share or slower at the largest.
 func Balance(s *model.SoC, w *model.Workload, p model.Plan) (float64, error) {
+	if p.Mode != model.TokenSplit && p.Mode != model.ExpertSplit {
+		return 0, fmt.Errorf("balance: a %s plan has no split ops to balance", p.Mode)
+	}
 	diff := func(f float64) (float64, error) {
 		q := p
 		q.Fracs = []float64{1 - f, f}

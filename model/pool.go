@@ -1,0 +1,242 @@
+package model
+
+import (
+	"fmt"
+	"math"
+	"strings"
+)
+
+// A pool plan is stock llama.cpp's CPU backend: one ggml thread pool whose
+// threads may sit on several clusters (llama-bench -t N with --cpu-mask and
+// --cpu-strict). Package sim times it; this file holds what the plan and
+// the profile say about it.
+
+// MaxPoolThreads is the most threads a pool may run: ggml's
+// GGML_MAX_N_THREADS (ggml/include/ggml-cpu.h).
+const MaxPoolThreads = 512
+
+// MaxPoolEngines is the most clusters one pool may span: the burst model
+// solves the DRAM sharing of co-running engines over every subset of them
+// (2^n states per op), so a pool over more clusters than any SoC has would
+// make a run slow for nothing.
+const MaxPoolEngines = 8
+
+// DefaultTimesliceUS is Handoff.TimesliceUS when a profile leaves it out.
+// A thread spinning in ggml's barrier never yields; a runnable thread
+// waiting for its core runs only once the spinner is preempted at the end
+// of its slice. Linux's slice is 0.75 ms x (1 + log2(min(CPUs, 8))) = 3 ms
+// on an 8-CPU SoC (kernel/sched/fair.c: sysctl_sched_base_slice, formerly
+// sched_min_granularity, scaled by SCHED_TUNABLESCALING_LOG), and the
+// preemption is noticed at a scheduler tick, 4 ms apart at CONFIG_HZ=250
+// (a common arm64 setting): about 4 ms (C). The public figures are of that
+// order or more: ggml-org/llama.cpp PR #13079's Raspberry Pi 5 runs, 8
+// threads on 4 cores with ggml's spinning barrier at 0.12 t/s against 26.5
+// with 4 on 4 (Qwen2.5-0.5B, a graph of some 800 nodes), are ~10 ms a
+// barrier; #21763 (Dimensity 9500s: 28.2 t/s at 3 threads, 0.26 at 5 or
+// more) a few ms. A profile that measured it sets handoff.timeslice_us.
+const DefaultTimesliceUS = 4000
+
+// NewPool is the pool plan over engines, threads[i] of them on engines[i];
+// the first engine holds the main thread.
+func NewPool(engines []string, threads []int, poll int) Plan {
+	return Plan{Mode: PoolPlan, Engines: append([]string(nil), engines...), Threads: append([]int(nil), threads...), Poll: poll}
+}
+
+// PoolThreads is the pool's thread count: every engine's threads.
+func (p Plan) PoolThreads() int {
+	n := 0
+	for _, t := range p.Threads {
+		n += t
+	}
+	return n
+}
+
+// Busy is how many of engine i's cores run something else (BusyCores[i],
+// or 0 when the plan lists none).
+func (p Plan) Busy(i int) int {
+	if i < len(p.BusyCores) {
+		return p.BusyCores[i]
+	}
+	return 0
+}
+
+func (p Plan) validatePool(s *SoC) error {
+	if len(p.Engines) == 0 {
+		return fmt.Errorf("plan: no engines")
+	}
+	if len(p.Engines) > MaxPoolEngines {
+		return fmt.Errorf("plan: a pool over %d engines: at most %d", len(p.Engines), MaxPoolEngines)
+	}
+	if len(p.Threads) != len(p.Engines) {
+		return fmt.Errorf("plan: %d engines but %d thread counts", len(p.Engines), len(p.Threads))
+	}
+	if p.BusyCores != nil && len(p.BusyCores) != len(p.Engines) {
+		return fmt.Errorf("plan: %d engines but %d busy-core counts", len(p.Engines), len(p.BusyCores))
+	}
+	if p.Poll < 0 || p.Poll > 100 {
+		return fmt.Errorf("plan: poll %d outside 0..100", p.Poll)
+	}
+	seen := map[string]bool{}
+	total := 0
+	for i, name := range p.Engines {
+		e, _, err := s.Engine(name)
+		if err != nil {
+			return fmt.Errorf("plan: %w", err)
+		}
+		if seen[name] {
+			return fmt.Errorf("plan: engine %q listed twice", name)
+		}
+		seen[name] = true
+		if e.IsAccelerator() {
+			return fmt.Errorf("plan: engine %q (%s) cannot be in a pool: a ggml CPU thread pool runs on CPU clusters", name, e.Kind)
+		}
+		if p.Threads[i] < 1 {
+			return fmt.Errorf("plan: engine %q: %d threads, want at least 1", name, p.Threads[i])
+		}
+		total += p.Threads[i]
+		if b := p.Busy(i); b < 0 || b > e.Cores {
+			return fmt.Errorf("plan: engine %q: %d busy cores, but it has %d cores", name, b, e.Cores)
+		}
+	}
+	if total > MaxPoolThreads {
+		return fmt.Errorf("plan: a pool of %d threads: ggml runs at most %d", total, MaxPoolThreads)
+	}
+	return nil
+}
+
+func (p Plan) poolString() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "pool poll=%d t=", p.Poll)
+	for i, t := range p.Threads {
+		if i > 0 {
+			b.WriteByte('+')
+		}
+		fmt.Fprint(&b, t)
+	}
+	busy := false
+	for _, n := range p.BusyCores {
+		busy = busy || n > 0
+	}
+	if busy {
+		b.WriteString(" busy=")
+		for i, n := range p.BusyCores {
+			if i > 0 {
+				b.WriteByte('+')
+			}
+			fmt.Fprint(&b, n)
+		}
+	}
+	return b.String()
+}
+
+// Oversubscribed says whether threads threads of a pool, with busy of the
+// engine's cores running something else, are more runnable tasks than the
+// engine has cores: then the scheduler time-slices them.
+func (e *Engine) Oversubscribed(threads, busy int) bool { return threads+busy > e.Cores }
+
+// RunningCores is how many cores' worth of CPU time threads threads get on
+// e with busy of its cores running something else at full load: all of
+// them while they and the busy tasks fit the cores; else a fair share of
+// the cores, cores x threads/(threads+busy) (the scheduler shares a core
+// equally among its runnable tasks).
+func (e *Engine) RunningCores(threads, busy int) float64 {
+	if !e.Oversubscribed(threads, busy) {
+		return float64(threads)
+	}
+	return float64(e.Cores) * float64(threads) / float64(threads+busy)
+}
+
+// RunQueue is how many runnable tasks share each of e's cores when
+// threads threads run beside busy full-load tasks: 1 when they fit.
+func (e *Engine) RunQueue(threads, busy int) int {
+	return max(1, (threads+busy+e.Cores-1)/e.Cores)
+}
+
+// ThreadRateCores is ThreadRate for a fractional thread count: n cores'
+// worth of time-sliced threads (RunningCores) run as n threads would.
+// For a whole n it is ThreadRate(n), bit for bit.
+func (e *Engine) ThreadRateCores(n float64) float64 {
+	if n <= 0 {
+		return 0
+	}
+	return n / (1 + e.ThreadScalingLoss*(n-1))
+}
+
+// BandwidthCoresGBs is BandwidthGBs for n cores' worth of threads.
+func (e *Engine) BandwidthCoresGBs(n float64) float64 {
+	if e.BandwidthPerThreadGBs > 0 && n > 0 {
+		return math.Min(e.BandwidthMaxGBs, n*e.BandwidthPerThreadGBs)
+	}
+	return e.BandwidthMaxGBs
+}
+
+// Repacked says whether e runs op o, whose weights are of GGML type typ
+// (lower case: q4_0; "" when the workload does not say), from a repacked
+// layout, whose kernels give each thread a fixed slice of the rows:
+//
+//   - typ is listed in RepackedTypes;
+//   - or, when e lists none or typ is not known, o is a MUL_MAT_ID and e's
+//     expert_token_tile is 1: that is the repacked path's signature (a gemv
+//     per routed token over a static row slice per thread; the generic
+//     path tiles tokens by 16), so a profile that says it says its
+//     MUL_MAT_ID is repacked.
+//
+// Other ops without a listed type run the generic kernels.
+func (e *Engine) Repacked(o *Op, typ string) bool {
+	if e.RepackedTypes != nil && typ != "" {
+		return contains(e.RepackedTypes, typ)
+	}
+	return o.Kind == ExpertMatmul && e.ExpertTokenTile == 1
+}
+
+// TimesliceS is the wait, in seconds, of a pool's barrier for one of its
+// threads that is runnable but not running: TimesliceUS, or
+// DefaultTimesliceUS when the profile leaves it out.
+func (h *Handoff) TimesliceS() float64 {
+	if h.TimesliceUS > 0 {
+		return h.TimesliceUS * 1e-6
+	}
+	return DefaultTimesliceUS * 1e-6
+}
+
+// TensorType is the GGML type of the weights of op o in workload w (see
+// Arch.Types; "" for an op without weights or a workload without types).
+func (w *Workload) TensorType(o *Op) string {
+	if o.Tensor == "" {
+		return ""
+	}
+	return w.Model.Types[o.Tensor]
+}
+
+// repacked checks an engine's repacked_types (path prefix p).
+func (c *checker) repacked(p string, e *Engine) {
+	if e.RepackedTypes != nil && len(e.RepackedTypes) == 0 {
+		c.fail(p+"repacked_types", "empty; leave it out when no type is repacked")
+	}
+	seen := map[string]bool{}
+	for i, t := range e.RepackedTypes {
+		path := fmt.Sprintf("%srepacked_types[%d]", p, i)
+		if !ggmlTypeName(t) {
+			c.fail(path, "%q is not a GGML type name (lower case, as ggml spells them: q4_0, iq4_nl, q4_k)", t)
+		}
+		if seen[t] {
+			c.fail(path, "%q listed twice", t)
+		}
+		seen[t] = true
+	}
+}
+
+// ggmlTypeName says whether s is spelled like a GGML type in blsim's
+// lower-case form: letters, digits and underscores, starting with a letter.
+func ggmlTypeName(s string) bool {
+	if s == "" || len(s) > 16 || s[0] < 'a' || s[0] > 'z' {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_') {
+			return false
+		}
+	}
+	return true
+}
