@@ -204,3 +204,16 @@ func (p *Prediction) TwoEngine() bool {
 	}
 	return true
 }
+
+// Notable are the warnings worth a word: all of them for the user's own
+// SoC, and for a preset (blsim's own profile) all but the datasheet peak,
+// which every profile carries as a bound only.
+func (p *Prediction) Notable(preset bool) []Warning {
+	var out []Warning
+	for _, w := range p.Warnings {
+		if !(preset && w.Path == "dram.peak_gb_s") {
+			out = append(out, w)
+		}
+	}
+	return out
+}

@@ -211,3 +211,27 @@ func testText(p *predict.Prediction) string {
 	}
 	return fmt.Sprintf("%s (ubatch %d)", name, p.Ubatch)
 }
+
+// ThreadsTable writes a thread sweep: pp and tg t/s per pool, the split
+// dispatcher beside them, and the -t and --cpu-mask to use for each phase.
+func ThreadsTable(w io.Writer, t *predict.ThreadsSweep) error {
+	fmt.Fprintf(w, "%s on %s: one llama.cpp thread pool per row (-t, --cpu-mask), %s and %s\n\n", t.Workload, t.SoC, t.PP, t.TG)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintf(tw, "cores\t-t\t%s t/s\t%s t/s\t\n", t.PP, t.TG)
+	cell := func(v float64) string {
+		if v == 0 {
+			return "-"
+		}
+		return fmt.Sprintf("%.2f", v)
+	}
+	for _, r := range t.Rows {
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t\n", r.Mask, r.Threads, cell(r.PPTPS), cell(r.TGTPS))
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	loss := func(v, best float64) float64 { return 100 * (v/best - 1) }
+	fmt.Fprintf(w, "\nprefill: %s: %.2f t/s; every core (-t %d) %+.1f%%\n", t.BestPP.Flags(), t.BestPP.PPTPS, t.AllCores.Threads, loss(t.AllCores.PPTPS, t.BestPP.PPTPS))
+	fmt.Fprintf(w, "decode:  %s: %.2f t/s; every core (-t %d) %+.1f%%\n", t.BestTG.Flags(), t.BestTG.TGTPS, t.AllCores.Threads, loss(t.AllCores.TGTPS, t.BestTG.TGTPS))
+	return nil
+}

@@ -109,3 +109,15 @@ func TestDensePresets(t *testing.T) {
 		}
 	}
 }
+
+// TestThreadsSweep: predict --threads-sweep prints every pool and what to
+// run, and refuses the flags it does not use.
+func TestThreadsSweep(t *testing.T) {
+	out, errs, code := runCLI(t, "predict", "--threads-sweep", "--gen", "16")
+	if code != 0 || !strings.Contains(out, "prefill: -t 4, --cpu-mask of big's cores") || !strings.Contains(out, "every core (-t 8)") {
+		t.Errorf("exit %d %s\n%s", code, errs, out)
+	}
+	if _, errs, code := runCLI(t, "predict", "--threads-sweep", "--frac", "0.2"); code == 0 || !strings.Contains(errs, "--frac: --threads-sweep tries every thread count") {
+		t.Errorf("--frac: exit %d %q", code, errs)
+	}
+}

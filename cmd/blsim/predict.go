@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 
 	"github.com/blsim/blsim/predict"
@@ -15,6 +16,8 @@ type predictOptions struct {
 	Sweep       bool
 	JSON        bool
 	Sensitivity bool
+	// ThreadsSweep: stock llama.cpp's one pool at each -t and cluster set.
+	ThreadsSweep bool
 }
 
 func newPredictCmd(stdout, stderr io.Writer, runF func(*predictOptions) error) *cobra.Command {
@@ -56,6 +59,7 @@ SoC that cannot matter to the prediction get a warning on stderr.`,
 	f.BoolVar(&o.Sweep, "sweep", false, "also print t/s for little fractions 0 to 0.5")
 	f.BoolVar(&o.JSON, "json", false, "print the prediction as JSON (schema "+predict.Schema+") instead of tables")
 	f.BoolVar(&o.Sensitivity, "sensitivity", false, "with an accelerator in --engines: sweep its throughput and submit latency (LOSS to WIN)")
+	f.BoolVar(&o.ThreadsSweep, "threads-sweep", false, "stock llama.cpp's one thread pool on the first cluster, both and the second at each thread count:\npp and tg (--gen, default 128) t/s, and the -t and --cpu-mask to run for each")
 	return cmd
 }
 
@@ -64,6 +68,9 @@ func predictRun(o *predictOptions, stdout, stderr io.Writer) error {
 	q, err := o.request()
 	if err != nil {
 		return err
+	}
+	if o.ThreadsSweep {
+		return threadsSweep(o, q, stdout)
 	}
 	q.Sweep, q.Sensitivity = o.Sweep, o.Sensitivity
 	p, err := o.run(q)
@@ -83,3 +90,23 @@ func writeJSON(w io.Writer, v any) error {
 	enc.SetIndent("", "  ")
 	return enc.Encode(v)
 }
+
+// threadsSweep is predict --threads-sweep: every pool, and what to run.
+func threadsSweep(o *predictOptions, q predict.Request, stdout io.Writer) error {
+	for _, f := range []string{"engines", "threads", "big-threads", "little-threads", "split", "frac", "draws", "sweep", "sensitivity"} {
+		if o.given(f) {
+			return fmt.Errorf("--%s: --threads-sweep tries every thread count on the SoC's first two clusters; leave --%s out", f, f)
+		}
+	}
+	pp := q.Workload.Run
+	pp.GenTokens = 0
+	t, err := predict.Threads(predict.ThreadsRequest{SoC: q.SoC, Workload: q.Workload, Prompt: &pp, Gen: o.Gen, Poll: q.Poll})
+	if err != nil {
+		return o.flagError(err, q)
+	}
+	if o.JSON {
+		return writeJSON(stdout, t)
+	}
+	return report.ThreadsTable(stdout, t)
+}
+

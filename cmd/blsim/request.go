@@ -171,26 +171,15 @@ func (r *requestFlags) flagError(err error, q predict.Request) error {
 	if !errors.As(err, &fe) {
 		return err
 	}
-	var flag string
-	switch fe.Field {
-	case "engines":
-		flag = "--engines"
-		if r.Engines == "" {
-			flag = "--soc"
-		}
-	case "threads":
+	flag := map[string]string{"fracs": "--frac", "modes": "--split", "test": "--prompt, --gen"}[fe.Field]
+	switch {
+	case fe.Field == "engines" && r.Engines == "":
+		flag = "--soc"
+	case fe.Field == "threads":
 		flag = r.threadFlag(fe.Index)
-	case "fracs":
-		flag = "--frac"
-	case "modes":
-		flag = "--split"
-	case "poll":
-		flag = "--poll"
-	case "draws":
-		flag = "--draws"
-	case "run":
+	case fe.Field == "run":
 		flag = fmt.Sprintf("--prompt %d --ubatch %d", q.Workload.Run.PromptTokens, q.Workload.Run.Ubatch)
-	default:
+	case flag == "":
 		flag = "--" + fe.Field
 	}
 	return fmt.Errorf("%s: %w", flag, fe.Err)
@@ -211,15 +200,10 @@ func (r *requestFlags) run(q predict.Request) (*predict.Prediction, error) {
 	return p, nil
 }
 
-// warn prints the prediction's warnings, one line each. The datasheet
-// peak is a bound only in every profile; it is worth a word only in the
-// user's own (a file, not a preset).
+// warn prints the prediction's warnings, one line each (for a preset, not
+// what every profile shares: see predict.Prediction.Notable).
 func warn(w io.Writer, p *predict.Prediction, socRef string) {
-	preset := slices.Contains(presets.SoCNames(), socRef)
-	for _, x := range p.Warnings {
-		if preset && x.Path == "dram.peak_gb_s" {
-			continue
-		}
+	for _, x := range p.Notable(slices.Contains(presets.SoCNames(), socRef)) {
 		fmt.Fprintf(w, "warning: %s: %s\n", socRef, x)
 	}
 }

@@ -1,0 +1,159 @@
+package predict
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/blsim/blsim/model"
+	"github.com/blsim/blsim/sim"
+)
+
+// ThreadsSchema is the schema tag of a ThreadsSweep document.
+const ThreadsSchema = "blsim/threads/v1"
+
+// ThreadsRequest asks how stock llama.cpp's one thread pool fares at each
+// thread count and set of clusters (-t, --cpu-mask), for prefill and for
+// decode, beside the split dispatcher.
+type ThreadsRequest struct {
+	SoC      *model.SoC
+	Workload *model.Workload
+	// Prompt is the pp test (nil: the workload's own); Gen the tokens of
+	// the tg test (0: 128).
+	Prompt *model.Run
+	Gen    int
+	Poll   int
+}
+
+// ThreadsRow is one pool (or the split dispatcher) with its pp and tg
+// t/s.
+type ThreadsRow struct {
+	// Mask names the clusters the threads run on: "big", "big+little",
+	// "little", or "split" for the split dispatcher's best plan.
+	Mask    string     `json:"mask"`
+	Plan    model.Plan `json:"plan"`
+	Threads int        `json:"threads"`
+	PPTPS   float64    `json:"pp_tps"`
+	TGTPS   float64    `json:"tg_tps"`
+}
+
+// ThreadsSweep is every row, and the recommendation for each phase.
+type ThreadsSweep struct {
+	Schema   string       `json:"schema"`
+	SoC      string       `json:"soc"`
+	Workload string       `json:"workload"`
+	PP       string       `json:"pp"`
+	TG       string       `json:"tg"`
+	Rows     []ThreadsRow `json:"rows"`
+	// BestPP and BestTG are the fastest pool of each phase (the split
+	// row aside: stock llama.cpp cannot run it); AllCores is every core
+	// in one pool, as llama.cpp's default -t does.
+	BestPP   ThreadsRow `json:"best_pp"`
+	BestTG   ThreadsRow `json:"best_tg"`
+	AllCores ThreadsRow `json:"all_cores"`
+}
+
+// Threads sweeps the pools over the SoC's first two CPU clusters: the
+// first alone at 1..its cores, the first's cores plus 1..the second's,
+// and the second alone; and the split dispatcher's best plan for each
+// phase (a token split for pp, an expert split for tg, whose graphs are
+// one token).
+func Threads(q ThreadsRequest) (*ThreadsSweep, error) {
+	if q.SoC == nil || q.Workload == nil {
+		return nil, errors.New("threads: a request needs a SoC and a workload")
+	}
+	s := q.SoC
+	if len(s.Engines) < 2 || s.Engines[0].IsAccelerator() || s.Engines[1].IsAccelerator() {
+		return nil, fieldErr("engines", -1, "soc %s: a thread sweep needs two CPU clusters first", s.Name)
+	}
+	if q.Poll < 0 || q.Poll > 100 {
+		return nil, fieldErr("poll", -1, "%d is outside 0..100", q.Poll)
+	}
+	pp := q.Workload.Run
+	if q.Prompt != nil {
+		pp = *q.Prompt
+	}
+	if pp.GenTokens != 0 || pp.PromptTokens < 1 {
+		return nil, fieldErr("test", -1, "the pp test needs a prompt and no generated tokens")
+	}
+	gen := q.Gen
+	if gen == 0 {
+		gen = 128
+	}
+	if gen < 1 || gen > 1<<20 {
+		return nil, fieldErr("test", -1, "tg%d: want 1..%d generated tokens", gen, 1<<20)
+	}
+	tg := model.Run{GenTokens: gen, Ubatch: pp.Ubatch, Depth: pp.Depth}
+	wpp, wtg := *q.Workload, *q.Workload
+	wpp.Run, wtg.Run = pp, tg
+	big, little := &s.Engines[0], &s.Engines[1]
+	out := &ThreadsSweep{Schema: ThreadsSchema, SoC: s.Name, Workload: q.Workload.Name, PP: testName(pp), TG: testName(tg)}
+	row := func(mask string, p model.Plan) error {
+		rp, err := sim.Run(s, &wpp, p)
+		if err != nil {
+			return err
+		}
+		rt, err := sim.Run(s, &wtg, p)
+		if err != nil {
+			return err
+		}
+		out.Rows = append(out.Rows, ThreadsRow{Mask: mask, Plan: p, Threads: p.PoolThreads(), PPTPS: rp.TPS, TGTPS: rt.TPS})
+		return nil
+	}
+	for t := 1; t <= big.Cores; t++ {
+		if err := row(big.Name, model.NewPool([]string{big.Name}, []int{t}, q.Poll)); err != nil {
+			return nil, err
+		}
+	}
+	for t := 1; t <= little.Cores; t++ {
+		if err := row(big.Name+"+"+little.Name, model.NewPool([]string{big.Name, little.Name}, []int{big.Cores, t}, q.Poll)); err != nil {
+			return nil, err
+		}
+	}
+	for t := 1; t <= little.Cores; t++ {
+		if err := row(little.Name, model.NewPool([]string{little.Name}, []int{t}, q.Poll)); err != nil {
+			return nil, err
+		}
+	}
+	out.AllCores = out.Rows[big.Cores+little.Cores-1]
+	for i, r := range out.Rows {
+		if i == 0 || r.PPTPS > out.BestPP.PPTPS {
+			out.BestPP = r
+		}
+		if i == 0 || r.TGTPS > out.BestTG.TGTPS {
+			out.BestTG = r
+		}
+	}
+	// The split dispatcher, for comparison: its best plan per phase.
+	bt, lt := big.DefaultThreads(), little.DefaultThreads()
+	ppSplit, ppr, err := sim.Best(s, &wpp, model.NewSplit(model.TokenSplit, big.Name, little.Name, bt, lt, 0, q.Poll))
+	if err != nil {
+		return nil, err
+	}
+	tgSplit, tgr, err := sim.Best(s, &wtg, model.NewSplit(model.ExpertSplit, big.Name, little.Name, bt, lt, 0, q.Poll))
+	if err != nil {
+		return nil, err
+	}
+	out.Rows = append(out.Rows,
+		ThreadsRow{Mask: "split (pp: " + describeSplit(ppSplit) + ")", Plan: ppSplit, Threads: bt + lt, PPTPS: ppr.TPS},
+		ThreadsRow{Mask: "split (tg: " + describeSplit(tgSplit) + ")", Plan: tgSplit, Threads: bt + lt, TGTPS: tgr.TPS})
+	return out, nil
+}
+
+func describeSplit(p model.Plan) string {
+	parts := make([]string, len(p.Engines))
+	for i, e := range p.Engines {
+		parts[i] = fmt.Sprintf("%s %.3f", e, p.Fracs[i])
+	}
+	return fmt.Sprintf("%s split %s", p.Mode, strings.Join(parts, " + "))
+}
+
+// Flags is the llama.cpp command-line of a pool row: -t N and the
+// clusters its --cpu-mask must cover.
+func (r ThreadsRow) Flags() string {
+	parts := make([]string, len(r.Plan.Engines))
+	for i, e := range r.Plan.Engines {
+		parts[i] = fmt.Sprintf("%d on %s", r.Plan.Threads[i], e)
+	}
+	return fmt.Sprintf("-t %d, --cpu-mask of %s's cores (%s)", r.Threads, strings.Join(r.Plan.Engines, " and "), strings.Join(parts, ", "))
+}
