@@ -109,4 +109,3 @@ func threadsSweep(o *predictOptions, q predict.Request, stdout io.Writer) error 
 	}
 	return report.ThreadsTable(stdout, t)
 }
-
