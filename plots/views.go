@@ -20,6 +20,9 @@ const (
 	KindHeatmap  Kind = "heatmap"
 	KindParity   Kind = "parity"
 	KindRoofline Kind = "roofline"
+	// KindThreads is a thread sweep (predict.Threads), not one
+	// prediction's view: a report does not draw it.
+	KindThreads Kind = "threads"
 )
 
 // Kinds are every kind of figure.
@@ -34,6 +37,8 @@ func (k Kind) Size() (w, h vg.Length) {
 		return 9 * vg.Inch, 5 * vg.Inch
 	case KindParity:
 		return 7 * vg.Inch, 6 * vg.Inch
+	case KindThreads:
+		return 8 * vg.Inch, 7 * vg.Inch
 	}
 	return 8 * vg.Inch, 6 * vg.Inch
 }
@@ -54,6 +59,8 @@ type ViewData struct {
 	LogAxes bool
 	// Layers limits the timeline to the first layers (0: all).
 	Layers int
+	// Threads is the thread sweep (threads).
+	Threads *predict.ThreadsSweep
 }
 
 // Drawn is the one plan a timeline or roofline of p draws: the requested
@@ -69,6 +76,9 @@ func Drawn(p *predict.Prediction) predict.PlanPrediction {
 // View draws the figure of kind k of prediction p (nil for a parity plot,
 // which draws each measurement's own plan).
 func View(k Kind, p *predict.Prediction, d ViewData) (*Figure, error) {
+	if k == KindThreads {
+		return Threads(d.Threads)
+	}
 	if d.SoC == nil || d.Workload == nil || (p == nil && k != KindParity) {
 		return nil, errors.New("plots: a view needs a prediction (a parity plot aside), its SoC and its workload")
 	}

@@ -117,6 +117,13 @@ func TestThreadsSweep(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "prefill: -t 4, --cpu-mask of big's cores") || !strings.Contains(out, "every core (-t 8)") {
 		t.Errorf("exit %d %s\n%s", code, errs, out)
 	}
+	png := filepath.Join(t.TempDir(), "threads.png")
+	if out, errs, code := runCLI(t, "plot", "threads", "--gen", "8", "-o", png); code != 0 || out != "wrote "+png+"\n" {
+		t.Errorf("plot threads: exit %d %q %q", code, out, errs)
+	}
+	if _, errs, code := runCLI(t, "plot", "threads", "--engines", "big,little", "-o", png); code == 0 || !strings.Contains(errs, "--engines: plot threads does not take it") {
+		t.Errorf("plot threads --engines: exit %d %q", code, errs)
+	}
 	if _, errs, code := runCLI(t, "predict", "--threads-sweep", "--frac", "0.2"); code == 0 || !strings.Contains(errs, "--frac: --threads-sweep tries every thread count") {
 		t.Errorf("--frac: exit %d %q", code, errs)
 	}

@@ -38,12 +38,12 @@ type plotOptions struct {
 }
 
 // plotKinds are the kinds `blsim plot` draws.
-var plotKinds = []string{"split", "timeline", "parity", "heatmap", "roofline"}
+var plotKinds = []string{"split", "timeline", "parity", "heatmap", "roofline", "threads"}
 
 func newPlotCmd(stdout, stderr io.Writer) *cobra.Command {
 	o := &plotOptions{warn: stderr}
 	cmd := &cobra.Command{
-		Use:   "plot split|timeline|parity|heatmap|roofline -o FILE",
+		Use:   "plot split|timeline|parity|heatmap|roofline|threads -o FILE",
 		Short: "Draw the split curve, a timeline, parity, what-if heatmap or roofline as PNG, SVG or PDF",
 		Long: `Draw a figure into FILE, in the format its extension names (.png, .svg, .pdf).
 
@@ -78,7 +78,11 @@ heatmap:  the best split's gain over native on a grid of what-if SoCs:
           (engines.npu.submit_us, 1/4x..256x), both on log axes.
 roofline: each engine's compute and bandwidth roofs, with the ops of one
           ubatch (of the plan a timeline draws) placed by arithmetic
-          intensity and simulated rate.`,
+          intensity and simulated rate.
+threads:  stock llama.cpp's one thread pool: pp and tg (--gen, default 128)
+          t/s against -t, a line per set of clusters (the first, both, the
+          second), the split dispatcher's best plan dashed, and each phase's
+          recommended -t ringed (blsim predict --threads-sweep prints it).`,
 		Example: `  blsim plot split -o split.png
   blsim plot timeline --soc ddr5 --frac 0.15 --layers 2 -o timeline.svg
   blsim plot parity -o parity.png
@@ -162,6 +166,12 @@ func plotRun(o *plotOptions, stdout io.Writer) error {
 		if p, err = o.splitCurve(&q, &vd); err != nil {
 			return err
 		}
+	case plots.KindThreads:
+		pp := q.Workload.Run
+		pp.GenTokens = 0
+		if vd.Threads, err = predict.Threads(predict.ThreadsRequest{SoC: s, Workload: wl, Prompt: &pp, Gen: o.Gen, Poll: q.Poll}); err != nil {
+			return o.flagError(err, q)
+		}
 	default:
 		if p, err = o.predict(q); err != nil {
 			return err
@@ -201,6 +211,8 @@ func (o *plotOptions) honoured(q predict.Request) error {
 		unused = []string{"x-param", "y-param", "log", "measurements", "stat"}
 	case "roofline":
 		unused = []string{"layers", "x-param", "y-param", "log", "measurements", "stat"}
+	case "threads":
+		unused = []string{"engines", "threads", "big-threads", "little-threads", "split", "frac", "draws", "layers", "x-param", "y-param", "log", "measurements", "stat"}
 	case "parity":
 		unused = []string{"engines", "threads", "big-threads", "little-threads", "split", "frac", "poll", "prompt", "ubatch", "layers", "x-param", "y-param", "draws"}
 	}
@@ -214,6 +226,9 @@ func (o *plotOptions) honoured(q predict.Request) error {
 			w := why[f]
 			if w == "" {
 				w = "it does not use it"
+			}
+			if o.Kind == "threads" && (f == "engines" || f == "split" || f == "frac" || strings.HasSuffix(f, "threads")) {
+				w = "it tries every thread count on the SoC's first two clusters"
 			}
 			return fmt.Errorf("--%s: plot %s does not take it: %s", f, o.Kind, w)
 		}
