@@ -249,6 +249,11 @@ func TestConfigErrors(t *testing.T) {
 	if _, err := NewModel(bad, 1); err == nil || !strings.Contains(err.Error(), "not a multiple of 32") {
 		t.Errorf("width: %v", err)
 	}
+	bad = tiny(t)
+	bad.Run.PromptTokens, bad.Run.GenTokens = 0, 16
+	if _, err := NewModel(bad, 1); err == nil || !strings.Contains(err.Error(), "times prompt processing (pp), not generated tokens (pp0, tg16)") {
+		t.Errorf("tg: %v", err)
+	}
 }
 
 func TestSyntheticWorkload(t *testing.T) {

@@ -108,6 +108,10 @@ func NewModel(w *model.Workload, seed uint64) (*Model, error) {
 	if err := w.Validate(); err != nil {
 		return nil, fmt.Errorf("dispatch: workload %s: %w", w.Name, err)
 	}
+	if w.Run.PromptTokens < 1 || w.Run.GenTokens > 0 {
+		return nil, fmt.Errorf("dispatch: workload %s: the built-in dispatcher times prompt processing (pp), not generated tokens (pp%d, tg%d)",
+			w.Name, w.Run.PromptTokens, w.Run.GenTokens)
+	}
 	m := &Model{w: w, seed: seed, tensors: map[string]*tensor{}}
 	for _, o := range w.Ops(w.Run.Ubatches() - 1) {
 		if o.Kind != model.Matmul && o.Kind != model.ExpertMatmul {
