@@ -74,25 +74,12 @@ func (p Plan) Validate(s *SoC) error {
 	default:
 		return fmt.Errorf("plan: unknown split mode %q (want native, token, expert or pool)", p.Mode)
 	}
-	if len(p.Engines) == 0 {
-		return fmt.Errorf("plan: no engines")
+	engines, err := p.engines(s)
+	if err != nil {
+		return err
 	}
-	if len(p.Threads) != len(p.Engines) {
-		return fmt.Errorf("plan: %d engines but %d thread counts", len(p.Engines), len(p.Threads))
-	}
-	if p.Poll < 0 || p.Poll > 100 {
-		return fmt.Errorf("plan: poll %d outside 0..100", p.Poll)
-	}
-	seen := map[string]bool{}
-	for i, name := range p.Engines {
-		e, _, err := s.Engine(name)
-		if err != nil {
-			return fmt.Errorf("plan: %w", err)
-		}
-		if seen[name] {
-			return fmt.Errorf("plan: engine %q listed twice", name)
-		}
-		seen[name] = true
+	for i, e := range engines {
+		name := e.Name
 		if p.Threads[i] < 1 || p.Threads[i] > e.Cores {
 			return fmt.Errorf("plan: engine %q: %d threads, but it has %d cores", name, p.Threads[i], e.Cores)
 		}
@@ -154,4 +141,47 @@ func (p Plan) String() string {
 		s += fmt.Sprint(t)
 	}
 	return s
+}
+
+// engines checks what every plan needs (engines, one thread count each,
+// a poll in 0..100, each engine on s and listed once) and returns the
+// engines in the plan's order.
+func (p Plan) engines(s *SoC) ([]*Engine, error) {
+	if len(p.Engines) == 0 {
+		return nil, fmt.Errorf("plan: no engines")
+	}
+	if len(p.Threads) != len(p.Engines) {
+		return nil, fmt.Errorf("plan: %d engines but %d thread counts", len(p.Engines), len(p.Threads))
+	}
+	if p.Poll < 0 || p.Poll > 100 {
+		return nil, fmt.Errorf("plan: poll %d outside 0..100", p.Poll)
+	}
+	seen := map[string]bool{}
+	out := make([]*Engine, len(p.Engines))
+	for i, name := range p.Engines {
+		e, _, err := s.Engine(name)
+		if err != nil {
+			return nil, fmt.Errorf("plan: %w", err)
+		}
+		if seen[name] {
+			return nil, fmt.Errorf("plan: engine %q listed twice", name)
+		}
+		seen[name] = true
+		out[i] = e
+	}
+	return out, nil
+}
+
+// Shares is each engine's share as tables print it, rounded to four places
+// and shown to three: "big 0.889 + little 0.111".
+func (p Plan) Shares() string {
+	parts := make([]string, len(p.Engines))
+	for i, e := range p.Engines {
+		f := 0.0
+		if i < len(p.Fracs) {
+			f = math.Round(p.Fracs[i]*1e4) / 1e4
+		}
+		parts[i] = fmt.Sprintf("%s %.3f", e, f)
+	}
+	return strings.Join(parts, " + ")
 }

@@ -61,32 +61,19 @@ func (p Plan) Busy(i int) int {
 }
 
 func (p Plan) validatePool(s *SoC) error {
-	if len(p.Engines) == 0 {
-		return fmt.Errorf("plan: no engines")
-	}
 	if len(p.Engines) > MaxPoolEngines {
 		return fmt.Errorf("plan: a pool over %d engines: at most %d", len(p.Engines), MaxPoolEngines)
-	}
-	if len(p.Threads) != len(p.Engines) {
-		return fmt.Errorf("plan: %d engines but %d thread counts", len(p.Engines), len(p.Threads))
 	}
 	if p.BusyCores != nil && len(p.BusyCores) != len(p.Engines) {
 		return fmt.Errorf("plan: %d engines but %d busy-core counts", len(p.Engines), len(p.BusyCores))
 	}
-	if p.Poll < 0 || p.Poll > 100 {
-		return fmt.Errorf("plan: poll %d outside 0..100", p.Poll)
+	engines, err := p.engines(s)
+	if err != nil {
+		return err
 	}
-	seen := map[string]bool{}
 	total := 0
-	for i, name := range p.Engines {
-		e, _, err := s.Engine(name)
-		if err != nil {
-			return fmt.Errorf("plan: %w", err)
-		}
-		if seen[name] {
-			return fmt.Errorf("plan: engine %q listed twice", name)
-		}
-		seen[name] = true
+	for i, e := range engines {
+		name := e.Name
 		if e.IsAccelerator() {
 			return fmt.Errorf("plan: engine %q (%s) cannot be in a pool: a ggml CPU thread pool runs on CPU clusters", name, e.Kind)
 		}

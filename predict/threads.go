@@ -140,13 +140,7 @@ func Threads(q ThreadsRequest) (*ThreadsSweep, error) {
 	return out, nil
 }
 
-func describeSplit(p model.Plan) string {
-	parts := make([]string, len(p.Engines))
-	for i, e := range p.Engines {
-		parts[i] = fmt.Sprintf("%s %.3f", e, p.Fracs[i])
-	}
-	return fmt.Sprintf("%s split %s", p.Mode, strings.Join(parts, " + "))
-}
+func describeSplit(p model.Plan) string { return fmt.Sprintf("%s split %s", p.Mode, p.Shares()) }
 
 // Flags is the llama.cpp command-line of a pool row: -t N and the
 // clusters its --cpu-mask must cover.

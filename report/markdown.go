@@ -270,12 +270,8 @@ func prediction(w io.Writer, p *predict.Prediction) {
 		fmt.Fprintf(w, "| plan | %s | t/s | gain | 90%% interval | verdict |\n|---|%s--:|--:|--:|---|\n", strings.Join(p.Engines, " share | ")+" share", strings.Repeat("--:|", len(p.Engines)))
 		fmt.Fprintf(w, "| native (%s only) |%s %.2f | – | – | – |\n", p.Engines[0], strings.Repeat(" – |", len(p.Engines)), p.Native.TPS)
 		for _, s := range p.Plans {
-			var fs []string
-			for _, f := range s.Plan.Fracs {
-				fs = append(fs, fmt.Sprintf("%.3f", frac(f)))
-			}
 			fmt.Fprintf(w, "| %s split, %s | %s | %.2f | %+.2f%% | [%+.1f, %+.1f]%% | %s |\n",
-				s.Plan.Mode, kindText(s.Kind), strings.Join(fs, " | "), s.TPS, s.GainPct, s.Interval.LoPct, s.Interval.HiPct, s.Verdict)
+				s.Plan.Mode, kindText(s.Kind), strings.Join(shareCells(s.Plan.Fracs), " | "), s.TPS, s.GainPct, s.Interval.LoPct, s.Interval.HiPct, s.Verdict)
 		}
 	}
 	fmt.Fprintf(w, "\n| why (share of wall time) | compute | DRAM | handoff | handoff s | DRAM util mean | peak |\n|---|--:|--:|--:|--:|--:|--:|\n")

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/blsim/blsim/model"
 	"github.com/blsim/blsim/predict"
 	"github.com/blsim/blsim/sim"
 )
@@ -106,14 +107,16 @@ func Why(p *predict.Prediction) string {
 
 // shares prints each engine's share: "big 0.700 + npu 0.300".
 func shares(names []string, fr []float64) string {
-	var b strings.Builder
-	for i, n := range names {
-		if i > 0 {
-			b.WriteString(" + ")
-		}
-		fmt.Fprintf(&b, "%s %.3f", n, frac(fr[i]))
+	return model.Plan{Engines: names, Fracs: fr}.Shares()
+}
+
+// shareCells are a plan's shares as table cells, to three places.
+func shareCells(fr []float64) []string {
+	cells := make([]string, len(fr))
+	for i, f := range fr {
+		cells[i] = fmt.Sprintf("%.3f", frac(f))
 	}
-	return b.String()
+	return cells
 }
 
 func tableN(w io.Writer, p *predict.Prediction) error {
@@ -128,12 +131,8 @@ func tableN(w io.Writer, p *predict.Prediction) error {
 	dash := strings.TrimSuffix(strings.Repeat("-\t", len(p.Engines)), "\t")
 	fmt.Fprintf(tw, "native (%s only)\t%s\t%.2f\t-\t-\t-\t\n", p.Engines[0], dash, p.Native.TPS)
 	for _, s := range p.Plans {
-		var fs []string
-		for _, f := range s.Plan.Fracs {
-			fs = append(fs, fmt.Sprintf("%.3f", frac(f)))
-		}
 		fmt.Fprintf(tw, "%s split, %s\t%s\t%.2f\t%+.2f%%\t[%+.1f, %+.1f]%%\t%s\t\n",
-			s.Plan.Mode, kindText(s.Kind), strings.Join(fs, "\t"), s.TPS, s.GainPct, s.Interval.LoPct, s.Interval.HiPct, s.Verdict)
+			s.Plan.Mode, kindText(s.Kind), strings.Join(shareCells(s.Plan.Fracs), "\t"), s.TPS, s.GainPct, s.Interval.LoPct, s.Interval.HiPct, s.Verdict)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
