@@ -47,25 +47,36 @@ func AdaptGrid(cfg *runner.Config, prior *model.SoC, ownMapping bool) {
 }
 
 // CheckHoldout makes sure, before anything runs, that the holdout patterns
-// (fit.HeldOut) split the grid: some points held out and some left to
-// fit. Points whose plan the knobs alone do not fix (it may depend on what
-// the command prints) count as fitted. The error quotes a point's label
-// when none matches.
+// (fit.HeldOut) split the grid: some tests held out and some left to fit.
+// Each point counts once per test it runs (runner.Config.PointRuns: a run
+// of llama-bench -p 64 -n 32 is a pp64 and a tg32 record), or once when
+// its tests are not known. Points whose plan the knobs alone do not fix
+// (it may depend on what the command prints) count as fitted. The error
+// quotes a test's label when none matches.
 func CheckHoldout(cfg runner.Config, patterns []string) error {
 	held, total := 0, 0
 	example := ""
 	for _, p := range cfg.Grid.Points() {
-		total++
+		runs := []*measure.Run{nil}
+		if rs := cfg.PointRuns(p); len(rs) > 0 {
+			runs = runs[:0]
+			for i := range rs {
+				runs = append(runs, &rs[i])
+			}
+		}
 		plan, err := cfg.Mapping.Plan(p, llamabench.Record{})
-		if err != nil {
-			continue
-		}
-		m := measure.Measurement{ID: p.ID, Plan: &plan, Knobs: p.Knobs, Run: cfg.PointRun(p)}
-		if example == "" {
-			example = m.Label()
-		}
-		if fit.HeldOut(&m, patterns) {
-			held++
+		for _, r := range runs {
+			total++
+			if err != nil {
+				continue
+			}
+			m := measure.Measurement{ID: p.ID, Plan: &plan, Knobs: p.Knobs, Run: r}
+			if example == "" {
+				example = m.Label()
+			}
+			if fit.HeldOut(&m, patterns) {
+				held++
+			}
 		}
 	}
 	switch {
@@ -76,7 +87,7 @@ func CheckHoldout(cfg runner.Config, patterns []string) error {
 		}
 		return fmt.Errorf("no point of the grid matches%s", hint)
 	case held == total:
-		return fmt.Errorf("every point of the grid matches: none is left to fit")
+		return fmt.Errorf("every test of the grid matches: none is left to fit")
 	}
 	return nil
 }

@@ -31,11 +31,31 @@ func TestCheckHoldout(t *testing.T) {
 	}
 	for _, tc := range []struct{ holdout, msg string }{
 		{"f=0.25", `no point of the grid matches (a point's label reads "token f=0.1 poll=50 t=4+4 pp512 ub=512")`},
-		{"token", "every point of the grid matches: none is left to fit"},
+		{"token", "every test of the grid matches: none is left to fit"},
 	} {
 		if err := CheckHoldout(cfg, []string{tc.holdout}); err == nil || err.Error() != tc.msg {
 			t.Errorf("%s: %v, want %q", tc.holdout, err, tc.msg)
 		}
+	}
+}
+
+// A run of several tests (pp, tg, pp+tg) counts once per test: holding out
+// its tg tests leaves its pp tests to fit.
+func TestCheckHoldoutTests(t *testing.T) {
+	g := runner.Grid{Command: []string{"llama-bench", "-p", "64", "-n", "32", "-pg", "64,32"},
+		Args: []runner.Axis{{Name: "-t", Values: []string{"1", "2"}}}}
+	if err := g.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	cfg := runner.Config{Grid: g, Mapping: runner.DefaultMapping()}
+	if err := CheckHoldout(cfg, []string{"tg32", "pp64+tg32"}); err != nil {
+		t.Errorf("tg held out: %v", err)
+	}
+	if err := CheckHoldout(cfg, []string{"tg32", "pp64+tg32", "pp64"}); err == nil || !strings.Contains(err.Error(), "every test") {
+		t.Errorf("every test held out: %v", err)
+	}
+	if err := CheckHoldout(cfg, []string{"tg128"}); err == nil || !strings.Contains(err.Error(), "no point") {
+		t.Errorf("no tg128 in the grid: %v", err)
 	}
 }
 

@@ -59,6 +59,18 @@ type Run struct {
 	GenTokens    int `json:"gen_tokens,omitempty"`
 }
 
+// Test names the run's test as llama-bench does: "pp512", "tg128",
+// "pp512+tg128".
+func (r Run) Test() string {
+	switch {
+	case r.GenTokens == 0:
+		return fmt.Sprintf("pp%d", r.PromptTokens)
+	case r.PromptTokens == 0:
+		return fmt.Sprintf("tg%d", r.GenTokens)
+	}
+	return fmt.Sprintf("pp%d+tg%d", r.PromptTokens, r.GenTokens)
+}
+
 // Host is where a measurement ran.
 type Host struct {
 	Name      string            `json:"name,omitempty"`
@@ -226,8 +238,8 @@ func (m *Measurement) Validate() error {
 	if err := m.CheckRange(); err != nil {
 		return err
 	}
-	if r := m.Run; r != nil && (r.PromptTokens < 0 || r.Ubatch < 0 || r.Depth < 0 || r.GenTokens < 0 || r.PromptTokens > 0 && r.Ubatch == 0) {
-		return fmt.Errorf("run %+v: counts must not be negative and a prompt needs a ubatch", *r)
+	if r := m.Run; r != nil && (r.PromptTokens < 0 || r.Ubatch < 0 || r.Depth < 0 || r.GenTokens < 0 || r.PromptTokens > 0 && r.Ubatch == 0 || r.PromptTokens == 0 && r.GenTokens == 0) {
+		return fmt.Errorf("run %+v: counts must not be negative, a prompt needs a ubatch and a test a prompt or generated tokens", *r)
 	}
 	if m.Plan != nil && len(m.Plan.Threads) != len(m.Plan.Engines) {
 		return fmt.Errorf("plan has %d engines but %d thread counts", len(m.Plan.Engines), len(m.Plan.Threads))
@@ -257,12 +269,13 @@ func (m *Measurement) Label() string {
 	}
 	if r := m.Run; r != nil {
 		// A record that says its test: the threads and the test too, so
-		// that --holdout can name "t=2", "pp256" or "ub=512".
+		// that --holdout can name "t=2", "pp256", "tg32", "pp64+tg32" or
+		// "ub=512".
 		t := make([]string, len(p.Threads))
 		for i, n := range p.Threads {
 			t[i] = fmt.Sprint(n)
 		}
-		label += fmt.Sprintf(" t=%s pp%d ub=%d", strings.Join(t, "+"), r.PromptTokens, r.Ubatch)
+		label += fmt.Sprintf(" t=%s %s ub=%d", strings.Join(t, "+"), r.Test(), r.Ubatch)
 		if r.Depth > 0 {
 			label += fmt.Sprintf(" d=%d", r.Depth)
 		}

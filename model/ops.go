@@ -168,6 +168,16 @@ func (w *Workload) graph(n, start int, logits, decode bool) []Op {
 			}
 			matmul(l, "ssm_out", "attention", la.OutProjIn, d, bpw.Attention)
 		}
+		if l == m.Layers-1 && !decode {
+			// llama.cpp keeps only the tokens whose output is asked for
+			// after the last layer's attention (ggml_get_rows with
+			// inp_out_ids): its FFN runs for the prompt's last token in the
+			// last ubatch, and for none in the others.
+			if !logits {
+				break
+			}
+			n, nf = 1, 1
+		}
 		scalar(l, "ffn_norm", 8*float64(d), 12*float64(d))
 		e := m.MoE
 		if l < e.DenseLayers {

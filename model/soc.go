@@ -101,6 +101,14 @@ type Engine struct {
 	// ExpertTokenTile is the same for MUL_MAT_ID: ggml's repacked-weights
 	// path runs a gemv per routed token (1); the generic path tiles by 16.
 	ExpertTokenTile int `yaml:"expert_token_tile"`
+	// GemvEfficiency is the share of the kernel rate a thread reaches on a
+	// weight walk for one token (a gemv: token generation's graphs, or an
+	// expert with one routed token): each weight is loaded for one
+	// multiply-add, where a gemm tile reuses it for token_tile tokens. A
+	// walk's load cost is amortised over its tokens, so between 1 and
+	// token_tile tokens the rate rises to the full one (WalkEfficiency).
+	// Zero (or absent) means 1: the kernel rate at any tile.
+	GemvEfficiency float64 `yaml:"gemv_efficiency,omitempty"`
 	// MemComputeOverlap is the fraction of a burst's compute that overlaps
 	// its memory-heavy phase (0: load then compute; 1: fully pipelined).
 	MemComputeOverlap float64 `yaml:"mem_compute_overlap"`
@@ -338,6 +346,21 @@ func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
 // class class, in giga-operations per second.
 func (e *Engine) MatmulGOPS(class string, threads int) float64 {
 	return e.KernelOpsPerCycle[class] * e.ClockGHz * e.ThreadRate(threads)
+}
+
+// WalkEfficiency is the share of the kernel rate a weight walk for tokens
+// tokens reaches: GemvEfficiency g for one token, 1 from token_tile
+// tokens on. Each walk costs its tokens' multiply-adds plus a load cost
+// amortised over them: at n tokens the time per token is 1 + (1/g - 1) *
+// (T/n - 1)/(T - 1) times a full tile's (T the token tile), which is 1/g
+// at n = 1 and 1 at n = T.
+func (e *Engine) WalkEfficiency(tokens float64) float64 {
+	g, t := e.GemvEfficiency, float64(max(e.TokenTile, 2))
+	if g <= 0 || g >= 1 || tokens >= t {
+		return 1
+	}
+	n := math.Max(tokens, 1)
+	return 1 / (1 + (1/g-1)*(t/n-1)/(t-1))
 }
 
 // BandwidthGBs is the most DRAM bandwidth the engine pulls alone with

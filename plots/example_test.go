@@ -42,6 +42,6 @@ func ExampleSplitCurve() {
 	// native (big only)
 	// token split
 	// expert split
-	// best token split 0.111: +0.64% [-0.3, +0.8]% PARITY
-	// best expert split 0.112: +0.53% [-0.3, +0.7]% PARITY
+	// best token split 0.112: +0.68% [-0.2, +0.9]% PARITY
+	// best expert split 0.113: +0.58% [-0.3, +0.7]% PARITY
 }

@@ -36,8 +36,8 @@ func ExampleRun() {
 	fmt.Println("verdict:", b.Verdict)
 	// Output:
 	// native: 26.26 t/s
-	// requested: token split, little 0.120: 26.20 t/s, -0.22%
-	// best: token split, little 0.111: 26.43 t/s
-	// gain: +0.64%, 90% interval [-0.3, +0.8]%
+	// requested: token split, little 0.120: 26.25 t/s, -0.04%
+	// best: token split, little 0.112: 26.44 t/s
+	// gain: +0.68%, 90% interval [-0.2, +0.9]%
 	// verdict: PARITY
 }

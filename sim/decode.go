@@ -220,12 +220,23 @@ func (r *runner) barrier(op *model.Op) {
 
 // launch charges a token graph's launch: the host's work between two
 // graphs, as long as a backend-scheduler split's gap, and the main pool's
-// wake after it.
+// wake after it (mainWakeUS).
 func (r *runner) launch() {
 	h := &r.soc.Handoff
-	dt := (h.GraphSplitGapUS + h.WakeUS(h.GraphSplitGapUS, r.plan.Poll)) * 1e-6
+	dt := (h.GraphSplitGapUS + r.mainWakeUS(h.GraphSplitGapUS)) * 1e-6
 	r.span(0, "graph_launch", Handoff, r.t, r.t+dt)
 	r.overhead(dt)
+}
+
+// mainWakeUS is the main pool's wake after the host idled it for idleUS
+// (model.Handoff.WakeUS at the plan's poll), in microseconds; 0 for a pool
+// of one thread, which has no worker to wake: the calling thread computes
+// the graph itself, whatever the poll.
+func (r *runner) mainWakeUS(idleUS float64) float64 {
+	if r.plan.Threads[0] < 2 && r.poolN < 2 {
+		return 0
+	}
+	return r.soc.Handoff.WakeUS(idleUS, r.plan.Poll)
 }
 
 // overhead adds dt of the main pool's fixed per-token cost.

@@ -363,7 +363,8 @@ func TestDecodeOverheads(t *testing.T) {
 		want float64 // per token
 	}{
 		{"4 threads", native(50), launch + float64(ops-1)*h.SpinWakeUS*1e-6},
-		{"1 thread", model.NewNative("big", 1, 50), launch},
+		// One thread has no worker to wake: the graph's gap alone.
+		{"1 thread", model.NewNative("big", 1, 50), h.GraphSplitGapUS * 1e-6},
 		// A split op ends at the pools' join instead.
 		{"expert split", expertSplit(0.3, 50), launch + float64(ops-1-3*w.Model.Layers)*h.SpinWakeUS*1e-6},
 		// A pool meets at a barrier after every op, whatever engines its

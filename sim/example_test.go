@@ -51,8 +51,8 @@ func ExampleBest() {
 	fmt.Printf("best little share: %.3f\n", best.Fracs[1])
 	fmt.Printf("%.2f t/s against native's %.2f (%+.2f%%)\n", r.TPS, native.TPS, 100*(r.TPS/native.TPS-1))
 	// Output:
-	// best little share: 0.111
-	// 26.43 t/s against native's 26.26 (+0.64%)
+	// best little share: 0.112
+	// 26.44 t/s against native's 26.26 (+0.68%)
 }
 
 // Share the seed's routed-expert tokens over the RK3588's big cores and
@@ -80,8 +80,8 @@ func ExampleBestN() {
 	}
 	fmt.Printf("%.1f t/s against native's %.1f (%+.0f%%)\n", r.TPS, native.TPS, 100*(r.TPS/native.TPS-1))
 	// Output:
-	// big: 0.24
-	// npu: 0.76
+	// big: 0.23
+	// npu: 0.77
 	// 30.7 t/s against native's 26.3 (+17%)
 }
 
@@ -103,7 +103,7 @@ func ExampleRun_decode() {
 		log.Fatal(err)
 	}
 	fmt.Printf("tg128: %.2f t/s, %.0f%% of the time DRAM-bound\n", r.TPS, 100*r.Bound.DRAM)
-	// Output: tg128: 5.53 t/s, 75% of the time DRAM-bound
+	// Output: tg128: 5.51 t/s, 75% of the time DRAM-bound
 }
 
 // ExampleRun_pool predicts stock llama.cpp's default -t 8 on the RK3588:
@@ -131,6 +131,6 @@ func ExampleRun_pool() {
 	fmt.Printf("-t 4: %.2f t/s, -t 8: %.2f t/s (%.2fx)\n", t4.TPS, t8.TPS, t8.TPS/t4.TPS)
 	fmt.Printf("%d of %d ops in fixed slices\n", t8.Pool.StaticOps, t8.Pool.Ops)
 	// Output:
-	// -t 4: 26.26 t/s, -t 8: 22.62 t/s (0.86x)
-	// 270 of 441 ops in fixed slices
+	// -t 4: 26.26 t/s, -t 8: 22.88 t/s (0.87x)
+	// 272 of 441 ops in fixed slices
 }

@@ -620,12 +620,17 @@ func TestFutexWakeWhenSecondPoolIdles(t *testing.T) {
 				if ops != 3*layers {
 					t.Fatalf("%g split ops, want %g", ops, 3*layers)
 				}
+				// The last layer's FFN runs for the prompt's last token
+				// only: its split ops follow each other closely enough for
+				// the little to be still spinning, so up to that layer's
+				// share of nf may be spin wakes instead.
 				nf := []float64{tc.futexLo, tc.futexHi}[k]
-				want := nf*futex + (ops-nf)*spin
+				slack := nf / layers
 				hs[k] = r.Engines[1].HandoffS
-				if relDiff(hs[k], want) > 1e-9 {
-					t.Errorf("poll %d: little handoff %.6g s = %.2f futex wakes, want %g (%.6g s)",
-						poll, hs[k], (hs[k]-ops*spin)/(futex-spin), nf, want)
+				wakes := (hs[k] - ops*spin) / (futex - spin)
+				if math.Abs(wakes-math.Round(wakes)) > 1e-6 || wakes > nf+1e-6 || wakes < nf-slack-1e-6 {
+					t.Errorf("poll %d: little handoff %.6g s = %.2f futex wakes, want %g to %g",
+						poll, hs[k], wakes, nf-slack, nf)
 				}
 			}
 			if tc.futexLo > tc.futexHi && !(hs[0] > hs[1]) {

@@ -182,7 +182,7 @@ func (r *runner) graphSplits(last *model.Op) {
 	if n <= 0 {
 		return
 	}
-	dt := float64(n) * (h.GraphSplitGapUS + h.WakeUS(h.GraphSplitGapUS, r.plan.Poll)) * 1e-6
+	dt := float64(n) * (h.GraphSplitGapUS + r.mainWakeUS(h.GraphSplitGapUS)) * 1e-6
 	r.span(0, "graph_split", Handoff, r.t, r.t+dt)
 	r.res.Bound.Handoff += dt
 	r.res.Split.GraphSplitS += dt
@@ -280,7 +280,7 @@ func (r *runner) partFor(op *model.Op, i int, frac, lo, hi float64, sharedBy int
 	var gops float64
 	switch op.Kind {
 	case model.Matmul:
-		gops = r.matmulGOPS(i, op.Class)
+		gops = r.matmulGOPS(i, op.Class) * e.WalkEfficiency(float64(op.Tokens))
 		passes := 1.0
 		if op.WeightBytes/float64(slice) > cache {
 			passes = math.Ceil(float64(op.Tokens) / float64(e.TokenTile))
@@ -296,6 +296,12 @@ func (r *runner) partFor(op *model.Op, i int, frac, lo, hi float64, sharedBy int
 			n = float64(op.Tokens)
 		}
 		st := r.expertStats(n, lo, hi, e.ExpertTokenTile)
+		if st.Touched > 0 {
+			// The tokens one walk over an expert's weights serves: those
+			// routed to it, at most the kernel's tile (1 for a gemv per
+			// routed token).
+			gops *= e.WalkEfficiency(math.Min(st.Assignments/st.Touched, float64(e.ExpertTokenTile)))
+		}
 		walks := st.Touched
 		if op.ExpertBytes/float64(slice) > cache {
 			walks = st.Tiles

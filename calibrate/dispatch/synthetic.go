@@ -65,11 +65,16 @@ func ScaleToLLC(w *model.Workload, llcBytes, maxBytes int64) int {
 // LayerBytes returns the routed-expert weight bytes of one MoE layer of w and
 // all the weight bytes of one such layer.
 func LayerBytes(w *model.Workload) (expert, all int64) {
+	// The first of two layers: the last one's FFN runs only for the tokens
+	// whose output is asked for.
 	one := *w
-	one.Model.Layers = 1
+	one.Model.Layers = 2
 	one.Model.MoE.DenseLayers = 0
 	one.Run.PromptTokens = one.Run.Ubatch + 1 // keep the output head out
 	for _, o := range one.Ops(0) {
+		if o.Layer != 0 {
+			continue
+		}
 		switch o.Kind {
 		case model.ExpertMatmul:
 			expert += int64(o.WeightBytes)

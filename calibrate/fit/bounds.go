@@ -55,6 +55,9 @@ func boundFor(prior *model.SoC, path string, v float64) lm.Bound {
 		return lm.Bound{Lower: math.Max(1e-6*math.Abs(v), model.BandwidthRange.Min), Upper: math.Max(up, v)}
 	case hasSuffix(path, "mem_compute_overlap"), hasSuffix(path, "cache_usable_frac"), hasSuffix(path, "moe_efficiency"):
 		return lm.Bound{Lower: 0, Upper: 1}
+	case hasSuffix(path, "gemv_efficiency"):
+		// Zero means "not set" (1): keep the fit above it.
+		return lm.Bound{Lower: 0.02, Upper: 1}
 	case isKernelRate(path):
 		return lm.Bound{Lower: math.Max(1e-6*math.Abs(v), model.KernelRateRange.Min), Upper: model.KernelRateRange.Max} // a fitted profile must load
 	case hasSuffix(path, "forfeit_pct"):

@@ -60,6 +60,6 @@ func ExampleFit() {
 	fmt.Printf("MAPE %.2f%% over %d runs\n", r.MAPE, len(r.Residuals))
 	// Output:
 	// engines.little.kernel_ops_per_cycle.q4: prior 9, true 7, fitted 7.17 ± 0.39 (identified)
-	// engines.little.bandwidth_max_gb_s: prior 10.5, true 7.5, fitted 7.65 ± 0.26 (identified)
-	// MAPE 0.47% over 8 runs
+	// engines.little.bandwidth_max_gb_s: prior 10.5, true 7.5, fitted 7.66 ± 0.27 (identified)
+	// MAPE 0.48% over 8 runs
 }

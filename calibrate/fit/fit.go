@@ -56,6 +56,13 @@ func Fit(prior *model.SoC, ms []measure.Measurement, o Options) (*Result, error)
 		return nil, ErrNoThroughput
 	}
 	kernels := o.Kernels.resolve(obs)
+	var notes []string
+	if kernels == KernelsForeign {
+		var note string
+		if prior, note = stockGraph(prior, obs); note != "" {
+			notes = append(notes, note)
+		}
+	}
 	if o.Free == nil && kernels == KernelsForeign {
 		free = ForeignFree(prior, obs, pred)
 	}
@@ -71,6 +78,9 @@ func Fit(prior *model.SoC, ms []measure.Measurement, o Options) (*Result, error)
 		v, err := prior.Get(path)
 		if err != nil {
 			return nil, fmt.Errorf("fit: %w", err)
+		}
+		if v == 0 && hasSuffix(path, "gemv_efficiency") {
+			v = 1 // unset: the kernel rate at any tile
 		}
 		sigma := prior.Uncertainty[path]
 		from[i] = PriorProfile
@@ -209,10 +219,33 @@ func Fit(prior *model.SoC, ms []measure.Measurement, o Options) (*Result, error)
 	for i := range r.Residuals {
 		r.Residuals[i].InFit = true
 	}
-	r.Notes = capNotes(out, r.Params)
+	r.Notes = append(notes, capNotes(out, r.Params)...)
 	runs := fittedRuns(ms, obs)
 	out.Provenance = &model.Provenance{Source: "fit", Runs: len(runs), Residual: r.RMSPct, FittedRuns: runs}
 	return r, nil
+}
+
+// stockGraph returns the prior a benchmark of stock llama.cpp is fitted
+// from: when no throughput splits an op between engines, the benchmark
+// is taken for llama.cpp's own CPU backend, whose graph is one backend
+// split (its threads meet at spinning barriers between ops and wait for
+// the next graph only between graphs), so a prior's graph splits per
+// layer (the built-in dispatcher's fork-join per op, or a fork's backend
+// splits) are set to none, with a note. It returns prior itself when that
+// changes nothing.
+func stockGraph(prior *model.SoC, obs []measure.Measurement) (*model.SoC, string) {
+	if prior.Handoff.GraphSplitsPerLayer == 0 {
+		return prior, ""
+	}
+	for _, m := range obs {
+		if m.Plan != nil && (m.Plan.Mode == model.TokenSplit || m.Plan.Mode == model.ExpertSplit) {
+			return prior, ""
+		}
+	}
+	s := prior.Clone()
+	was := s.Handoff.GraphSplitsPerLayer
+	s.Handoff.GraphSplitsPerLayer, s.Handoff.SplitAbsorbsGraphSplits = 0, 0
+	return s, fmt.Sprintf("no run splits an op between engines, so the benchmark is taken for stock llama.cpp, whose CPU graph is one backend split: handoff.graph_splits_per_layer %d of the prior (its own dispatcher's) set to 0", was)
 }
 
 // capNotes explains an unidentified sustained DRAM bandwidth that no run

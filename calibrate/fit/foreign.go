@@ -122,12 +122,40 @@ func ForeignFree(s *model.SoC, obs []measure.Measurement, p *Predictor) []string
 		if w.both && !e.IsAccelerator() {
 			out = append(out, pre+"moe_efficiency")
 		}
+		if !e.IsAccelerator() && shortWalks(&e, obs, p) {
+			out = append(out, pre+"gemv_efficiency")
+		}
 		out = append(out, pre+"bandwidth_max_gb_s", pre+"mem_compute_overlap")
 		if e.BandwidthPerThreadGBs > 0 && fewerThreads[e.Name] {
 			out = append(out, pre+"bandwidth_per_thread_gb_s")
 		}
 	}
 	return append(out, "dram.sustained_gb_s", "handoff.futex_wake_us", "handoff.sleep_exit_us", "handoff.spin_wake_us")
+}
+
+// shortWalks says whether some throughput walks weights for fewer tokens
+// than e's token tile, where gemv_efficiency acts: a generated token, a
+// ubatch shorter than the tile, or experts routed fewer tokens a ubatch
+// (ubatch x top-k / experts) than the tile. Two such regimes, or one
+// beside full tiles, tell the load cost from the kernel rate.
+func shortWalks(e *model.Engine, obs []measure.Measurement, p *Predictor) bool {
+	tile := float64(max(e.TokenTile, 2))
+	for i := range obs {
+		w, err := p.Workload(&obs[i])
+		if err != nil {
+			continue
+		}
+		run := WithRun(w, obs[i].Run).Run
+		moe := w.Model.MoE
+		perExpert := math.Inf(1)
+		if moe.Experts > 0 && moe.TopK > 0 {
+			perExpert = float64(min(run.Ubatch, max(run.PromptTokens, 1))*moe.TopK) / float64(moe.Experts)
+		}
+		if run.GenTokens > 0 || run.PromptTokens > 0 && (float64(min(run.Ubatch, run.PromptTokens)) < tile || perExpert < tile) {
+			return true
+		}
+	}
+	return false
 }
 
 // scalarClass is the key of the scalar ops in a mix.

@@ -99,17 +99,22 @@ func (p *Predictor) Simulate(soc *model.SoC, m *measure.Measurement) (*sim.Resul
 }
 
 // WithRun returns w with a record's test applied (its prompt length,
-// ubatch and depth): w itself when r is nil or matches, else a copy.
+// ubatch, depth and generated tokens: pp, tg or pp+tg): w itself when r is
+// nil or matches, else a copy. A tg test keeps the workload's ubatch,
+// which one-token graphs do not use.
 func WithRun(w *model.Workload, r *measure.Run) *model.Workload {
-	if r == nil || r.PromptTokens <= 0 {
+	if r == nil || r.PromptTokens <= 0 && r.GenTokens <= 0 {
 		return w
 	}
-	ub := min(max(r.Ubatch, 1), r.PromptTokens)
-	if w.Run.PromptTokens == r.PromptTokens && w.Run.Ubatch == ub && w.Run.Depth == r.Depth {
+	ub := w.Run.Ubatch
+	if r.PromptTokens > 0 {
+		ub = min(max(r.Ubatch, 1), r.PromptTokens)
+	}
+	if w.Run.PromptTokens == r.PromptTokens && w.Run.Ubatch == ub && w.Run.Depth == r.Depth && w.Run.GenTokens == r.GenTokens {
 		return w
 	}
 	c := *w
-	c.Run.PromptTokens, c.Run.Ubatch, c.Run.Depth = r.PromptTokens, ub, r.Depth
+	c.Run.PromptTokens, c.Run.Ubatch, c.Run.Depth, c.Run.GenTokens = r.PromptTokens, ub, r.Depth, r.GenTokens
 	return &c
 }
 

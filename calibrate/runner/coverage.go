@@ -71,20 +71,64 @@ func (c Config) Gaps() []string {
 	return gaps
 }
 
-// PointRun is the test a point asks for when its knobs or the command
-// name one prompt length (and at most one ubatch: llama-bench's 512 when
-// none), as a record of it will say; nil when that is not known before
-// the run.
-func (c Config) PointRun(p Point) *measure.Run {
-	pp, ok := c.givenInts(p, "-p", "--n-prompt")
-	if !ok || len(pp) != 1 || pp[0] <= 0 {
+// PointRuns are the tests a point asks for, as its records will say
+// them: a pp test for each prompt length its knobs or the command give
+// (-p), a tg test for each -n and a pp+tg test for each -pg pair, each pp
+// at each ubatch (-ub; llama-bench's 512 when none). Nil when the point
+// names no test (a fork's may not be known before it runs). Only the
+// counts given are taken: llama-bench's default -n 128 is not assumed.
+func (c Config) PointRuns(p Point) []measure.Run {
+	pps, okp := c.givenInts(p, "-p", "--n-prompt")
+	tgs, okn := c.givenInts(p, "-n", "--n-gen")
+	pgs, okpg := c.givenValues(p, "-pg")
+	if !okp && !okn && !okpg {
 		return nil
 	}
-	ub := c.intValues(p, "-ub", "--ubatch-size")
-	if len(ub) != 1 || ub[0] <= 0 {
-		return nil
+	var out []measure.Run
+	ubs := c.intValues(p, "-ub", "--ubatch-size")
+	prompt := func(pp, gen int) {
+		for _, ub := range ubs {
+			if ub > 0 {
+				out = append(out, measure.Run{PromptTokens: pp, Ubatch: min(ub, pp), GenTokens: gen})
+			}
+		}
 	}
-	return &measure.Run{PromptTokens: pp[0], Ubatch: min(ub[0], pp[0])}
+	for _, pp := range pps {
+		if pp > 0 {
+			prompt(pp, 0)
+		}
+	}
+	for _, n := range tgs {
+		if n > 0 {
+			out = append(out, measure.Run{Ubatch: ubs[0], GenTokens: n})
+		}
+	}
+	for _, v := range pgs {
+		var pp, gen int
+		if _, err := fmt.Sscanf(v, "%d,%d", &pp, &gen); err == nil && pp > 0 && gen > 0 {
+			prompt(pp, gen)
+		}
+	}
+	return out
+}
+
+// givenValues are the values of a flag that takes a pair (-pg 64,32):
+// the point's knob, else every occurrence in the command; ok is false when
+// neither gives it.
+func (c Config) givenValues(p Point, name string) ([]string, bool) {
+	if v, ok := p.Knobs[name]; ok {
+		return []string{strings.TrimSpace(v)}, true
+	}
+	var out []string
+	cmd := c.Grid.Command
+	for i, a := range cmd {
+		if a == name && i+1 < len(cmd) {
+			out = append(out, cmd[i+1])
+		} else if v, ok := strings.CutPrefix(a, name+"="); ok {
+			out = append(out, v)
+		}
+	}
+	return out, len(out) > 0
 }
 
 // givenInts is intValues without the default: ok is false when neither the

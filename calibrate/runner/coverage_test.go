@@ -37,6 +37,11 @@ func TestMismatch(t *testing.T) {
 		{"ignored", ignore, knobs(), llamabench.Record{NThreads: 99}, split, ""},
 		{"no count printed", big, knobs(), llamabench.Record{}, split, ""},
 		{"another prompt", DefaultMapping(), knobs("-p", "512"), llamabench.Record{NThreads: 4, NPrompt: 64}, native, "pp64, but -p=512"},
+		{"-p with its tg record", DefaultMapping(), knobs("-p", "512"), llamabench.Record{NThreads: 4, NGen: 32}, native, ""},
+		{"another tg", DefaultMapping(), knobs("-n", "32"), llamabench.Record{NThreads: 4, NGen: 128}, native, "tg128, but -n=32"},
+		{"-n with its pp record", DefaultMapping(), knobs("-n", "32"), llamabench.Record{NThreads: 4, NPrompt: 512}, native, ""},
+		{"the pp+tg asked", DefaultMapping(), knobs("-pg", "64,32"), llamabench.Record{NThreads: 4, NPrompt: 64, NGen: 32}, native, ""},
+		{"another pp+tg", DefaultMapping(), knobs("-pg", "64,32"), llamabench.Record{NThreads: 4, NPrompt: 512, NGen: 32}, native, "pp512+tg32, but -pg=64,32"},
 		{"another ubatch", DefaultMapping(), knobs("-ub", "64"), llamabench.Record{NThreads: 4, NPrompt: 64, NUbatch: 512}, native, "ubatch is 512, but -ub=64"},
 		{"another model", DefaultMapping(), knobs("-m", "/m/a.gguf"), llamabench.Record{NThreads: 4, ModelFilename: "/x/b.gguf"}, native, "model is /x/b.gguf"},
 		{"the same model elsewhere", DefaultMapping(), knobs("-m", "/m/a.gguf"), llamabench.Record{NThreads: 4, ModelFilename: "a.gguf"}, native, ""},
@@ -108,20 +113,25 @@ func TestGaps(t *testing.T) {
 	}
 }
 
-func TestPointRun(t *testing.T) {
-	c := Config{Grid: Grid{Command: []string{"llama-bench", "-p", "256"}}}
-	if r := c.PointRun(knobs("-ub", "64")); r == nil || *r != (measure.Run{PromptTokens: 256, Ubatch: 64}) {
-		t.Errorf("PointRun = %+v", r)
-	}
-	if r := c.PointRun(knobs()); r == nil || r.Ubatch != 256 {
-		t.Errorf("default ubatch: %+v (512, capped by the prompt)", r)
-	}
-	c.Grid.Command = []string{"llama-bench", "-p", "64,256"}
-	if r := c.PointRun(knobs()); r != nil {
-		t.Errorf("a list of prompts is not one run: %+v", r)
-	}
-	c.Grid.Command = []string{"my-fork"}
-	if r := c.PointRun(knobs()); r != nil {
-		t.Errorf("unknown prompt: %+v", r)
+func TestPointRuns(t *testing.T) {
+	for _, tc := range []struct {
+		cmd  []string
+		p    Point
+		want []measure.Run
+	}{
+		{[]string{"llama-bench", "-p", "256"}, knobs("-ub", "64"), []measure.Run{{PromptTokens: 256, Ubatch: 64}}},
+		{[]string{"llama-bench", "-p", "256"}, knobs(), []measure.Run{{PromptTokens: 256, Ubatch: 256}}}, // 512, capped by the prompt
+		{[]string{"llama-bench", "-p", "64,256"}, knobs("-ub", "64"), []measure.Run{{PromptTokens: 64, Ubatch: 64}, {PromptTokens: 256, Ubatch: 64}}},
+		{[]string{"llama-bench", "-p", "0", "-n", "32"}, knobs(), []measure.Run{{Ubatch: 512, GenTokens: 32}}},
+		{[]string{"llama-bench", "-p", "64", "-n", "32", "-pg", "64,32"}, knobs("-ub", "16"),
+			[]measure.Run{{PromptTokens: 64, Ubatch: 16}, {Ubatch: 16, GenTokens: 32}, {PromptTokens: 64, Ubatch: 16, GenTokens: 32}}},
+		{[]string{"llama-bench", "-p", "64"}, knobs("-n", "8,16"), []measure.Run{{PromptTokens: 64, Ubatch: 64}, {Ubatch: 512, GenTokens: 8}, {Ubatch: 512, GenTokens: 16}}},
+		{[]string{"llama-bench", "-pg=128,16"}, knobs(), []measure.Run{{PromptTokens: 128, Ubatch: 128, GenTokens: 16}}},
+		{[]string{"my-fork"}, knobs(), nil}, // its tests are not known
+	} {
+		c := Config{Grid: Grid{Command: tc.cmd}}
+		if got := c.PointRuns(tc.p); !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("%v %v: PointRuns = %+v, want %+v", tc.cmd, tc.p.Knobs, got, tc.want)
+		}
 	}
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/blsim/blsim/calibrate/llamabench"
 	"github.com/blsim/blsim/internal/readfile"
+	"github.com/blsim/blsim/measure"
 	"github.com/blsim/blsim/model"
 	"go.yaml.in/yaml/v3"
 )
@@ -378,8 +379,24 @@ func (m Mapping) Mismatch(p Point, rec llamabench.Record, plan model.Plan) strin
 		}
 		return "", 0, false
 	}
-	if name, n, ok := intKnob("-p", "--n-prompt"); ok && rec.NPrompt != n {
-		return fmt.Sprintf("the record's test is pp%d, but %s=%d asked for pp%d", rec.NPrompt, name, n, n)
+	// llama-bench runs a pp test for -p and a tg test for -n, each its
+	// own record (the other count 0), and pp+tg for -pg.
+	test := measure.Run{PromptTokens: rec.NPrompt, GenTokens: rec.NGen}.Test()
+	if name, n, ok := intKnob("-p", "--n-prompt"); ok && rec.NGen == 0 && rec.NPrompt != n {
+		return fmt.Sprintf("the record's test is %s, but %s=%d asked for pp%d", test, name, n, n)
+	}
+	if name, n, ok := intKnob("-n", "--n-gen"); ok && rec.NPrompt == 0 && rec.NGen != n {
+		return fmt.Sprintf("the record's test is %s, but %s=%d asked for tg%d", test, name, n, n)
+	}
+	for _, name := range []string{"-pg"} {
+		v, ok := p.Knobs[name]
+		if !ok || rec.NPrompt == 0 || rec.NGen == 0 {
+			continue
+		}
+		var pn, gn int
+		if _, err := fmt.Sscanf(strings.TrimSpace(v), "%d,%d", &pn, &gn); err == nil && (rec.NPrompt != pn || rec.NGen != gn) {
+			return fmt.Sprintf("the record's test is %s, but %s=%s asked for pp%d+tg%d", test, name, v, pn, gn)
+		}
 	}
 	if name, n, ok := intKnob("-ub", "--ubatch-size"); ok && rec.NUbatch > 0 && rec.NUbatch != n {
 		return fmt.Sprintf("the record's ubatch is %d, but %s=%d asked for %d", rec.NUbatch, name, n, n)

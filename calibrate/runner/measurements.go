@@ -9,8 +9,8 @@ import (
 	"github.com/blsim/blsim/measure"
 )
 
-// measurements turns one execution into measurements: one per
-// prompt-processing record, or one recording the failure. retry says
+// measurements turns one execution into measurements: one per test record
+// (pp, tg or pp+tg), or one recording the failure. retry says
 // whether another attempt might do better: not when the run succeeded, the
 // command cannot be started, or its knobs make no plan.
 func (r *runner) measurements(p Point, res *result) (ms []measure.Measurement, retry bool) {
@@ -63,7 +63,7 @@ func (r *runner) measurements(p Point, res *result) (ms []measure.Measurement, r
 	recs, errs := llamabench.Parse(bytes.NewReader(res.stdout), "stdout", r.cfg.Format)
 	var pp []llamabench.Record
 	for _, rec := range recs {
-		if rec.NPrompt > 0 && rec.NGen == 0 {
+		if rec.NPrompt > 0 || rec.NGen > 0 {
 			pp = append(pp, rec)
 		}
 	}
@@ -77,7 +77,7 @@ func (r *runner) measurements(p Point, res *result) (ms []measure.Measurement, r
 		}
 		return fail(statusFailed, msg)
 	case len(pp) == 0:
-		return fail(statusFailed, fmt.Sprintf("no prompt-processing test in the output: %d records, none with n_prompt > 0 and n_gen = 0", len(recs)))
+		return fail(statusFailed, fmt.Sprintf("no test in the output: %d records, none with n_prompt or n_gen above 0", len(recs)))
 	}
 	out := make([]measure.Measurement, 0, len(pp))
 	for i, rec := range pp {
@@ -95,7 +95,7 @@ func (r *runner) measurements(p Point, res *result) (ms []measure.Measurement, r
 		}
 		m.Status = statusOK
 		m.Run = &measure.Run{PromptTokens: rec.NPrompt, Ubatch: rec.NUbatch, Depth: rec.NDepth, GenTokens: rec.NGen}
-		if m.Run.Ubatch <= 0 {
+		if m.Run.Ubatch <= 0 && rec.NPrompt > 0 {
 			m.Run.Ubatch = min(max(rec.NBatch, 1), rec.NPrompt)
 			if rec.NBatch <= 0 {
 				m.Run.Ubatch = min(512, rec.NPrompt) // llama-bench's default -ub

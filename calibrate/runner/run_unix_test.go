@@ -42,6 +42,7 @@ hang) sleep 30 & echo $! > "$PIDFILE"; wait ;;
 garbage) echo "Segmentation fault? no: just garbage"; echo "%%%%" ;;
 empty) ;;
 tgonly) rec 0 128 5.5 ;;
+notest) rec 0 0 5.5 ;;
 multi) rec 512 0 26.5; rec 0 128 5.5; rec 128 0 30.25 ;;
 md) printf '| model | threads | test | t/s |\n| --- | ---: | ---: | ---: |\n| qwen | 4 | pp512 | 26.26 ± 0.12 |\n\nbuild: 0104b151 (7950)\n' ;;
 flaky) if [ ! -f "$STATE" ]; then : > "$STATE"; exit 1; fi; rec 512 0 25 ;;
@@ -219,7 +220,7 @@ func TestRunFaults(t *testing.T) {
 	cfg := Config{
 		Grid: Grid{
 			Command: []string{bench},
-			Env:     []Axis{{"MODE", []string{"ok1", "exit3", "hang", "garbage", "empty", "tgonly", "multi", "md", "flaky", "big", "huge", "ok2"}}},
+			Env:     []Axis{{"MODE", []string{"ok1", "exit3", "hang", "garbage", "empty", "tgonly", "notest", "multi", "md", "flaky", "big", "huge", "ok2"}}},
 		},
 		Timeout: time.Second,
 		Retries: 1,
@@ -237,7 +238,7 @@ func TestRunFaults(t *testing.T) {
 		syscall.Kill(pid, syscall.SIGKILL)
 		t.Errorf("the timed-out run's child sleep (pid %d) survived", pid)
 	}
-	if want := (Summary{Points: 12, Runs: 12, OK: 5, Failed: 6, TimedOut: 1, Measurements: 13}); gr.sum != want {
+	if want := (Summary{Points: 13, Runs: 13, OK: 6, Failed: 6, TimedOut: 1, Measurements: 15}); gr.sum != want {
 		t.Errorf("summary %+v, want %+v", gr.sum, want)
 	}
 	byMode := map[string][]measure.Measurement{}
@@ -254,7 +255,8 @@ func TestRunFaults(t *testing.T) {
 		{"hang", "timeout", []string{"timed out after 1s", "(2 attempts)"}, -1},
 		{"garbage", "failed", []string{"no llama-bench record", "stdout:1: cannot detect the format"}, 0},
 		{"empty", "failed", []string{"no output on stdout"}, 0},
-		{"tgonly", "failed", []string{"no prompt-processing test", "1 records"}, 0},
+		{"tgonly", "ok", nil, 0},
+		{"notest", "failed", []string{"no test in the output", "1 records"}, 0},
 		{"md", "ok", nil, 0},
 		{"flaky", "ok", nil, 0},
 		{"big", "failed", []string{"no llama-bench record"}, 0},
@@ -289,9 +291,14 @@ func TestRunFaults(t *testing.T) {
 		!strings.HasPrefix(m.Stdout, "garbage line 0\n") || !strings.HasSuffix(m.Stdout, "garbage line 1999\n") {
 		t.Errorf("big output kept %d bytes: %q...", len(m.Stdout), m.Stdout[:min(100, len(m.Stdout))])
 	}
+	// A tg record is a test of its own: prompt 0, its generated tokens.
+	if m := byMode["tgonly"][0]; m.Run == nil || m.Run.PromptTokens != 0 || m.Run.GenTokens != 128 || !strings.Contains(m.Label(), " tg128 ") {
+		t.Errorf("tgonly: run %+v, label %q", m.Run, m.Label())
+	}
 	multi := byMode["multi"]
-	if len(multi) != 2 || multi[0].Median != 26.5 || multi[1].Median != 30.25 ||
-		!strings.HasSuffix(multi[0].ID, "#0") || !strings.HasSuffix(multi[1].ID, "#1") {
+	if len(multi) != 3 || multi[0].Median != 26.5 || multi[1].Median != 5.5 || multi[2].Median != 30.25 ||
+		multi[1].Run.GenTokens != 128 || multi[1].Run.PromptTokens != 0 ||
+		!strings.HasSuffix(multi[0].ID, "#0") || !strings.HasSuffix(multi[2].ID, "#2") {
 		t.Errorf("multi: %+v", multi)
 	}
 	calls, _ := os.ReadFile(filepath.Join(dir, "calls"))
@@ -308,7 +315,7 @@ func TestRunFaults(t *testing.T) {
 	cfg.Retries = 0
 	cfg.Timeout = 100 * time.Millisecond
 	again := runGrid(t, context.Background(), cfg, gr.path, nil)
-	if again.err != nil || again.sum.Skipped != 5 || again.sum.Runs != 7 {
+	if again.err != nil || again.sum.Skipped != 6 || again.sum.Runs != 7 {
 		t.Errorf("resume: %+v %v", again.sum, again.err)
 	}
 	if pid := readPID(t, pidfile); !gone(pid) {

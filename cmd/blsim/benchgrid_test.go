@@ -218,7 +218,7 @@ func TestCalibrateGridFileSettings(t *testing.T) {
 	// Patterns that do not split the grid are refused before anything runs.
 	for _, tc := range []struct{ holdout, msg string }{
 		{"f=0.25", `no point of the grid matches (a point's label reads "token f=0.1 poll=50 t=4+4 pp512 ub=512")`},
-		{"token", "every point of the grid matches"},
+		{"token", "every test of the grid matches"},
 	} {
 		fresh := filepath.Join(dir, "fresh-"+tc.holdout+".jsonl")
 		_, stderr, code := runCLI(t, "calibrate", "--grid", grid, "--workload", "qwen3.5-35b-a3b", "--soc", "rk3588",
