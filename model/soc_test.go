@@ -4,6 +4,8 @@ import (
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/blsim/blsim/model"
 )
 
 func TestEngineRates(t *testing.T) {
@@ -57,5 +59,40 @@ func TestHandoffWake(t *testing.T) {
 		if got := h.SpinWindowUS(tc.poll); got != tc.spins {
 			t.Errorf("%s: SpinWindowUS = %g, want %g", tc.name, got, tc.spins)
 		}
+	}
+}
+
+// TestWalkEfficiency: a weight walk for one token reaches gemv_efficiency
+// of the kernel rate, one for a full token tile all of it, and between
+// them the walk's load cost is amortised over its tokens.
+func TestWalkEfficiency(t *testing.T) {
+	for _, tc := range []struct {
+		g, tokens float64
+		tile      int
+		want      float64
+	}{
+		{0, 1, 16, 1},       // unset: the kernel rate at any tile
+		{1, 1, 16, 1},       // no load cost
+		{0.5, 1, 16, 0.5},   // a gemv
+		{0.5, 0.3, 16, 0.5}, // under a token is still one walk
+		{0.5, 16, 16, 1},    // a full tile
+		{0.5, 64, 16, 1},
+		{0.5, 4, 16, 1 / (1 + 1*(16.0/4-1)/15)},
+		{0.25, 2, 4, 1 / (1 + 3*(4.0/2-1)/3)},
+		{0.5, 1, 1, 0.5}, // a tile of one: the rate at one token is g
+	} {
+		e := model.Engine{GemvEfficiency: tc.g, TokenTile: tc.tile}
+		if got := e.WalkEfficiency(tc.tokens); math.Abs(got-tc.want) > 1e-12 {
+			t.Errorf("g %g, %g tokens, tile %d: %g, want %g", tc.g, tc.tokens, tc.tile, got, tc.want)
+		}
+	}
+	prev := 0.0
+	e := model.Engine{GemvEfficiency: 0.3, TokenTile: 16}
+	for n := 1.0; n <= 20; n++ {
+		got := e.WalkEfficiency(n)
+		if got < prev || got > 1 {
+			t.Errorf("%g tokens: %g after %g, want rising to 1", n, got, prev)
+		}
+		prev = got
 	}
 }

@@ -471,3 +471,27 @@ func TestDecodeDeterministic(t *testing.T) {
 		}
 	}
 }
+
+// TestGemvEfficiency: gemv_efficiency slows the one-token walks of token
+// generation, and leaves a prompt whose dense matmuls walk their weights
+// for full token tiles nearly as it was (only its last layer's one-token
+// FFN and the output head are gemvs).
+func TestGemvEfficiency(t *testing.T) {
+	// Experts tiled by 16 tokens, as the generic path does (the preset's
+	// repacked path walks an expert for each routed token: a gemv in a
+	// prompt too).
+	s := mustSoC(t, seedSoC)
+	mustSet(t, s, "engines.big.expert_token_tile", 16)
+	slow := s.Clone()
+	mustSet(t, slow, "engines.big.gemv_efficiency", 0.25)
+	w := mustWorkload(t, seedWorkload)
+	g := withRun(w, tg(16, 0))
+	a, b := mustRun(t, s, g, native(50)), mustRun(t, slow, g, native(50))
+	if !(b.GenTPS < 0.97*a.GenTPS) {
+		t.Errorf("tg16: %.3f t/s at gemv_efficiency 0.25, %.3f at 1: want slower", b.GenTPS, a.GenTPS)
+	}
+	pa, pb := mustRun(t, s, w, native(50)), mustRun(t, slow, w, native(50))
+	if !(pb.TPS < pa.TPS) || pb.TPS < 0.97*pa.TPS {
+		t.Errorf("pp512: %.3f t/s at gemv_efficiency 0.25, %.3f at 1: want within 3%% below", pb.TPS, pa.TPS)
+	}
+}
