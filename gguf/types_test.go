@@ -2,6 +2,8 @@ package gguf
 
 import (
 	"testing"
+
+	"github.com/blsim/blsim/model"
 )
 
 // TestTypeBits: bits per weight, scales included, of the types quantised
@@ -80,5 +82,21 @@ func TestEveryTypeInAHeader(t *testing.T) {
 	}
 	if top, _ := other.Dominant(); top != 28 && top != 27 { // f64 or i64: 64 bits, the most bytes
 		t.Errorf("dominant type %s", top)
+	}
+}
+
+// TestModelTypeBits: the weight types an engine's kernel table may name
+// (model.GGMLTypes) are types this reader knows, with the same bits per
+// weight.
+func TestModelTypeBits(t *testing.T) {
+	for _, name := range model.GGMLTypes() {
+		ty, ok := TypeByName(name)
+		if !ok {
+			t.Errorf("%s: a kernel-table type the reader does not know", name)
+			continue
+		}
+		if b, _ := model.GGMLTypeBits(name); b != ty.BitsPerWeight() {
+			t.Errorf("%s: model says %g bits per weight, the reader %g", name, b, ty.BitsPerWeight())
+		}
 	}
 }

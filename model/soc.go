@@ -71,7 +71,11 @@ type Engine struct {
 	ClockGHz float64 `yaml:"clock_ghz"`
 	// KernelOpsPerCycle is one thread's matmul throughput per clock cycle, in
 	// operations (multiply and add count as two), by kernel
-	// class: q4, q6, q8, f16, f32 (see KernelClass).
+	// class: q4, q6, q8, f16, f32 (see KernelClass), all required, and
+	// optionally by GGML type (q4_0, q4_k, q3_k, iq4_xs, q8_0, bf16...:
+	// GGMLTypes), whose own dot kernels differ by factors. An op whose
+	// weights' type the workload names (Arch.Types) takes its type's rate,
+	// else its class's (KernelRate; KernelFallbacks warns).
 	KernelOpsPerCycle map[string]float64 `yaml:"kernel_ops_per_cycle"`
 	// MoEEfficiency is the fraction of the dense rate a MUL_MAT_ID kernel
 	// reaches (per-expert tiles are small; rows are gathered).

@@ -138,9 +138,12 @@ func (s *SoC) Validate() error {
 			}
 			c.in(p+"kernel_ops_per_cycle."+k, v, KernelRateRange)
 		}
-		for k := range e.KernelOpsPerCycle {
-			if !contains(KernelClasses, k) {
-				c.fail(p+"kernel_ops_per_cycle."+k, "unknown kernel class (want one of %s)", strings.Join(KernelClasses, ", "))
+		for k, v := range e.KernelOpsPerCycle {
+			switch _, typ := ggmlTypeBits[k]; {
+			case typ && !contains(KernelClasses, k):
+				c.in(p+"kernel_ops_per_cycle."+k, v, KernelRateRange)
+			case !contains(KernelClasses, k):
+				c.fail(p+"kernel_ops_per_cycle."+k, "unknown kernel class or GGML type (want a class, %s, or a GGML type: q4_0, q4_k, iq4_xs, ...)", strings.Join(KernelClasses, ", "))
 			}
 		}
 		c.num(p+"moe_efficiency", e.MoEEfficiency, 0.01, 1)

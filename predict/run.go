@@ -129,7 +129,7 @@ func (q *Request) resolve() (*resolved, error) {
 	}
 	if r.Engines == nil {
 		if len(s.Engines) < 2 {
-			return nil, fieldErr("engines", -1, "soc %s has one engine; a split needs two", s.Name)
+			return nil, fieldErr("engines", -1, "soc %s has one engine; a split needs two (a thread sweep, blsim predict --threads-sweep, runs on one)", s.Name)
 		}
 		r.Engines = []string{s.Engines[0].Name, s.Engines[1].Name}
 	}

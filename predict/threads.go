@@ -57,14 +57,15 @@ type ThreadsSweep struct {
 // first alone at 1..its cores, the first's cores plus 1..the second's,
 // and the second alone; and the split dispatcher's best plan for each
 // phase (a token split for pp, an expert split for tg, whose graphs are
-// one token).
+// one token). A SoC of one CPU cluster (a Raspberry Pi 5) sweeps that
+// cluster alone.
 func Threads(q ThreadsRequest) (*ThreadsSweep, error) {
 	if q.SoC == nil || q.Workload == nil {
 		return nil, errors.New("threads: a request needs a SoC and a workload")
 	}
 	s := q.SoC
-	if len(s.Engines) < 2 || s.Engines[0].IsAccelerator() || s.Engines[1].IsAccelerator() {
-		return nil, fieldErr("engines", -1, "soc %s: a thread sweep needs two CPU clusters first", s.Name)
+	if len(s.Engines) < 1 || s.Engines[0].IsAccelerator() || len(s.Engines) > 1 && s.Engines[1].IsAccelerator() {
+		return nil, fieldErr("engines", -1, "soc %s: a thread sweep needs one or two CPU clusters first", s.Name)
 	}
 	if q.Poll < 0 || q.Poll > 100 {
 		return nil, fieldErr("poll", -1, "%d is outside 0..100", q.Poll)
@@ -86,7 +87,7 @@ func Threads(q ThreadsRequest) (*ThreadsSweep, error) {
 	tg := model.Run{GenTokens: gen, Ubatch: pp.Ubatch, Depth: pp.Depth}
 	wpp, wtg := *q.Workload, *q.Workload
 	wpp.Run, wtg.Run = pp, tg
-	big, little := &s.Engines[0], &s.Engines[1]
+	big := &s.Engines[0]
 	out := &ThreadsSweep{Schema: ThreadsSchema, SoC: s.Name, Workload: q.Workload.Name, PP: testName(pp), TG: testName(tg)}
 	row := func(mask string, p model.Plan) error {
 		rp, err := sim.Run(s, &wpp, p)
@@ -105,6 +106,12 @@ func Threads(q ThreadsRequest) (*ThreadsSweep, error) {
 			return nil, err
 		}
 	}
+	if len(s.Engines) == 1 {
+		out.AllCores = out.Rows[big.Cores-1]
+		out.BestPP, out.BestTG = best(out.Rows)
+		return out, nil
+	}
+	little := &s.Engines[1]
 	for t := 1; t <= little.Cores; t++ {
 		if err := row(big.Name+"+"+little.Name, model.NewPool([]string{big.Name, little.Name}, []int{big.Cores, t}, q.Poll)); err != nil {
 			return nil, err
@@ -116,14 +123,7 @@ func Threads(q ThreadsRequest) (*ThreadsSweep, error) {
 		}
 	}
 	out.AllCores = out.Rows[big.Cores+little.Cores-1]
-	for i, r := range out.Rows {
-		if i == 0 || r.PPTPS > out.BestPP.PPTPS {
-			out.BestPP = r
-		}
-		if i == 0 || r.TGTPS > out.BestTG.TGTPS {
-			out.BestTG = r
-		}
-	}
+	out.BestPP, out.BestTG = best(out.Rows)
 	// The split dispatcher, for comparison: its best plan per phase.
 	bt, lt := big.DefaultThreads(), little.DefaultThreads()
 	ppSplit, ppr, err := sim.Best(s, &wpp, model.NewSplit(model.TokenSplit, big.Name, little.Name, bt, lt, 0, q.Poll))
@@ -138,6 +138,20 @@ func Threads(q ThreadsRequest) (*ThreadsSweep, error) {
 		ThreadsRow{Mask: "split (pp: " + describeSplit(ppSplit) + ")", Plan: ppSplit, Threads: bt + lt, PPTPS: ppr.TPS},
 		ThreadsRow{Mask: "split (tg: " + describeSplit(tgSplit) + ")", Plan: tgSplit, Threads: bt + lt, TGTPS: tgr.TPS})
 	return out, nil
+}
+
+// best are the rows of the most pp and of the most tg t/s (the first of
+// equals).
+func best(rows []ThreadsRow) (pp, tg ThreadsRow) {
+	for i, r := range rows {
+		if i == 0 || r.PPTPS > pp.PPTPS {
+			pp = r
+		}
+		if i == 0 || r.TGTPS > tg.TGTPS {
+			tg = r
+		}
+	}
+	return pp, tg
 }
 
 func describeSplit(p model.Plan) string { return fmt.Sprintf("%s split %s", p.Mode, p.Shares()) }

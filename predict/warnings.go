@@ -3,10 +3,13 @@ package predict
 import (
 	"fmt"
 	"strings"
+
+	"github.com/blsim/blsim/model"
 )
 
 // warnings are the values of r's SoC and request that cannot matter to
-// the prediction, each once.
+// the prediction, each once, and the GGML types of the workload's weights
+// that an engine has no kernel rate for.
 func warnings(r *resolved) []Warning {
 	s := r.SoC
 	var ws []Warning
@@ -19,6 +22,15 @@ func warnings(r *resolved) []Warning {
 		ws = append(ws, Warning{Path: "model.moe.experts", Text: fmt.Sprintf(
 			"%s is dense: it has no routed-expert ops, so a split moves no work and every split predicts native plus the dispatcher's handoff",
 			r.Workload.Name)})
+	}
+	names := make([]string, len(r.engines))
+	for i, e := range r.engines {
+		names[i] = e.Name
+	}
+	for _, f := range model.KernelFallbacks(s, r.Workload, names...) {
+		ws = append(ws, Warning{Path: "engines." + f.Engine + ".kernel_ops_per_cycle", Text: fmt.Sprintf(
+			"no rate for %s, a type of the workload's weights: %s's %g ops/cycle used, its nearest class; add %s to the table, or calibrate it (blsim calibrate --bench with --gguf)",
+			f.Type, f.Class, f.OpsPerCycle, f.Type)})
 	}
 	for i, e := range r.engines {
 		if r.defaults[i] && e.Cores > r.Threads[i] {

@@ -16,19 +16,25 @@ func TestWarnings(t *testing.T) {
 		threads []int
 		want    []string // warning paths, in order
 		text    string   // in some warning's text
+		types   map[string]string
 	}{
-		{"preset", nil, nil, []string{"dram.peak_gb_s"}, "does not enter the prediction"},
+		{"preset", nil, nil, []string{"dram.peak_gb_s"}, "does not enter the prediction", nil},
 		{"eight little cores, default threads", func(s *model.SoC) { s.Engines[1].Cores = 8 }, nil,
-			[]string{"dram.peak_gb_s", "engines.little.cores"}, "8 cores, but the prediction runs 4 threads on little"},
-		{"eight little cores, all used", func(s *model.SoC) { s.Engines[1].Cores = 8 }, []int{4, 8}, []string{"dram.peak_gb_s"}, ""},
+			[]string{"dram.peak_gb_s", "engines.little.cores"}, "8 cores, but the prediction runs 4 threads on little", nil},
+		{"eight little cores, all used", func(s *model.SoC) { s.Engines[1].Cores = 8 }, []int{4, 8}, []string{"dram.peak_gb_s"}, "", nil},
 		{"sustained above the caps", func(s *model.SoC) { s.DRAM.PeakGBs, s.DRAM.SustainedGBs = 68, 68 }, nil,
-			[]string{"dram.peak_gb_s", "dram.sustained_gb_s"}, "native is held by engines.big.bandwidth_max_gb_s"},
+			[]string{"dram.peak_gb_s", "dram.sustained_gb_s"}, "native is held by engines.big.bandwidth_max_gb_s", nil},
+		{"a type without a rate", nil, nil,
+			[]string{"dram.peak_gb_s", "engines.big.kernel_ops_per_cycle", "engines.little.kernel_ops_per_cycle"},
+			"no rate for iq4_xs, a type of the workload's weights: q4's 28 ops/cycle used", map[string]string{"experts_gate_up": "iq4_xs", "attention": "q8_0"}},
+		{"types with rates", nil, nil, []string{"dram.peak_gb_s"}, "", map[string]string{"experts_gate_up": "q4_k", "experts_down": "q6_k", "attention": "q8_0", "router": "f32"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s, w := load(t, "rk3588")
 			if tc.edit != nil {
 				tc.edit(s)
 			}
+			w.Model.Types = tc.types
 			w.Run.PromptTokens, w.Run.Ubatch = 64, 64
 			p, err := Run(Request{SoC: s, Workload: w, Threads: tc.threads, Poll: 50, Draws: 1})
 			if err != nil {

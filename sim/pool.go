@@ -96,15 +96,17 @@ func (r *runner) sliceThreads(i int) int {
 	return r.plan.Threads[i]
 }
 
-// matmulGOPS is engine i's matmul rate for kernel class class with the
-// plan's threads on it, in GOPS: model.Engine.MatmulGOPS, or in a pool the
-// rate of the cores' worth its threads get.
-func (r *runner) matmulGOPS(i int, class string) float64 {
+// matmulGOPS is engine i's matmul rate for weights of kernel class class
+// and GGML type typ ("" when the workload does not say) with the plan's
+// threads on it, in GOPS: model.Engine.KernelRate at its clock and thread
+// scaling, or in a pool the rate of the cores' worth its threads get.
+func (r *runner) matmulGOPS(i int, class, typ string) float64 {
 	e := r.eng[i]
+	rate, _ := e.KernelRate(class, typ)
 	if r.cores == nil {
-		return e.MatmulGOPS(class, r.plan.Threads[i])
+		return rate * e.ClockGHz * e.ThreadRate(r.plan.Threads[i])
 	}
-	return e.KernelOpsPerCycle[class] * e.ClockGHz * e.ThreadRateCores(r.cores[i])
+	return rate * e.ClockGHz * e.ThreadRateCores(r.cores[i])
 }
 
 // scalarGOPS is matmulGOPS for scalar work.

@@ -280,7 +280,7 @@ func (r *runner) partFor(op *model.Op, i int, frac, lo, hi float64, sharedBy int
 	var gops float64
 	switch op.Kind {
 	case model.Matmul:
-		gops = r.matmulGOPS(i, op.Class) * e.WalkEfficiency(float64(op.Tokens))
+		gops = r.matmulGOPS(i, op.Class, r.wl.TensorType(op)) * e.WalkEfficiency(float64(op.Tokens))
 		passes := 1.0
 		if op.WeightBytes/float64(slice) > cache {
 			passes = math.Ceil(float64(op.Tokens) / float64(e.TokenTile))
@@ -288,7 +288,7 @@ func (r *runner) partFor(op *model.Op, i int, frac, lo, hi float64, sharedBy int
 		p.bytes = op.WeightBytes*passes + op.ActBytes
 		p.ops = op.Ops
 	case model.ExpertMatmul:
-		gops = r.matmulGOPS(i, op.Class) * e.MoEEfficiency
+		gops = r.matmulGOPS(i, op.Class, r.wl.TensorType(op)) * e.MoEEfficiency
 		n := float64(op.Tokens) * frac
 		if hi <= lo {
 			lo, hi = 0, float64(r.wl.Model.MoE.Experts)
@@ -319,7 +319,7 @@ func (r *runner) partFor(op *model.Op, i int, frac, lo, hi float64, sharedBy int
 			p.bytes += 4 * st.Assignments * float64(op.In+op.Out) // gather and scatter copies
 		}
 	case model.AttentionScores:
-		gops = r.matmulGOPS(i, "f16")
+		gops = r.matmulGOPS(i, "f16", "")
 		p.bytes, p.ops = op.ActBytes, op.Ops
 	default:
 		gops = r.scalarGOPS(i)

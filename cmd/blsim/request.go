@@ -113,7 +113,7 @@ func (r *requestFlags) request() (predict.Request, error) {
 	if !r.given("frac") && n > 2 {
 		frac = "auto"
 	}
-	if frac != "auto" {
+	if frac != "auto" && n >= 2 { // one engine: no split to share (predict says so)
 		if q.Fracs, err = predict.ParseShares(frac, n); err != nil {
 			return q, fmt.Errorf("--frac: %w", err)
 		}
