@@ -29,7 +29,9 @@ func TestLoadAll(t *testing.T) {
 			if s.Name != n {
 				t.Errorf("preset %s is named %q", n, s.Name)
 			}
-			if len(s.Engines) < 2 {
+			// Presets describe heterogeneous SoCs; pi5 is the one
+			// single-cluster board, a check against a public table.
+			if len(s.Engines) < 2 && n != "pi5" {
 				t.Errorf("%d engines; presets describe heterogeneous SoCs", len(s.Engines))
 			}
 		})
@@ -198,6 +200,7 @@ func ExampleSoCNames() {
 	// cix-p1
 	// ddr5
 	// dimensity-9300
+	// pi5
 	// rk3588
 	// rk3588-lp5
 	// rk3588-npu
@@ -206,5 +209,5 @@ func ExampleSoCNames() {
 func ExampleWorkloadNames() {
 	fmt.Println(strings.Join(WorkloadNames(), " "))
 	// Output:
-	// gpt-oss-20b llama-2-7b llama-3.2-3b mixtral-8x7b phi-3-mini qwen3-30b-a3b qwen3.5-35b-a3b synthetic-moe synthetic-moe-calib
+	// gpt-oss-20b llama-2-7b llama-3.2-3b mixtral-8x7b phi-3-mini qwen3-30b-a3b qwen3-30b-a3b-q3ks qwen3.5-35b-a3b synthetic-moe synthetic-moe-calib
 }

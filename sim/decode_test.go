@@ -90,7 +90,7 @@ func TestDecodeWithinDRAMLimit(t *testing.T) {
 		{"pool4+4", pool(4, 4, 50)},
 		{"pool1+2", pool(1, 2, 50)},
 	}
-	for _, sn := range presets.SoCNames() {
+	for _, sn := range twoClusterSoCs() {
 		s := mustSoC(t, sn)
 		for _, w0 := range moeWorkloads(t) {
 			w := withRun(w0, tg(128, 0))
@@ -205,7 +205,7 @@ func TestDecodeShortcutMatchesEveryToken(t *testing.T) {
 	// change inside the range, bisected.
 	runs := []model.Run{tg(32, 0), pg(512, 64), tg(48, 4096), tg(24, 100), tg(200, 0)}
 	polls := []int{0, 50}
-	socs := presets.SoCNames()
+	socs := twoClusterSoCs()
 	if testing.Short() {
 		runs, polls, socs = runs[:2], polls[1:], []string{seedSoC}
 	}
@@ -255,7 +255,7 @@ func TestDecodeShortcutMatchesEveryToken(t *testing.T) {
 // the depth, or gpt-oss's sliding window filling up at depth 127.
 func TestDecodeSamples(t *testing.T) {
 	bisected := 0
-	for _, sn := range presets.SoCNames() {
+	for _, sn := range twoClusterSoCs() {
 		s := mustSoC(t, sn)
 		for _, w0 := range moeWorkloads(t) {
 			for _, n := range []int{1, 2, 3, 128, 4096} {
@@ -292,7 +292,7 @@ func TestDecodeSamples(t *testing.T) {
 // generated token grows with the depth, for every preset pair.
 func TestDecodeDeeperIsSlower(t *testing.T) {
 	depths := []int{0, 512, 4096, 32768}
-	for _, sn := range presets.SoCNames() {
+	for _, sn := range twoClusterSoCs() {
 		s := mustSoC(t, sn)
 		for _, w0 := range moeWorkloads(t) {
 			for _, p := range []model.Plan{native(50), expertSplit(0.3, 50)} {

@@ -77,3 +77,15 @@ func busy(p model.Plan, n ...int) model.Plan {
 	p.BusyCores = n
 	return p
 }
+
+// twoClusterSoCs are the SoC presets with two engines or more, which the
+// preset-wide tests' split and pool plans need (pi5 has one cluster).
+func twoClusterSoCs() []string {
+	var out []string
+	for _, n := range presets.SoCNames() {
+		if s, err := presets.SoC(n); err == nil && len(s.Engines) >= 2 {
+			out = append(out, n)
+		}
+	}
+	return out
+}

@@ -46,7 +46,7 @@ type gridCase struct {
 
 func presetGrid(t testing.TB) []gridCase {
 	var out []gridCase
-	for _, sn := range presets.SoCNames() {
+	for _, sn := range twoClusterSoCs() {
 		s := mustSoC(t, sn)
 		for _, wn := range presets.WorkloadNames() {
 			w := mustWorkload(t, wn)
@@ -65,7 +65,7 @@ func presetGrid(t testing.TB) []gridCase {
 // under every plan that can run one token (no token split).
 func tgGrid(t testing.TB) []gridCase {
 	var out []gridCase
-	for _, sn := range presets.SoCNames() {
+	for _, sn := range twoClusterSoCs() {
 		s := mustSoC(t, sn)
 		for _, wn := range presets.WorkloadNames() {
 			w0 := mustWorkload(t, wn)
@@ -114,7 +114,7 @@ func badFloats(v reflect.Value, path string, out *[]string) {
 // determinism, and Sweep = Run.
 func TestInvariantsPresetGrid(t *testing.T) {
 	grid := presetGrid(t)
-	if len(grid) != len(presets.SoCNames())*len(presets.WorkloadNames())*2*len(gridPlans(0)) || len(grid) == 0 {
+	if len(grid) != len(twoClusterSoCs())*len(presets.WorkloadNames())*2*len(gridPlans(0)) || len(grid) == 0 {
 		t.Fatalf("grid has %d cases", len(grid))
 	}
 	grid = append(grid, tgGrid(t)...)
@@ -284,7 +284,7 @@ func TestOpTimeLowerBounds(t *testing.T) {
 		{"pool5", model.NewPool([]string{"big"}, []int{5}, 50)},
 		{"pool4+4busy", busy(pool(4, 4, 50), 2, 0)},
 	}
-	for _, sn := range presets.SoCNames() {
+	for _, sn := range twoClusterSoCs() {
 		for _, wn := range presets.WorkloadNames() {
 			for _, tc := range tests {
 				for _, pc := range plans {
@@ -379,7 +379,7 @@ func TestOpTimeLowerBounds(t *testing.T) {
 // claiming among one engine's threads is the native kernels' own.
 func TestPoolOneClusterIsNative(t *testing.T) {
 	runs := []model.Run{{}, tg(128, 0), pg(512, 32)} // {}: the preset's prompt
-	for _, sn := range presets.SoCNames() {
+	for _, sn := range twoClusterSoCs() {
 		s := mustSoC(t, sn)
 		for _, wn := range presets.WorkloadNames() {
 			w0 := mustWorkload(t, wn)
@@ -413,7 +413,7 @@ func TestPoolOneClusterIsNative(t *testing.T) {
 // each change nothing; one more thread than the free cores is
 // oversubscription, which costs every op a time slice.
 func TestPoolBusyCoresFit(t *testing.T) {
-	for _, sn := range presets.SoCNames() {
+	for _, sn := range twoClusterSoCs() {
 		s := mustSoC(t, sn)
 		for _, w := range []*model.Workload{mustWorkload(t, seedWorkload), withRun(mustWorkload(t, seedWorkload), tg(32, 0))} {
 			fit := mustRun(t, s, w, busy(pool(3, 2, 50), 1, 2))
@@ -434,7 +434,7 @@ func TestPoolBusyCoresFit(t *testing.T) {
 // nothing runs the same work as native; only the handoff it pays (the
 // dispatcher's signal per split op) and the graph splits it absorbs differ.
 func TestFracZeroSplitIsNative(t *testing.T) {
-	for _, sn := range presets.SoCNames() {
+	for _, sn := range twoClusterSoCs() {
 		for _, wn := range presets.WorkloadNames() {
 			for _, mode := range []model.Mode{model.TokenSplit, model.ExpertSplit} {
 				for _, poll := range []int{0, 50} {
@@ -555,7 +555,7 @@ func TestMoreHardwareNeverSlower(t *testing.T) {
 	if testing.Short() {
 		wls = []string{seedWorkload}
 	}
-	for _, sn := range presets.SoCNames() {
+	for _, sn := range twoClusterSoCs() {
 		base := noHandoff(t, mustSoC(t, sn))
 		for _, wn := range wls {
 			w := mustWorkload(t, wn)
