@@ -1,6 +1,7 @@
 package gguf
 
 import (
+	"math"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -8,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/blsim/blsim/model"
+	"github.com/blsim/blsim/sim"
 )
 
 // sameOps reports where two workloads' ops differ: the simulator sees a
@@ -160,6 +162,42 @@ func TestSeedFromGGUF(t *testing.T) {
 		t.Errorf("types %v, want %v", got.Model.Types, wantTypes)
 	}
 	sameOps(t, got, want)
+	// With its types, on the rk3588 preset (which has rates for them and
+	// lists the repacked ones), the seed's figures are the preset's to the
+	// bit: the types take the same rates and paths as the classes did. A
+	// stock pool over both clusters differs by the output head alone: its
+	// type, q6_k, is one the preset says ggml repacks, so in a pool it is
+	// cut in fixed slices, where the untyped preset's dense head is
+	// claimed in chunks (0.03%).
+	soc, err := model.LoadSoCFile(filepath.Join("..", "presets", "socs", "rk3588.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fb := model.KernelFallbacks(soc, got); len(fb) != 0 {
+		t.Errorf("fallbacks %+v", fb)
+	}
+	for _, p := range []model.Plan{
+		model.NewNative("big", 4, 50),
+		model.NewSplit(model.TokenSplit, "big", "little", 4, 4, 0.12, 50),
+		model.NewSplit(model.ExpertSplit, "big", "little", 4, 4, 0.12, 0),
+		model.NewPool([]string{"big", "little"}, []int{4, 4}, 50),
+	} {
+		a, err := sim.Run(soc, got, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := sim.Run(soc, want, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tol := 0.0
+		if p.Mode == model.PoolPlan {
+			tol = 1e-3
+		}
+		if math.Abs(a.TPS/b.TPS-1) > tol {
+			t.Errorf("%v: %.6g t/s from the GGUF, %.6g from the preset", p, a.TPS, b.TPS)
+		}
+	}
 	if len(m.Notes) != 1 { // a header without data
 		t.Errorf("notes %q", m.Notes)
 	}
