@@ -62,6 +62,9 @@ func Fit(prior *model.SoC, ms []measure.Measurement, o Options) (*Result, error)
 		if prior, note = stockGraph(prior, obs); note != "" {
 			notes = append(notes, note)
 		}
+		var added []string
+		prior, added = typeRates(prior, obs, pred)
+		notes = append(notes, added...)
 	}
 	if o.Free == nil && kernels == KernelsForeign {
 		free = ForeignFree(prior, obs, pred)

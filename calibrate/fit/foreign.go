@@ -3,6 +3,7 @@ package fit
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 
@@ -111,9 +112,16 @@ func ForeignFree(s *model.SoC, obs []measure.Measurement, p *Predictor) []string
 		}
 		w := workMix(&e, obs, p)
 		pre := "engines." + e.Name + "."
-		for _, c := range model.KernelClasses {
-			if _, ok := e.KernelOpsPerCycle[c]; ok && w.share(c) >= 0.02 {
-				out = append(out, pre+"kernel_ops_per_cycle."+c)
+		// The table's keys the work runs at: classes, and GGML types
+		// where the workloads name them (typeRates adds those).
+		keys := make([]string, 0, len(e.KernelOpsPerCycle))
+		for k := range e.KernelOpsPerCycle {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			if w.share(k) >= 0.02 {
+				out = append(out, pre+"kernel_ops_per_cycle."+k)
 			}
 		}
 		if w.share(scalarClass) >= 0.02 {
@@ -158,6 +166,63 @@ func shortWalks(e *model.Engine, obs []measure.Measurement, p *Predictor) bool {
 	return false
 }
 
+// typeRates returns prior with a kernel rate for every GGML type the
+// throughputs' workloads name for their weights (Arch.Types, as a GGUF
+// gives them) on every engine the runs use, where the prior has none: the
+// rate of the type's nearest class, which the fit then frees as the type's
+// own (ForeignFree frees the keys the work runs at), one note each. It
+// returns prior itself when nothing is added.
+func typeRates(prior *model.SoC, obs []measure.Measurement, p *Predictor) (*model.SoC, []string) {
+	used := map[string]bool{}
+	engines := map[string]bool{}
+	for i := range obs {
+		if obs[i].Plan != nil {
+			for _, e := range obs[i].Plan.Engines {
+				engines[e] = true
+			}
+		}
+		w, err := p.Workload(&obs[i])
+		if err != nil {
+			continue
+		}
+		for _, t := range w.Model.Types {
+			if _, ok := model.GGMLTypeBits(t); ok && !slices.Contains(model.KernelClasses, t) {
+				used[t] = true
+			}
+		}
+	}
+	types := make([]string, 0, len(used))
+	for t := range used {
+		types = append(types, t)
+	}
+	sort.Strings(types)
+	var s *model.SoC
+	var notes []string
+	for i := range prior.Engines {
+		e := &prior.Engines[i]
+		if !engines[e.Name] || e.IsAccelerator() {
+			continue
+		}
+		for _, t := range types {
+			if _, ok := e.KernelOpsPerCycle[t]; ok {
+				continue
+			}
+			if s == nil {
+				s = prior.Clone()
+			}
+			v, _ := e.KernelRate("", t)
+			bits, _ := model.GGMLTypeBits(t)
+			s.Engines[i].KernelOpsPerCycle[t] = v
+			notes = append(notes, fmt.Sprintf("engines.%s.kernel_ops_per_cycle.%s: the workload's type, with no rate in the prior: starts at %s's %.4g (its nearest class) and is fitted as its own",
+				e.Name, t, model.KernelClass(bits), v))
+		}
+	}
+	if s == nil {
+		return prior, nil
+	}
+	return s, notes
+}
+
 // scalarClass is the key of the scalar ops in a mix.
 const scalarClass = "scalar"
 
@@ -184,11 +249,11 @@ func workMix(e *model.Engine, obs []measure.Measurement, p *Predictor) mix {
 	m := mix{seconds: map[string]float64{}}
 	dense, expert := map[string]float64{}, map[string]float64{}
 	seen := map[string]bool{}
-	rate := func(class string) float64 {
-		if class == scalarClass {
+	rate := func(key string) float64 {
+		if key == scalarClass {
 			return math.Max(e.ScalarGOPS(1), 1e-9)
 		}
-		return math.Max(e.MatmulGOPS(class, 1), 1e-9)
+		return math.Max(e.MatmulGOPS(key, 1), 1e-9)
 	}
 	for i := range obs {
 		w, err := p.Workload(&obs[i])
@@ -203,8 +268,8 @@ func workMix(e *model.Engine, obs []measure.Measurement, p *Predictor) mix {
 		seen[key] = true
 		for u := range w.Run.Ubatches() {
 			for _, op := range w.Ops(u) {
-				class := op.Class
-				if op.Kind == model.Scalar || class == "" {
+				class := e.RateKey(op.Class, w.TensorType(&op))
+				if op.Kind == model.Scalar || op.Class == "" {
 					class = scalarClass
 				}
 				t := op.Ops / rate(class)
