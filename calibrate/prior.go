@@ -88,6 +88,11 @@ func Prior(name string, engines []Engine, ms []measure.Measurement, w *model.Wor
 		e.KernelOpsPerCycle["q4"], e.KernelOpsPerCycle["q6"], e.KernelOpsPerCycle["q8"] = q4, q4, q4
 		e.KernelOpsPerCycle["f16"], e.KernelOpsPerCycle["f32"] = f32, f32
 		s.Uncertainty[p+"kernel_ops_per_cycle.q8"] = s.Uncertainty[p+"kernel_ops_per_cycle.q4"]
+		// By GGML type: the microbenchmark's kernel is Q4_0 x Q8_0, and the
+		// dispatcher's Q8_0 blocks run its int8 dot.
+		e.KernelOpsPerCycle["q4_0"], e.KernelOpsPerCycle["q8_0"] = q4, q4
+		s.Uncertainty[p+"kernel_ops_per_cycle.q4_0"] = s.Uncertainty[p+"kernel_ops_per_cycle.q4"]
+		s.Uncertainty[p+"kernel_ops_per_cycle.q8_0"] = s.Uncertainty[p+"kernel_ops_per_cycle.q4"]
 		e.ScalarOpsPerCycle = f32 / 2
 		set(p+"bandwidth_max_gb_s", &e.BandwidthMaxGBs, 5)
 		if m, cv, ok := median(ms, p+"bandwidth_per_thread_gb_s"); ok && m > 0 && len(c.CPUs) > 1 {
