@@ -135,14 +135,7 @@ func (m *Model) attention(g meta, fam family, p string, s *shape) error {
 		return g.err(p+"attention.head_count_kv", "%d KV heads do not divide %d heads", kv, heads)
 	}
 	if fam.mla {
-		rank, ok, err := g.int(p + "attention.kv_lora_rank")
-		if err != nil {
-			return err
-		}
-		if !ok {
-			return g.err(p+"attention.kv_lora_rank", "missing (%s uses multi-head latent attention)", m.Arch)
-		}
-		return g.err(p+"attention.kv_lora_rank", "%d: multi-head latent attention, which model.Arch cannot describe: it knows grouped-query softmax attention and Gated DeltaNet; MLA needs its q and kv LoRA ranks, rope and nope head widths and their ops in model.Ops", rank)
+		return m.mla(g, p, heads, kv, a)
 	}
 	hd, ok, err := g.int(p + "attention.key_length")
 	if err != nil {
@@ -160,6 +153,52 @@ func (m *Model) attention(g meta, fam family, p string, s *shape) error {
 		return g.err(p+"attention.value_length", "%d differs from the key width %d: blsim models one head width", vl, hd)
 	}
 	a.Attention = model.SoftmaxAttention{Heads: heads, KVHeads: kv, HeadDim: hd, QGate: fam.hybrid}
+	return nil
+}
+
+// mla maps multi-head latent attention (deepseek2, llama.cpp's
+// llm_build_deepseek2): the kv LoRA rank and the rotary width are
+// required, the q LoRA rank is 0 when absent (the Lite models project
+// queries directly), and the key and value widths come from key_length and
+// value_length.
+func (m *Model) mla(g meta, p string, heads, kv int, a *model.Arch) error {
+	need := func(key, what string) (int, error) {
+		v, ok, err := g.int(p + key)
+		if err != nil {
+			return 0, err
+		}
+		if !ok || v <= 0 {
+			return 0, g.err(p+key, "missing (%s uses multi-head latent attention: %s)", m.Arch, what)
+		}
+		return v, nil
+	}
+	rank, err := need("attention.kv_lora_rank", "the rank of its key-value latent")
+	if err != nil {
+		return err
+	}
+	rope, err := need("rope.dimension_count", "the rotary part of each key")
+	if err != nil {
+		return err
+	}
+	hd, err := need("attention.key_length", "each head's key width")
+	if err != nil {
+		return err
+	}
+	vd, err := need("attention.value_length", "each head's value width")
+	if err != nil {
+		return err
+	}
+	qr, _, err := g.int(p + "attention.q_lora_rank")
+	if err != nil {
+		return err
+	}
+	if kv != heads {
+		return g.err(p+"attention.head_count_kv", "%d KV heads of %d: multi-head latent attention has one latent for all heads, and llama.cpp gives it head_count_kv = head_count", kv, heads)
+	}
+	if rope >= hd {
+		return g.err(p+"rope.dimension_count", "%d is not below the key width %d (key_length: the rotary part plus the rest)", rope, hd)
+	}
+	a.Attention = model.SoftmaxAttention{Heads: heads, KVHeads: kv, HeadDim: hd, ValueDim: vd, KVLoraRank: rank, QLoraRank: qr, RopeDim: rope}
 	return nil
 }
 

@@ -51,8 +51,9 @@
 // A dense model is dense_layers = layers with its FFN width and no
 // experts (experts 0, top_k 0). Classes a model lacks (shared experts,
 // dense FFN) take the attention's bits per weight, which no op uses, and
-// no type. deepseek2's multi-head latent attention has no form in
-// model.Arch: Workload refuses it, Describe still reports its tensors.
+// no type. deepseek2's multi-head latent attention maps to model.Arch's
+// MLA fields (kv and q LoRA ranks, rotary width, value width), as
+// llama.cpp runs it: the KV cache holds the latent.
 //
 // The mapped workload keeps every class's GGML type in model.Arch.Types
 // (the dominant one by bytes where a class mixes types; the description

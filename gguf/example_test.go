@@ -1,7 +1,6 @@
 package gguf_test
 
 import (
-	"errors"
 	"fmt"
 	"os"
 
@@ -30,17 +29,22 @@ func ExampleRead() {
 	// from qwen3moe.gguf: qwen3moe, GGUF v3, 27 tensors, 38.9 KiB; mixed types: experts_down q8_0 63%, q4_1 37%
 }
 
-func ExampleModel_Workload_unmapped() {
+func ExampleModel_Workload_latent() {
 	m, err := gguf.Read("testdata/deepseek2.gguf")
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	_, err = m.Workload()
-	var ke *gguf.KeyError
-	fmt.Println(errors.As(err, &ke), ke.Key)
+	w, err := m.Workload()
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	a := w.Model.Attention
+	fmt.Printf("MLA %v: %d heads, key %d (rotary %d), value %d, latent %d, q LoRA %d\n",
+		a.MLA(), a.Heads, a.HeadDim, a.RopeDim, a.VDim(), a.KVLoraRank, a.QLoraRank)
 	// Output:
-	// true deepseek2.attention.kv_lora_rank
+	// MLA true: 4 heads, key 24 (rotary 8), value 16, latent 32, q LoRA 0
 }
 
 func ExampleModel_Summary() {

@@ -204,6 +204,13 @@ func TestMapWeightBytes(t *testing.T) {
 // or tensor; it never guesses.
 func TestMapErrors(t *testing.T) {
 	base := func() *builder { return qwen3moeBuilder(2) }
+	ds := func() *builder {
+		return newBuilder("deepseek2").u32("deepseek2.block_count", 1).u32("deepseek2.embedding_length", 64).
+			u32("deepseek2.attention.head_count", 4).u32("deepseek2.attention.head_count_kv", 4).
+			u32("deepseek2.attention.key_length", 24).u32("deepseek2.attention.value_length", 16).
+			u32("deepseek2.attention.kv_lora_rank", 32).u32("deepseek2.rope.dimension_count", 8).
+			u32("deepseek2.expert_count", 4).u32("deepseek2.expert_used_count", 2).tensor("token_embd.weight", 8, 64, 100)
+	}
 	for _, tc := range []struct {
 		name string
 		b    *builder
@@ -238,6 +245,11 @@ func TestMapErrors(t *testing.T) {
 		}(), "output.weight: missing, and no token_embd.weight to tie it to"},
 		{"dense arch with experts", newBuilder("qwen3").u32("qwen3.block_count", 1).u32("qwen3.embedding_length", 64).
 			u32("qwen3.attention.head_count", 4).u32("qwen3.expert_count", 8).tensor("token_embd.weight", 8, 64, 100), "qwen3.expert_count: 8, but llama.cpp's qwen3 has no experts"},
+		{"MLA without its latent rank", ds().drop("deepseek2.attention.kv_lora_rank"),
+			"deepseek2.attention.kv_lora_rank: missing (deepseek2 uses multi-head latent attention: the rank of its key-value latent)"},
+		{"MLA without its rotary width", ds().drop("deepseek2.rope.dimension_count"), "deepseek2.rope.dimension_count: missing"},
+		{"MLA rotary as wide as the key", ds().set("deepseek2.rope.dimension_count", Uint32, uint64(24)), "24 is not below the key width 24"},
+		{"MLA with fewer KV heads", ds().set("deepseek2.attention.head_count_kv", Uint32, uint64(2)), "2 KV heads of 4: multi-head latent attention has one latent"},
 		{"gemma3 without a window", newBuilder("gemma3").u32("gemma3.block_count", 6).u32("gemma3.embedding_length", 64).
 			u32("gemma3.attention.head_count", 4).u32("gemma3.feed_forward_length", 64).tensor("token_embd.weight", 8, 64, 100),
 			"gemma3.attention.sliding_window: missing (gemma3 has sliding-window layers)"},
@@ -259,25 +271,64 @@ func TestMapErrors(t *testing.T) {
 	}
 }
 
-// TestDeepSeekNotMapped: DeepSeek's latent attention has no form in
-// model.Arch: Workload says so, Describe still gives the tensors' facts.
-func TestDeepSeekNotMapped(t *testing.T) {
+// TestDeepSeekMLA: DeepSeek's multi-head latent attention maps to
+// model.Arch's MLA fields, its ops weigh what the file holds (Map checks
+// every class's weight count), and a token's KV cache is the latent and
+// the rotary key once a position, not a key and a value per head.
+func TestDeepSeekMLA(t *testing.T) {
 	m := readFixture(t, "deepseek2.gguf")
-	_, err := m.Workload()
-	wantErr(t, err, "deepseek2.attention.kv_lora_rank: 32: multi-head latent attention, which model.Arch cannot describe")
+	w, err := m.Workload()
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := w.Model.Attention
+	want := model.SoftmaxAttention{Heads: 4, KVHeads: 4, HeadDim: 24, ValueDim: 16, KVLoraRank: 32, RopeDim: 8}
+	if a != want {
+		t.Fatalf("attention %+v, want %+v", a, want)
+	}
+	if e := w.Model.MoE; e.Experts != 4 || e.TopK != 2 || e.SharedExperts != 1 || e.DenseLayers != 1 || e.DenseFFN != 96 {
+		t.Errorf("moe %+v", e)
+	}
+	names := map[string]model.Op{}
+	for _, o := range w.TokenOps(100) {
+		if o.Layer == 1 {
+			names[strings.TrimPrefix(o.Name, "blk.1.")] = o
+		}
+	}
+	for name, io := range map[string][2]int{"attn_q": {32, 96}, "attn_kv_a": {32, 40}, "attn_kv_b": {32, 128}, "attn_output": {64, 32}} {
+		if o, ok := names[name]; !ok || o.In != io[0] || o.Out != io[1] {
+			t.Errorf("%s: %+v, want %d -> %d", name, o, io[0], io[1])
+		}
+	}
+	if _, ok := names["attn_qkv"]; ok {
+		t.Error("an MLA layer has a fused qkv op")
+	}
+	// At depth 100 a token reads 101 positions of f16 latent (32) and
+	// rotary key (8): 2*40*101 bytes, plus its own activations.
+	sc := names["attn_scores"]
+	if kv := 2.0 * 40 * 101; sc.ActBytes < kv || sc.ActBytes > kv+8*4*40 {
+		t.Errorf("scores read %g bytes, want the latent cache %g plus the query's", sc.ActBytes, kv)
+	}
+	mha := *w
+	mha.Model.Attention = model.SoftmaxAttention{Heads: 4, KVHeads: 4, HeadDim: 24}
+	for _, o := range mha.TokenOps(100) {
+		if o.Layer == 1 && o.Kind == model.AttentionScores && !(o.ActBytes > sc.ActBytes) {
+			t.Errorf("the same heads without the latent read %g bytes, the latent %g", o.ActBytes, sc.ActBytes)
+		}
+	}
+	if err := w.Validate(); err != nil {
+		t.Errorf("the mapped workload does not validate: %v", err)
+	}
 	d, err := m.Describe(16)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d.Workload != nil || !strings.Contains(d.Unmapped, "latent attention") {
+	if d.Workload == nil || d.Unmapped != "" {
 		t.Errorf("workload %v, unmapped %q", d.Workload, d.Unmapped)
 	}
-	if e := d.Experts; e == nil || e.Experts != 4 || e.TopK != 2 || e.Layers != 1 {
-		t.Fatalf("experts %+v", d.Experts)
-	}
 	// one MoE layer: gate, up q4_0 32x32 each, down q8_0 32x32, per expert
-	if e := d.Experts; e.GateUp != 2*32*32*4.5/8 || e.Down != 32*32*8.5/8 {
-		t.Errorf("one expert: gate+up %g, down %g bytes", e.GateUp, e.Down)
+	if e := d.Experts; e == nil || e.GateUp != 2*32*32*4.5/8 || e.Down != 32*32*8.5/8 {
+		t.Errorf("one expert: %+v", d.Experts)
 	}
 }
 

@@ -104,6 +104,14 @@ func writeShape(b *strings.Builder, a *model.Arch) {
 	fmt.Fprintf(b, "shape: %d layers, pattern %s, hidden %d, vocab %d\n", a.Layers, a.Pattern, a.Hidden, a.Vocab)
 	at := a.Attention
 	fmt.Fprintf(b, "attention: %d heads, %d KV heads of %d", at.Heads, at.KVHeads, at.HeadDim)
+	if at.MLA() {
+		q := "queries projected directly"
+		if at.QLoraRank > 0 {
+			q = fmt.Sprintf("queries through a rank-%d LoRA", at.QLoraRank)
+		}
+		fmt.Fprintf(b, " (%d rotary), values of %d; multi-head latent: a %d-wide key-value latent a position, %s",
+			at.RopeDim, at.VDim(), at.KVLoraRank, q)
+	}
 	if at.QGate {
 		b.WriteString(", gated query")
 	}

@@ -118,6 +118,7 @@ func classBits(classes []ClassStats) (model.BitsPerWeight, map[string]string, []
 // multiplies, by the op's name after "blk.N.".
 var opClass = map[string]Class{
 	"attn_qkv": Attention, "attn_output": Attention, "ssm_in": Attention, "ssm_out": Attention,
+	"attn_q": Attention, "attn_q_a": Attention, "attn_q_b": Attention, "attn_kv_a": Attention, "attn_kv_b": Attention,
 	"ffn_dense": Dense, "ffn_gate_inp": Router, "ffn_shexp": Shared,
 	"ffn_gate_exps": ExpertsUp, "ffn_up_exps": ExpertsUp, "ffn_down_exps": ExpertsDown,
 	"output": Output,

@@ -107,6 +107,14 @@ func (w *Workload) scores(l, n, start int, decode bool) (ops, bytes float64) {
 	if decode && m.LayerKind(l) == 'S' {
 		positions = c // a generated token reads its window only
 	}
+	if a.MLA() {
+		// Over the latent: each head's absorbed query against the
+		// latent and rotary key, its output from the latent; the cache
+		// holds the latent and the rotary key once a position (f16).
+		lat := float64(a.KVLoraRank + a.RopeDim)
+		q = a.Heads * (a.KVLoraRank + a.RopeDim)
+		return 2 * nf * c * float64(a.Heads) * (lat + float64(a.KVLoraRank)), 2*lat*positions + 8*nf*float64(q)
+	}
 	kv := 2 * float64(a.KVHeads*a.HeadDim) * 2 * positions // f16 K and V
 	return 4 * nf * c * float64(a.Heads*a.HeadDim), kv + 8*nf*float64(q)
 }
@@ -153,11 +161,24 @@ func (w *Workload) graph(n, start int, logits, decode bool) []Op {
 			if a.QGate {
 				q *= 2
 			}
-			matmul(l, "attn_qkv", "attention", d, q+2*a.KVHeads*a.HeadDim, bpw.Attention)
+			if a.MLA() {
+				if a.QLoraRank > 0 {
+					matmul(l, "attn_q_a", "attention", d, a.QLoraRank, bpw.Attention)
+					matmul(l, "attn_q_b", "attention", a.QLoraRank, q, bpw.Attention)
+				} else {
+					matmul(l, "attn_q", "attention", d, q, bpw.Attention)
+				}
+				matmul(l, "attn_kv_a", "attention", d, a.KVLoraRank+a.RopeDim, bpw.Attention)
+				// attn_kv_b, absorbed: the non-rotary query into the
+				// latent, and the latent output into the values.
+				matmul(l, "attn_kv_b", "attention", a.KVLoraRank, a.Heads*(a.HeadDim-a.RopeDim+a.VDim()), bpw.Attention)
+			} else {
+				matmul(l, "attn_qkv", "attention", d, q+2*a.KVHeads*a.HeadDim, bpw.Attention)
+			}
 			arith, bytes := w.scores(l, n, start, decode)
 			add("attn_scores", Op{Layer: l, Kind: AttentionScores, Class: "f16", Tokens: n,
 				Ops: arith, ActBytes: bytes})
-			matmul(l, "attn_output", "attention", a.Heads*a.HeadDim, d, bpw.Attention)
+			matmul(l, "attn_output", "attention", a.Heads*a.VDim(), d, bpw.Attention)
 		case 'L':
 			la := m.Linear
 			matmul(l, "ssm_in", "attention", d, la.InProjOut, bpw.Attention)

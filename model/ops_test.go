@@ -276,3 +276,46 @@ func TestOpKindString(t *testing.T) {
 		}
 	}
 }
+
+// TestMLAOps: a multi-head latent layer projects queries through its q
+// LoRA when it has one, keys and values through the latent, and its
+// scores read the latent cache; a prompt's scores grow with the depth.
+func TestMLAOps(t *testing.T) {
+	w := qwen35(t)
+	w.Model.Pattern = "F"
+	w.Model.Linear = nil
+	w.Model.Attention = model.SoftmaxAttention{Heads: 16, KVHeads: 16, HeadDim: 192, ValueDim: 128, KVLoraRank: 512, QLoraRank: 1536, RopeDim: 64}
+	if err := w.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string][2]int{"attn_q_a": {2048, 1536}, "attn_q_b": {1536, 16 * 192}, "attn_kv_a": {2048, 576},
+		"attn_kv_b": {512, 16 * (128 + 128)}, "attn_output": {16 * 128, 2048}}
+	got := map[string]model.Op{}
+	for _, o := range w.TokenOps(1000) {
+		if o.Layer == 0 {
+			got[strings.TrimPrefix(o.Name, "blk.0.")] = o
+		}
+	}
+	for name, io := range want {
+		if o, ok := got[name]; !ok || o.In != io[0] || o.Out != io[1] {
+			t.Errorf("%s: %+v, want %d -> %d", name, o, io[0], io[1])
+		}
+	}
+	if _, ok := got["attn_q"]; ok {
+		t.Error("a q LoRA layer also projects queries directly")
+	}
+	// 1001 positions of an f16 latent and rotary key.
+	if sc := got["attn_scores"]; sc.ActBytes < 2*576*1001 || sc.Ops != 2*1*1001*16*(576+512) {
+		t.Errorf("scores: %g bytes, %g ops", sc.ActBytes, sc.Ops)
+	}
+	bad := *w
+	bad.Model.Attention.KVHeads = 4
+	if err := bad.Validate(); err == nil || !strings.Contains(err.Error(), "model.attention.kv_heads") {
+		t.Errorf("MLA with 4 KV heads: %v", err)
+	}
+	bad = *w
+	bad.Model.Attention.KVLoraRank = 0
+	if err := bad.Validate(); err == nil || !strings.Contains(err.Error(), "describe multi-head latent attention") {
+		t.Errorf("rope and q LoRA without the latent: %v", err)
+	}
+}

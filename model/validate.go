@@ -281,6 +281,20 @@ func (w *Workload) Validate() error {
 	c.integer("model.attention.kv_heads", a.KVHeads, 1, a.Heads)
 	c.integer("model.attention.head_dim", a.HeadDim, 1, 4096)
 	c.integer("model.attention.sliding_window", a.SlidingWindow, 0, 1<<24)
+	c.integer("model.attention.value_dim", a.ValueDim, 0, 4096)
+	c.integer("model.attention.kv_lora_rank", a.KVLoraRank, 0, 1<<16)
+	c.integer("model.attention.q_lora_rank", a.QLoraRank, 0, 1<<16)
+	if a.MLA() {
+		c.integer("model.attention.rope_dim", a.RopeDim, 1, a.HeadDim-1)
+		if a.KVHeads != a.Heads {
+			c.fail("model.attention.kv_heads", "%d with multi-head latent attention (kv_lora_rank %d): want heads, %d", a.KVHeads, a.KVLoraRank, a.Heads)
+		}
+		if a.QGate {
+			c.fail("model.attention.q_gate", "true with multi-head latent attention, which has no query gate")
+		}
+	} else if a.QLoraRank > 0 || a.RopeDim > 0 {
+		c.fail("model.attention.kv_lora_rank", "0, but q_lora_rank or rope_dim is set: they describe multi-head latent attention")
+	}
 	if hasS && a.SlidingWindow == 0 {
 		c.fail("model.attention.sliding_window", "pattern has S layers but no window")
 	}

@@ -37,14 +37,42 @@ type Arch struct {
 }
 
 // SoftmaxAttention is softmax attention: grouped-query, optionally gated, optionally
-// windowed.
+// windowed, or multi-head latent.
 type SoftmaxAttention struct {
-	Heads   int  `yaml:"heads"`
-	KVHeads int  `yaml:"kv_heads"`
+	Heads   int `yaml:"heads"`
+	KVHeads int `yaml:"kv_heads"`
+	// HeadDim is a head's key (and query) width.
 	HeadDim int  `yaml:"head_dim"`
 	QGate   bool `yaml:"q_gate"`
 	// SlidingWindow is the window of S layers in tokens (0 when none).
 	SlidingWindow int `yaml:"sliding_window"`
+	// KVLoraRank above 0 makes the attention multi-head latent (MLA:
+	// DeepSeek-V2/V3, llama.cpp's deepseek2). Each position's keys and
+	// values are one KVLoraRank-wide latent plus a RopeDim-wide rotary key
+	// shared by the heads (attn_kv_a_mqa), and that is all the KV cache
+	// holds; the per-head keys (HeadDim: RopeDim rotary plus the rest) and
+	// values (ValueDim) come from the latent through attn_kv_b. As
+	// llama.cpp runs it, that projection is absorbed into each token's
+	// query and output, and the scores run over the latent. Queries come
+	// through a QLoraRank bottleneck (attn_q_a, attn_q_b), or directly when
+	// QLoraRank is 0 (the Lite models). KVHeads is Heads.
+	KVLoraRank int `yaml:"kv_lora_rank,omitempty"`
+	QLoraRank  int `yaml:"q_lora_rank,omitempty"`
+	RopeDim    int `yaml:"rope_dim,omitempty"`
+	// ValueDim is a head's value width where it differs from HeadDim
+	// (MLA); 0 means HeadDim.
+	ValueDim int `yaml:"value_dim,omitempty"`
+}
+
+// MLA says whether the attention is multi-head latent.
+func (a *SoftmaxAttention) MLA() bool { return a.KVLoraRank > 0 }
+
+// VDim is a head's value width: ValueDim, or HeadDim when it is 0.
+func (a *SoftmaxAttention) VDim() int {
+	if a.ValueDim > 0 {
+		return a.ValueDim
+	}
+	return a.HeadDim
 }
 
 // LinearAttention is a Gated-DeltaNet-style recurrent layer.
