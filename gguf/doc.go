@@ -55,6 +55,11 @@
 // MLA fields (kv and q LoRA ranks, rotary width, value width), as
 // llama.cpp runs it: the KV cache holds the latent.
 //
+// A model split by gguf-split (PREFIX-00001-of-00003.gguf, ...) is read
+// from any shard: the metadata from the first, the tensor infos from
+// every one, found by llama.cpp's names; a missing shard is an error
+// naming it.
+//
 // The mapped workload keeps every class's GGML type in model.Arch.Types
 // (the dominant one by bytes where a class mixes types; the description
 // says how they mix), and BitsPerWeight is each class's exact bytes per

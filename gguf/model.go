@@ -48,6 +48,22 @@ var ErrNotGGUF = errors.New("not a GGUF file")
 // error names the file and the offset, key or tensor at fault, on one
 // line.
 func Read(path string) (*Model, error) {
+	h, err := readFile(path)
+	if err != nil {
+		return nil, err
+	}
+	no, count, err := splitInfo(h)
+	if err != nil {
+		return nil, &KeyError{File: path, Key: "split.count", Msg: err.Error()}
+	}
+	if count > 1 {
+		return readSplit(h, path, no, count)
+	}
+	return newModel(h, path)
+}
+
+// readFile reads the header of one file.
+func readFile(path string) (*File, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("gguf: %w", err)
@@ -72,7 +88,7 @@ func Read(path string) (*Model, error) {
 		}
 		return nil, err
 	}
-	return newModel(h, path)
+	return h, nil
 }
 
 // FromHeader makes a Model of a header read with ReadHeader; name stands
@@ -95,10 +111,18 @@ func newModel(h *File, path string) (*Model, error) {
 			m.Name = oneLine(s)
 		}
 	}
-	if h.Size >= 0 && h.DataEnd > h.Size {
-		m.Notes = append(m.Notes, fmt.Sprintf("the tensor data ends at byte %d but the file has %d: a partial download or a header-only file (its shapes and types are still read)", h.DataEnd, h.Size))
+	if n := partial(h); n != "" {
+		m.Notes = append(m.Notes, n)
 	}
 	return m, nil
+}
+
+// partial notes a file shorter than the tensor data its header describes.
+func partial(h *File) string {
+	if h.Size >= 0 && h.DataEnd > h.Size {
+		return fmt.Sprintf("the tensor data ends at byte %d but the file has %d: a partial download or a header-only file (its shapes and types are still read)", h.DataEnd, h.Size)
+	}
+	return ""
 }
 
 // DataBytes is the size of all tensor data the header describes.

@@ -1,0 +1,87 @@
+package gguf
+
+import (
+	"fmt"
+	"path/filepath"
+	"regexp"
+	"strconv"
+)
+
+// shardName is llama.cpp's name for shard i (1-based) of n of a split
+// model (llama_split_path: PREFIX-%05d-of-%05d.gguf).
+var shardName = regexp.MustCompile(`^(.*)-(\d{5})-of-(\d{5})\.gguf$`)
+
+// splitInfo reads a header's split.no and split.count (gguf-split's keys;
+// count 0 when the file is not a shard).
+func splitInfo(h *File) (no, count int, err error) {
+	get := func(key string) (int, bool, error) {
+		v, ok := h.Get(key)
+		if !ok {
+			return 0, false, nil
+		}
+		n, ok := v.Int()
+		if !ok || n < 0 || n > 1<<16 {
+			return 0, false, fmt.Errorf("%s: %s is not a shard count or index", key, v)
+		}
+		return int(n), true, nil
+	}
+	c, ok, err := get("split.count")
+	if err != nil || !ok {
+		return 0, 0, err
+	}
+	n, _, err := get("split.no")
+	return n, c, err
+}
+
+// readSplit reads a split model from one of its shards, h at path: the
+// shards are found by llama.cpp's names beside path, the metadata is the
+// first shard's (gguf-split writes it there, and only split.* in the
+// others), and the tensor infos are every shard's. Only headers are read.
+// A missing or foreign shard is an error naming it.
+func readSplit(h *File, path string, no, count int) (*Model, error) {
+	sm := shardName.FindStringSubmatch(filepath.Base(path))
+	if sm == nil {
+		return nil, &KeyError{File: path, Key: "split.count", Msg: fmt.Sprintf("%d: the file is shard %d of a split model, but its name does not follow llama.cpp's PREFIX-00001-of-%05d.gguf, so the other shards cannot be found", count, no+1, count)}
+	}
+	if c, _ := strconv.Atoi(sm[3]); c != count {
+		return nil, &KeyError{File: path, Key: "split.count", Msg: fmt.Sprintf("%d, but the name says %d shards", count, c)}
+	}
+	dir := filepath.Dir(path)
+	shard := func(i int) string { return filepath.Join(dir, fmt.Sprintf("%s-%05d-of-%05d.gguf", sm[1], i+1, count)) }
+	files := make([]*File, count)
+	files[no] = h
+	var notes []string
+	for i := range files {
+		if files[i] == nil {
+			f, err := readFile(shard(i))
+			if err != nil {
+				return nil, fmt.Errorf("gguf: shard %d of %d of %s: %w", i+1, count, path, err)
+			}
+			files[i] = f
+		}
+		if n, c, err := splitInfo(files[i]); err != nil || n != i || c != count {
+			return nil, &KeyError{File: shard(i), Key: "split.no", Msg: fmt.Sprintf("says shard %d of %d, want %d of %d", n+1, c, i+1, count)}
+		}
+		if n := partial(files[i]); n != "" {
+			notes = append(notes, filepath.Base(shard(i))+": "+n)
+		}
+	}
+	merged := *files[0]
+	merged.Tensors = nil
+	for _, f := range files {
+		merged.Tensors = append(merged.Tensors, f.Tensors...)
+	}
+	if v, ok := files[0].Get("split.tensors.count"); ok {
+		if n, ok := v.Int(); ok && n != int64(len(merged.Tensors)) {
+			return nil, &KeyError{File: shard(0), Key: "split.tensors.count", Msg: fmt.Sprintf("%d, but the %d shards hold %d tensor infos", n, count, len(merged.Tensors))}
+		}
+	}
+	merged.Size, merged.DataEnd = -1, 0 // the data is spread over the shards; each was checked
+	m, err := newModel(&merged, path)
+	if err != nil {
+		return nil, err
+	}
+	m.Notes = append(m.Notes, notes...)
+	m.Notes = append(m.Notes, fmt.Sprintf("a split model: %d shards, %d tensor infos, metadata from %s", count, len(merged.Tensors), filepath.Base(shard(0))))
+	return m, nil
+}
