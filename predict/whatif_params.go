@@ -12,9 +12,10 @@ import (
 const (
 	// ParamDRAM is the DRAM system's sustained bandwidth in GB/s. Setting
 	// it scales dram.sustained_gb_s, dram.peak_gb_s and every engine's
-	// bandwidth_max_gb_s by the same factor: faster memory lets each
-	// cluster pull proportionally more, so the clusters' shares of the bus
-	// stay as calibrated.
+	// bandwidth_max_gb_s (and bandwidth_per_thread_gb_s) by the same
+	// factor: faster memory lets each cluster, and each thread, pull
+	// proportionally more, so the clusters' shares of the bus stay as
+	// calibrated.
 	ParamDRAM = "dram"
 	// ParamComputeRatio is the second (little) engine's per-core matmul
 	// rate for the workload's dominant kernel class over the first (big)
@@ -74,6 +75,11 @@ func heatParamFor(name string, s *model.SoC, w *model.Workload, he heatEngines) 
 				paths := []string{"dram.sustained_gb_s", "dram.peak_gb_s"}
 				for _, e := range s.Engines {
 					paths = append(paths, "engines."+e.Name+".bandwidth_max_gb_s")
+					if e.BandwidthPerThreadGBs > 0 {
+						// The whole memory path scales, a thread's read
+						// stream with it.
+						paths = append(paths, "engines."+e.Name+".bandwidth_per_thread_gb_s")
+					}
 				}
 				return scaleParams(s, v/s.DRAM.SustainedGBs, paths)
 			}}, nil
