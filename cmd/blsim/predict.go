@@ -59,7 +59,7 @@ SoC that cannot matter to the prediction get a warning on stderr.`,
 	f.BoolVar(&o.Sweep, "sweep", false, "also print t/s for little fractions 0 to 0.5")
 	f.BoolVar(&o.JSON, "json", false, "print the prediction as JSON (schema "+predict.Schema+") instead of tables")
 	f.BoolVar(&o.Sensitivity, "sensitivity", false, "with an accelerator in --engines: sweep its throughput and submit latency (LOSS to WIN)")
-	f.BoolVar(&o.ThreadsSweep, "threads-sweep", false, "stock llama.cpp's one thread pool on the first cluster, both and the second at each thread count:\npp and tg (--gen, default 128) t/s, and the -t and --cpu-mask to run for each")
+	f.BoolVar(&o.ThreadsSweep, "threads-sweep", false, "stock llama.cpp's one thread pool on the first cluster, both and the second at each thread count\n(the one cluster of a SoC that has one): pp and tg (--gen, default 128) t/s, and the -t and --cpu-mask to run for each")
 	return cmd
 }
 
