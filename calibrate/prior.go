@@ -78,7 +78,7 @@ func Prior(name string, engines []Engine, ms []measure.Measurement, w *model.Wor
 			L2KiBPerCore: float64(c.L2KiBPerCore), SharedCacheKiB: float64(c.SharedCacheKiB), CacheUsableFrac: 0.5,
 			// ggml's generic MUL_MAT and MUL_MAT_ID, and the built-in
 			// dispatcher, walk weight rows in tiles of 16 tokens.
-			TokenTile: 16, ExpertTokenTile: 16, MemComputeOverlap: 0.3}
+			TokenTile: 16, ExpertTokenTile: 16, MemComputeOverlap: 0.3, CPUs: append([]int(nil), c.CPUs...)}
 		p := "engines." + c.Name + "."
 		var q4, f32 float64
 		set(p+"kernel_ops_per_cycle.q4", &q4, 1/en.ClockGHz)

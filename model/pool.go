@@ -3,6 +3,7 @@ package model
 import (
 	"fmt"
 	"math"
+	"math/big"
 	"strings"
 )
 
@@ -193,6 +194,49 @@ func (w *Workload) TensorType(o *Op) string {
 		return ""
 	}
 	return w.Model.Types[o.Tensor]
+}
+
+// cpus checks an engine's cpus (path prefix p): none negative or listed
+// twice, none another engine's (seen, by id). A list of another length
+// than the cores is allowed (a what-if may change the cores) but gives no
+// --cpu-mask (CPUMask).
+func (c *checker) cpus(p string, e *Engine, seen map[int]string) {
+	if e.CPUs == nil {
+		return
+	}
+	if e.IsAccelerator() {
+		c.fail(p+"cpus", "an accelerator has no CPU ids")
+		return
+	}
+	for i, id := range e.CPUs {
+		path := fmt.Sprintf("%scpus[%d]", p, i)
+		switch other, dup := seen[id]; {
+		case id < 0 || id >= 4096:
+			c.fail(path, "%d is not a CPU id (0..4095)", id)
+		case dup && other == e.Name:
+			c.fail(path, "CPU %d listed twice", id)
+		case dup:
+			c.fail(path, "CPU %d is also engine %s's", id, other)
+		}
+		seen[id] = e.Name
+	}
+}
+
+// CPUMask is llama.cpp's --cpu-mask, in hex, for threads[i] threads on
+// engines[i] of s, each engine's first threads[i] CPUs; ok is false when an
+// engine lacks cpus, or lists another number of them than its cores.
+func (s *SoC) CPUMask(engines []string, threads []int) (string, bool) {
+	var mask big.Int
+	for i, name := range engines {
+		e, _, err := s.Engine(name)
+		if err != nil || len(e.CPUs) != e.Cores || i >= len(threads) || threads[i] > len(e.CPUs) {
+			return "", false
+		}
+		for _, id := range e.CPUs[:threads[i]] {
+			mask.SetBit(&mask, id, 1)
+		}
+	}
+	return "0x" + mask.Text(16), true
 }
 
 // repacked checks an engine's repacked_types (path prefix p).

@@ -234,3 +234,50 @@ func TestOpTensors(t *testing.T) {
 		}
 	}
 }
+
+// TestCPUMask: a pool's --cpu-mask is each engine's first threads CPUs;
+// without CPU ids for every core there is none; ids are checked.
+func TestCPUMask(t *testing.T) {
+	s := presetSoCsOne(t, "rk3588")
+	for _, tc := range []struct {
+		engines []string
+		threads []int
+		want    string
+		ok      bool
+	}{
+		{[]string{"big"}, []int{4}, "0xf0", true},
+		{[]string{"big"}, []int{2}, "0x30", true},
+		{[]string{"big", "little"}, []int{4, 1}, "0xf1", true},
+		{[]string{"big", "little"}, []int{4, 4}, "0xff", true},
+		{[]string{"little"}, []int{3}, "0x7", true},
+		{[]string{"big"}, []int{5}, "", false},
+		{[]string{"mid"}, []int{1}, "", false},
+	} {
+		got, ok := s.CPUMask(tc.engines, tc.threads)
+		if got != tc.want || ok != tc.ok {
+			t.Errorf("%v %v: %q %v, want %q %v", tc.engines, tc.threads, got, ok, tc.want, tc.ok)
+		}
+	}
+	short := s.Clone()
+	short.Engines[1].Cores = 8 // a what-if with more little cores than ids
+	if err := short.Validate(); err != nil {
+		t.Errorf("cores beyond the ids: %v", err)
+	}
+	if _, ok := short.CPUMask([]string{"little"}, []int{2}); ok {
+		t.Error("a mask from 4 ids for 8 cores")
+	}
+	for _, tc := range []struct {
+		edit func(*model.SoC)
+		want string
+	}{
+		{func(s *model.SoC) { s.Engines[0].CPUs[1] = 4 }, "engines[0].cpus[1]: CPU 4 listed twice"},
+		{func(s *model.SoC) { s.Engines[1].CPUs[0] = 5 }, "engines[1].cpus[0]: CPU 5 is also engine big's"},
+		{func(s *model.SoC) { s.Engines[1].CPUs[2] = -1 }, "engines[1].cpus[2]: -1 is not a CPU id"},
+	} {
+		c := s.Clone()
+		tc.edit(c)
+		if err := c.Validate(); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%v, want %q", err, tc.want)
+		}
+	}
+}

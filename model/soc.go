@@ -126,6 +126,11 @@ type Engine struct {
 	// with the dot-product extension, more types in later builds; optional,
 	// none when absent. CPU clusters only.
 	RepackedTypes []string `yaml:"repacked_types,omitempty"`
+	// CPUs are the cluster's Linux CPU ids (as sysfs numbers them), one
+	// per core; optional. With them a stock pool's recommendation names
+	// its --cpu-mask in hex (a list of another length than the cores gives
+	// none, and the thread sweep says so). CPU clusters only.
+	CPUs []int `yaml:"cpus,omitempty"`
 
 	// The fields below are for accelerators (kind npu) only; CPU engines
 	// must leave them out.
@@ -284,6 +289,7 @@ func (s *SoC) Clone() *SoC {
 		e.Ops = append([]string(nil), e.Ops...)
 		e.SplitModes = append([]string(nil), e.SplitModes...)
 		e.RepackedTypes = append([]string(nil), e.RepackedTypes...)
+		e.CPUs = append([]int(nil), e.CPUs...)
 		if e.RepackedTypes == nil && s.Engines[i].RepackedTypes != nil {
 			e.RepackedTypes = []string{}
 		}

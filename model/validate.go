@@ -117,6 +117,7 @@ func (s *SoC) Validate() error {
 		return c.err
 	}
 	names := map[string]bool{}
+	seenCPU := map[int]string{}
 	for i := range s.Engines {
 		e := &s.Engines[i]
 		p := fmt.Sprintf("engines[%d].", i)
@@ -162,6 +163,7 @@ func (s *SoC) Validate() error {
 		c.integer(p+"expert_token_tile", e.ExpertTokenTile, 1, 4096)
 		c.num(p+"mem_compute_overlap", e.MemComputeOverlap, 0, 1)
 		c.repacked(p, e)
+		c.cpus(p, e, seenCPU)
 		c.accelerator(p, e)
 	}
 	h := s.Handoff

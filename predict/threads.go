@@ -35,6 +35,9 @@ type ThreadsRow struct {
 	Threads int        `json:"threads"`
 	PPTPS   float64    `json:"pp_tps"`
 	TGTPS   float64    `json:"tg_tps"`
+	// CPUMask is the pool's --cpu-mask in hex ("0xf0"), when the profile
+	// gives its clusters' CPU ids (model.Engine.CPUs); "" otherwise.
+	CPUMask string `json:"cpu_mask,omitempty"`
 }
 
 // ThreadsSweep is every row, and the recommendation for each phase.
@@ -51,6 +54,9 @@ type ThreadsSweep struct {
 	BestPP   ThreadsRow `json:"best_pp"`
 	BestTG   ThreadsRow `json:"best_tg"`
 	AllCores ThreadsRow `json:"all_cores"`
+	// Notes are what the sweep could not use of the profile, one line
+	// each (CPU ids that do not match the cores).
+	Notes []string `json:"notes,omitempty"`
 }
 
 // Threads sweeps the pools over the SoC's first two CPU clusters: the
@@ -89,6 +95,11 @@ func Threads(q ThreadsRequest) (*ThreadsSweep, error) {
 	wpp.Run, wtg.Run = pp, tg
 	big := &s.Engines[0]
 	out := &ThreadsSweep{Schema: ThreadsSchema, SoC: s.Name, Workload: q.Workload.Name, PP: testName(pp), TG: testName(tg)}
+	for i := range s.Engines[:min(2, len(s.Engines))] {
+		if e := &s.Engines[i]; len(e.CPUs) > 0 && len(e.CPUs) != e.Cores {
+			out.Notes = append(out.Notes, fmt.Sprintf("engines.%s.cpus lists %d CPU ids for %d cores: the --cpu-mask is named by cluster, not in hex", e.Name, len(e.CPUs), e.Cores))
+		}
+	}
 	row := func(mask string, p model.Plan) error {
 		rp, err := sim.Run(s, &wpp, p)
 		if err != nil {
@@ -98,7 +109,8 @@ func Threads(q ThreadsRequest) (*ThreadsSweep, error) {
 		if err != nil {
 			return err
 		}
-		out.Rows = append(out.Rows, ThreadsRow{Mask: mask, Plan: p, Threads: p.PoolThreads(), PPTPS: rp.TPS, TGTPS: rt.TPS})
+		cm, _ := s.CPUMask(p.Engines, p.Threads)
+		out.Rows = append(out.Rows, ThreadsRow{Mask: mask, Plan: p, Threads: p.PoolThreads(), PPTPS: rp.TPS, TGTPS: rt.TPS, CPUMask: cm})
 		return nil
 	}
 	for t := 1; t <= big.Cores; t++ {
@@ -156,12 +168,16 @@ func best(rows []ThreadsRow) (pp, tg ThreadsRow) {
 
 func describeSplit(p model.Plan) string { return fmt.Sprintf("%s split %s", p.Mode, p.Shares()) }
 
-// Flags is the llama.cpp command-line of a pool row: -t N and the
-// clusters its --cpu-mask must cover.
+// Flags is the llama.cpp command-line of a pool row: -t N and its
+// --cpu-mask, in hex with --cpu-strict 1 where the profile gives the
+// clusters' CPU ids (CPUMask), else the clusters the mask must cover.
 func (r ThreadsRow) Flags() string {
 	parts := make([]string, len(r.Plan.Engines))
 	for i, e := range r.Plan.Engines {
 		parts[i] = fmt.Sprintf("%d on %s", r.Plan.Threads[i], e)
+	}
+	if r.CPUMask != "" {
+		return fmt.Sprintf("-t %d --cpu-mask %s --cpu-strict 1 (%s)", r.Threads, r.CPUMask, strings.Join(parts, ", "))
 	}
 	return fmt.Sprintf("-t %d, --cpu-mask of %s's cores (%s)", r.Threads, strings.Join(r.Plan.Engines, " and "), strings.Join(parts, ", "))
 }

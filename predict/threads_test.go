@@ -72,3 +72,24 @@ func TestThreadsOneCluster(t *testing.T) {
 	}
 	t.Logf("pi5 qwen3-30b-a3b-q3ks pp512 -t 4: %.2f t/s (measured %.2f), without types %.2f", th.BestPP.PPTPS, measured, u.BestPP.PPTPS)
 }
+
+// TestThreadsCPUMask: with the clusters' CPU ids the recommendation is a
+// hex --cpu-mask; ids that do not match the cores give a note instead.
+func TestThreadsCPUMask(t *testing.T) {
+	s, w := load(t, "rk3588")
+	th, err := Threads(ThreadsRequest{SoC: s, Workload: w, Gen: 8, Poll: 50})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if th.BestPP.CPUMask != "0xf0" || th.AllCores.CPUMask != "0xff" || len(th.Notes) != 0 {
+		t.Errorf("best pp mask %q, every core %q, notes %q", th.BestPP.CPUMask, th.AllCores.CPUMask, th.Notes)
+	}
+	s.Engines[1].Cores = 8
+	th, err = Threads(ThreadsRequest{SoC: s, Workload: w, Gen: 8, Poll: 50})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(th.Notes) != 1 || th.AllCores.CPUMask != "" || th.Rows[3].Mask != "big" || th.Rows[3].CPUMask != "0xf0" {
+		t.Errorf("notes %q, every core %q, big -t 4 %+v", th.Notes, th.AllCores.CPUMask, th.Rows[3])
+	}
+}

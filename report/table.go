@@ -232,5 +232,8 @@ func ThreadsTable(w io.Writer, t *predict.ThreadsSweep) error {
 	loss := func(v, best float64) float64 { return 100 * (v/best - 1) }
 	fmt.Fprintf(w, "\nprefill: %s: %.2f t/s; every core (-t %d) %+.1f%%\n", t.BestPP.Flags(), t.BestPP.PPTPS, t.AllCores.Threads, loss(t.AllCores.PPTPS, t.BestPP.PPTPS))
 	fmt.Fprintf(w, "decode:  %s: %.2f t/s; every core (-t %d) %+.1f%%\n", t.BestTG.Flags(), t.BestTG.TGTPS, t.AllCores.Threads, loss(t.AllCores.TGTPS, t.BestTG.TGTPS))
+	for _, n := range t.Notes {
+		fmt.Fprintf(w, "note: %s\n", n)
+	}
 	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/blsim/blsim/model"
+	"github.com/blsim/blsim/presets"
 )
 
 // TestGGUFWorkloads: a GGUF model file is a workload wherever one is
@@ -118,8 +119,21 @@ func TestDensePresets(t *testing.T) {
 // run, and refuses the flags it does not use.
 func TestThreadsSweep(t *testing.T) {
 	out, errs, code := runCLI(t, "predict", "--threads-sweep", "--gen", "16")
-	if code != 0 || !strings.Contains(out, "prefill: -t 4, --cpu-mask of big's cores") || !strings.Contains(out, "every core (-t 8)") {
+	if code != 0 || !strings.Contains(out, "prefill: -t 4 --cpu-mask 0xf0 --cpu-strict 1 (4 on big)") || !strings.Contains(out, "every core (-t 8)") {
 		t.Errorf("exit %d %s\n%s", code, errs, out)
+	}
+	// A profile without CPU ids names the clusters the mask must cover.
+	y := filepath.Join(t.TempDir(), "nocpus.yaml")
+	data, err := presets.SoCData("rk3588")
+	if err != nil {
+		t.Fatal(err)
+	}
+	data = []byte(strings.NewReplacer("    cpus: [4, 5, 6, 7]\n", "", "    cpus: [0, 1, 2, 3]\n", "").Replace(string(data)))
+	if err := os.WriteFile(y, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out, errs, code := runCLI(t, "predict", "--threads-sweep", "--gen", "16", "--soc", y); code != 0 || !strings.Contains(out, "prefill: -t 4, --cpu-mask of big's cores (4 on big)") {
+		t.Errorf("without cpus: exit %d %s\n%s", code, errs, out)
 	}
 	png := filepath.Join(t.TempDir(), "threads.png")
 	if out, errs, code := runCLI(t, "plot", "threads", "--gen", "8", "-o", png); code != 0 || out != "wrote "+png+"\n" {

@@ -23,6 +23,7 @@ func TestPredictWarnsUnusedSoCValues(t *testing.T) {
 	i := strings.Index(s, "name: little")
 	j := i + strings.Index(s[i:], "cores: 4")
 	s = s[:j] + "cores: 8" + s[j+len("cores: 4"):]
+	s = strings.Replace(s, "cpus: [0, 1, 2, 3]", "cpus: [0, 1, 2, 3, 8, 9, 10, 11]", 1)
 	path := filepath.Join(t.TempDir(), "my.yaml")
 	if err := os.WriteFile(path, []byte(s), 0o644); err != nil {
 		t.Fatal(err)
