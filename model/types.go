@@ -55,16 +55,14 @@ const (
 // still set the bytes it moves, but no table says how its dot kernel
 // compares, so none is guessed.
 func (e *Engine) KernelRate(class, typ string) (float64, RateSource) {
-	if typ == "" {
-		return e.KernelOpsPerCycle[class], RateOfClass
+	k := e.RateKey(class, typ)
+	switch {
+	case typ == "":
+		return e.KernelOpsPerCycle[k], RateOfClass
+	case k == typ:
+		return e.KernelOpsPerCycle[k], RateOfType
 	}
-	if v, ok := e.KernelOpsPerCycle[typ]; ok {
-		return v, RateOfType
-	}
-	if b, ok := ggmlTypeBits[typ]; ok {
-		class = KernelClass(b)
-	}
-	return e.KernelOpsPerCycle[class], RateFallback
+	return e.KernelOpsPerCycle[k], RateFallback
 }
 
 // RateKey is the kernel table's key whose rate KernelRate takes: typ when

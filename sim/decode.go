@@ -205,7 +205,7 @@ func (r *runner) note(b bool) {
 // kernel rates, fitted to whole prompts, hold them; a token's ops are short
 // enough for them to count, so the decode graph charges them.
 func (r *runner) barrierSeconds() float64 {
-	if r.plan.Threads[0] < 2 && r.poolN < 2 {
+	if r.mainAlone() {
 		return 0
 	}
 	return r.soc.Handoff.SpinWakeUS * 1e-6
@@ -233,11 +233,15 @@ func (r *runner) launch() {
 // of one thread, which has no worker to wake: the calling thread computes
 // the graph itself, whatever the poll.
 func (r *runner) mainWakeUS(idleUS float64) float64 {
-	if r.plan.Threads[0] < 2 && r.poolN < 2 {
+	if r.mainAlone() {
 		return 0
 	}
 	return r.soc.Handoff.WakeUS(idleUS, r.plan.Poll)
 }
+
+// mainAlone says whether the main pool is one thread: no barrier to meet,
+// no worker to wake.
+func (r *runner) mainAlone() bool { return r.plan.Threads[0] < 2 && r.poolN < 2 }
 
 // overhead adds dt of the main pool's fixed per-token cost.
 func (r *runner) overhead(dt float64) {
