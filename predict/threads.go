@@ -23,6 +23,9 @@ type ThreadsRequest struct {
 	Prompt *model.Run
 	Gen    int
 	Poll   int
+	// Draws are the parameter samples of the recommendation's intervals
+	// (0: sim.DefaultDraws).
+	Draws int
 }
 
 // ThreadsRow is one pool (or the split dispatcher) with its pp and tg
@@ -48,12 +51,23 @@ type ThreadsSweep struct {
 	PP       string       `json:"pp"`
 	TG       string       `json:"tg"`
 	Rows     []ThreadsRow `json:"rows"`
-	// BestPP and BestTG are the fastest pool of each phase (the split
-	// row aside: stock llama.cpp cannot run it); AllCores is every core
-	// in one pool, as llama.cpp's default -t does.
+	// BestPP and BestTG are the pools to run for each phase (the split
+	// row aside: stock llama.cpp cannot run it): the fastest pool on the
+	// first cluster, unless a pool over more clusters is faster by a WIN,
+	// beyond the prediction's uncertainty (sim.Judge). AllCores is every
+	// core in one pool, as llama.cpp's default -t does.
 	BestPP   ThreadsRow `json:"best_pp"`
 	BestTG   ThreadsRow `json:"best_tg"`
 	AllCores ThreadsRow `json:"all_cores"`
+	// PPAllCores and TGAllCores are every core's pool against the
+	// recommendation, for each phase.
+	PPAllCores Judgement `json:"pp_all_cores"`
+	TGAllCores Judgement `json:"tg_all_cores"`
+	// FasterPP and FasterTG are the fastest pool of a phase where it is
+	// not the recommendation: faster by a margin the model cannot tell
+	// from zero (nil otherwise).
+	FasterPP *Alternative `json:"faster_pp,omitempty"`
+	FasterTG *Alternative `json:"faster_tg,omitempty"`
 	// Notes are what the sweep could not use of the profile, one line
 	// each (CPU ids that do not match the cores).
 	Notes []string `json:"notes,omitempty"`
@@ -118,9 +132,21 @@ func Threads(q ThreadsRequest) (*ThreadsSweep, error) {
 			return nil, err
 		}
 	}
+	pick := func() error {
+		var err error
+		ppTPS := func(r ThreadsRow) float64 { return r.PPTPS }
+		tgTPS := func(r ThreadsRow) float64 { return r.TGTPS }
+		if out.BestPP, out.PPAllCores, out.FasterPP, err = recommend(s, &wpp, out.Rows, out.AllCores, big.Name, ppTPS, q.Draws); err != nil {
+			return err
+		}
+		out.BestTG, out.TGAllCores, out.FasterTG, err = recommend(s, &wtg, out.Rows, out.AllCores, big.Name, tgTPS, q.Draws)
+		return err
+	}
 	if len(s.Engines) == 1 {
 		out.AllCores = out.Rows[big.Cores-1]
-		out.BestPP, out.BestTG = best(out.Rows)
+		if err := pick(); err != nil {
+			return nil, err
+		}
 		return out, nil
 	}
 	little := &s.Engines[1]
@@ -135,7 +161,9 @@ func Threads(q ThreadsRequest) (*ThreadsSweep, error) {
 		}
 	}
 	out.AllCores = out.Rows[big.Cores+little.Cores-1]
-	out.BestPP, out.BestTG = best(out.Rows)
+	if err := pick(); err != nil {
+		return nil, err
+	}
 	// The split dispatcher, for comparison: its best plan per phase.
 	bt, lt := big.DefaultThreads(), little.DefaultThreads()
 	ppSplit, ppr, err := sim.Best(s, &wpp, model.NewSplit(model.TokenSplit, big.Name, little.Name, bt, lt, 0, q.Poll))
@@ -152,18 +180,60 @@ func Threads(q ThreadsRequest) (*ThreadsSweep, error) {
 	return out, nil
 }
 
-// best are the rows of the most pp and of the most tg t/s (the first of
-// equals).
-func best(rows []ThreadsRow) (pp, tg ThreadsRow) {
+// Judgement is one pool's gain over another, with the interval of its
+// parameter draws and its verdict.
+type Judgement struct {
+	GainPct  float64      `json:"gain_pct"`
+	Interval sim.Interval `json:"interval"`
+	Verdict  sim.Verdict  `json:"verdict"`
+}
+
+// Alternative is a pool faster than the recommendation by a gain the
+// model cannot tell from zero.
+type Alternative struct {
+	Row ThreadsRow `json:"row"`
+	Judgement
+}
+
+// judge compares plan with base on workload w: its gain, interval and
+// verdict.
+func judge(s *model.SoC, w *model.Workload, base, plan model.Plan, baseTPS, planTPS float64, draws int) (Judgement, error) {
+	iv, err := sim.GainInterval(s, w, base, plan, draws)
+	if err != nil {
+		return Judgement{}, err
+	}
+	g := sim.GainPct(planTPS, baseTPS)
+	return Judgement{GainPct: g, Interval: iv, Verdict: sim.Judge(g, iv)}, nil
+}
+
+// recommend picks a phase's pool: the fastest on the first cluster (rows
+// whose Mask is first), or the fastest of all where it wins over that;
+// and says how every core and a faster pool that does not win compare.
+func recommend(s *model.SoC, w *model.Workload, rows []ThreadsRow, all ThreadsRow, first string, tps func(ThreadsRow) float64, draws int) (ThreadsRow, Judgement, *Alternative, error) {
+	var own, fastest ThreadsRow
 	for i, r := range rows {
-		if i == 0 || r.PPTPS > pp.PPTPS {
-			pp = r
+		if r.Mask == first && (own.Threads == 0 || tps(r) > tps(own)) {
+			own = r
 		}
-		if i == 0 || r.TGTPS > tg.TGTPS {
-			tg = r
+		if i == 0 || tps(r) > tps(fastest) {
+			fastest = r
 		}
 	}
-	return pp, tg
+	pick := own
+	var alt *Alternative
+	if fastest.Mask != own.Mask || fastest.Threads != own.Threads {
+		j, err := judge(s, w, own.Plan, fastest.Plan, tps(own), tps(fastest), draws)
+		if err != nil {
+			return ThreadsRow{}, Judgement{}, nil, err
+		}
+		if j.Verdict == sim.Win {
+			pick = fastest
+		} else {
+			alt = &Alternative{Row: fastest, Judgement: j}
+		}
+	}
+	jall, err := judge(s, w, pick.Plan, all.Plan, tps(pick), tps(all), draws)
+	return pick, jall, alt, err
 }
 
 func describeSplit(p model.Plan) string { return fmt.Sprintf("%s split %s", p.Mode, p.Shares()) }

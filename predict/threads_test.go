@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/blsim/blsim/presets"
+	"github.com/blsim/blsim/sim"
 )
 
 // TestThreads: on rk3588 for qwen3.5-35b-a3b, stock llama.cpp's best
@@ -21,6 +22,21 @@ func TestThreads(t *testing.T) {
 	}
 	if b := th.BestPP; b.Mask != "big" || b.Threads != 4 {
 		t.Errorf("best prefill %s -t %d, want big -t 4", b.Mask, b.Threads)
+	}
+	// Decode: 4 big threads too. Pools over both clusters come out a
+	// little faster, by less than the prediction can tell: not a WIN, so
+	// they are named as the faster alternative, not recommended.
+	if b := th.BestTG; b.Mask != "big" || b.Threads != 4 {
+		t.Errorf("best decode %s -t %d, want big -t 4", b.Mask, b.Threads)
+	}
+	if f := th.FasterTG; f != nil && (f.Verdict == sim.Win || !(f.Row.TGTPS > th.BestTG.TGTPS)) {
+		t.Errorf("faster decode pool %+v: want one not told apart", f)
+	}
+	if j := th.PPAllCores; j.Verdict != sim.Loss || !(j.GainPct < -5) || j.Interval.Draws == 0 {
+		t.Errorf("every core for prefill: %+v, want a LOSS", j)
+	}
+	if j := th.TGAllCores; j.Verdict == sim.Win {
+		t.Errorf("every core for decode: %+v, want no WIN", j)
 	}
 	if a := th.AllCores; a.Threads != 8 || !(a.PPTPS < th.BestPP.PPTPS) {
 		t.Errorf("every core: -t %d at %.2f t/s, best %.2f", a.Threads, a.PPTPS, th.BestPP.PPTPS)
@@ -91,5 +107,23 @@ func TestThreadsCPUMask(t *testing.T) {
 	}
 	if len(th.Notes) != 1 || th.AllCores.CPUMask != "" || th.Rows[3].Mask != "big" || th.Rows[3].CPUMask != "0xf0" {
 		t.Errorf("notes %q, every core %q, big -t 4 %+v", th.Notes, th.AllCores.CPUMask, th.Rows[3])
+	}
+}
+
+// TestThreadsWinAcrossClusters: where a pool over both clusters is faster
+// by a WIN (phi-3-mini's dynamically chunked prefill), it is the one to
+// run.
+func TestThreadsWinAcrossClusters(t *testing.T) {
+	s, _ := load(t, "rk3588")
+	w, err := presets.LoadWorkload("phi-3-mini")
+	if err != nil {
+		t.Fatal(err)
+	}
+	th, err := Threads(ThreadsRequest{SoC: s, Workload: w, Gen: 8, Poll: 50, Draws: 16})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b := th.BestPP; b.Mask != "big+little" || b.Threads != 8 || th.FasterPP != nil {
+		t.Errorf("best prefill %s -t %d (faster %+v), want big+little -t 8", b.Mask, b.Threads, th.FasterPP)
 	}
 }

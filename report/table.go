@@ -229,11 +229,28 @@ func ThreadsTable(w io.Writer, t *predict.ThreadsSweep) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	loss := func(v, best float64) float64 { return 100 * (v/best - 1) }
-	fmt.Fprintf(w, "\nprefill: %s: %.2f t/s; every core (-t %d) %+.1f%%\n", t.BestPP.Flags(), t.BestPP.PPTPS, t.AllCores.Threads, loss(t.AllCores.PPTPS, t.BestPP.PPTPS))
-	fmt.Fprintf(w, "decode:  %s: %.2f t/s; every core (-t %d) %+.1f%%\n", t.BestTG.Flags(), t.BestTG.TGTPS, t.AllCores.Threads, loss(t.AllCores.TGTPS, t.BestTG.TGTPS))
+	phase := func(name string, best predict.ThreadsRow, tps float64, all predict.Judgement, faster *predict.Alternative) {
+		fmt.Fprintf(w, "%s %s: %.2f t/s", name, best.Flags(), tps)
+		if best.Mask == t.AllCores.Mask && best.Threads == t.AllCores.Threads {
+			fmt.Fprint(w, "; every core")
+		} else {
+			fmt.Fprintf(w, "; every core (-t %d) %s", t.AllCores.Threads, judgement(all))
+		}
+		if faster != nil {
+			fmt.Fprintf(w, "; -t %d (%s) is %s, which the model cannot tell from this", faster.Row.Threads, faster.Row.Mask, judgement(faster.Judgement))
+		}
+		fmt.Fprintln(w)
+	}
+	fmt.Fprintln(w)
+	phase("prefill:", t.BestPP, t.BestPP.PPTPS, t.PPAllCores, t.FasterPP)
+	phase("decode: ", t.BestTG, t.BestTG.TGTPS, t.TGAllCores, t.FasterTG)
 	for _, n := range t.Notes {
 		fmt.Fprintf(w, "note: %s\n", n)
 	}
 	return nil
+}
+
+// judgement is a gain as the tables print it: "-12.9% [-14.0, -11.8]% LOSS".
+func judgement(j predict.Judgement) string {
+	return fmt.Sprintf("%+.1f%% [%+.1f, %+.1f]%% %s", j.GainPct, j.Interval.LoPct, j.Interval.HiPct, j.Verdict)
 }

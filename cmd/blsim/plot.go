@@ -169,7 +169,7 @@ func plotRun(o *plotOptions, stdout io.Writer) error {
 	case plots.KindThreads:
 		pp := q.Workload.Run
 		pp.GenTokens = 0
-		if vd.Threads, err = predict.Threads(predict.ThreadsRequest{SoC: s, Workload: wl, Prompt: &pp, Gen: o.Gen, Poll: q.Poll}); err != nil {
+		if vd.Threads, err = predict.Threads(predict.ThreadsRequest{SoC: s, Workload: wl, Prompt: &pp, Gen: o.Gen, Poll: q.Poll, Draws: q.Draws}); err != nil {
 			return o.flagError(err, q)
 		}
 	default:

@@ -100,7 +100,7 @@ func threadsSweep(o *predictOptions, q predict.Request, stdout io.Writer) error 
 	}
 	pp := q.Workload.Run
 	pp.GenTokens = 0
-	t, err := predict.Threads(predict.ThreadsRequest{SoC: q.SoC, Workload: q.Workload, Prompt: &pp, Gen: o.Gen, Poll: q.Poll})
+	t, err := predict.Threads(predict.ThreadsRequest{SoC: q.SoC, Workload: q.Workload, Prompt: &pp, Gen: o.Gen, Poll: q.Poll, Draws: q.Draws})
 	if err != nil {
 		return o.flagError(err, q)
 	}
