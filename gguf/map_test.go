@@ -427,3 +427,63 @@ func TestExtraBlocks(t *testing.T) {
 		t.Errorf("%d layers, notes %q", mp.Workload.Model.Layers, mp.Notes)
 	}
 }
+
+// TestDeepSeekV3Layout: the full models' layout, queries through a q LoRA
+// and attn_kv_b stored as attn_k_b and attn_v_b (llama.cpp's MLA GGUFs),
+// maps with the same weights, at DeepSeek-V3's attention widths.
+func TestDeepSeekV3Layout(t *testing.T) {
+	const d, heads, hd, rope, vd, kvr, qr, E, K, ff, vocab = 7168, 128, 192, 64, 128, 512, 1536, 16, 4, 2048, 1024
+	const q4k, f32 = Type(12), Type(0)
+	b := newBuilder("deepseek2").u32("deepseek2.block_count", 2).u32("deepseek2.embedding_length", d).
+		u32("deepseek2.attention.head_count", heads).u32("deepseek2.attention.head_count_kv", heads).
+		u32("deepseek2.attention.key_length", hd).u32("deepseek2.attention.value_length", vd).
+		u32("deepseek2.attention.kv_lora_rank", kvr).u32("deepseek2.attention.q_lora_rank", qr).
+		u32("deepseek2.rope.dimension_count", rope).u32("deepseek2.leading_dense_block_count", 1).
+		u32("deepseek2.feed_forward_length", 18432).u32("deepseek2.expert_count", E).u32("deepseek2.expert_used_count", K).
+		u32("deepseek2.expert_shared_count", 1).u32("deepseek2.expert_feed_forward_length", ff)
+	b.tensor("token_embd.weight", q4k, d, vocab).tensor("output_norm.weight", f32, d).tensor("output.weight", q4k, d, vocab)
+	for i := 0; i < 2; i++ {
+		p := "blk." + strconv.Itoa(i) + "."
+		b.tensor(p+"attn_norm.weight", f32, d).
+			tensor(p+"attn_q_a.weight", q4k, d, qr).tensor(p+"attn_q_a_norm.weight", f32, qr).
+			tensor(p+"attn_q_b.weight", q4k, qr, heads*hd).
+			tensor(p+"attn_kv_a_mqa.weight", q4k, d, kvr+rope).tensor(p+"attn_kv_a_norm.weight", f32, kvr).
+			tensor(p+"attn_k_b.weight", Type(8), hd-rope, kvr, heads).
+			tensor(p+"attn_v_b.weight", Type(8), kvr, vd, heads).
+			tensor(p+"attn_output.weight", q4k, heads*vd, d).
+			tensor(p+"ffn_norm.weight", f32, d)
+		if i == 0 {
+			b.tensor(p+"ffn_gate.weight", q4k, d, 18432).tensor(p+"ffn_up.weight", q4k, d, 18432).tensor(p+"ffn_down.weight", q4k, 18432, d)
+			continue
+		}
+		b.tensor(p+"ffn_gate_inp.weight", f32, d, E).
+			tensor(p+"ffn_gate_exps.weight", q4k, d, ff, E).tensor(p+"ffn_up_exps.weight", q4k, d, ff, E).
+			tensor(p+"ffn_down_exps.weight", q4k, ff, d, E).
+			tensor(p+"ffn_gate_shexp.weight", q4k, d, ff).tensor(p+"ffn_up_shexp.weight", q4k, d, ff).
+			tensor(p+"ffn_down_shexp.weight", q4k, ff, d)
+	}
+	m, err := b.model(t, "DeepSeek-V3-like.gguf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := m.Workload()
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := w.Model.Attention
+	if !a.MLA() || a.QLoraRank != qr || a.KVLoraRank != kvr || a.RopeDim != rope || a.VDim() != vd || a.HeadDim != hd {
+		t.Errorf("attention %+v", a)
+	}
+	got := map[string]bool{}
+	for _, o := range w.Ops(0) {
+		got[strings.TrimPrefix(o.Name, "blk.1.")] = true
+	}
+	for _, name := range []string{"attn_q_a", "attn_q_b", "attn_kv_a", "attn_kv_b"} {
+		if !got[name] {
+			t.Errorf("no %s op", name)
+		}
+	}
+	if got["attn_q"] {
+		t.Error("a q LoRA model also projects queries directly")
+	}
+}
