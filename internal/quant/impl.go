@@ -87,8 +87,9 @@ func DotQ8Q8(x, y []BlockQ8) float32 {
 
 // DotQ4Q8x4 dots four consecutive rows of x, nb blocks each (x holds at
 // least 4·nb), with y: out[r] is DotQ4Q8(x[r·nb:(r+1)·nb], y), bit for
-// bit. Where the CPU has a four-row kernel (amd64 with VNNI), y's blocks,
-// scales and offset sums are loaded and computed once for the four rows.
+// bit. Where the CPU has a four-row kernel (amd64 with VNNI, arm64 with
+// SDOT), y's blocks and scales (and on amd64 its offset sums) are loaded
+// and computed once for the four rows.
 func DotQ4Q8x4(x []BlockQ4, nb int, y []BlockQ8, out *[4]float32) {
 	x, y = x[:4*nb], y[:nb]
 	k := active.Load()
