@@ -495,3 +495,23 @@ func TestGemvEfficiency(t *testing.T) {
 		t.Errorf("pp512: %.3f t/s at gemv_efficiency 0.25, %.3f at 1: want within 3%% below", pb.TPS, pa.TPS)
 	}
 }
+
+// TestFasterDRAMFasterDecode: on LPDDR5 (rk3588-lp5: 1.515x the bus, the
+// clusters' caps with it) native decode, mostly DRAM-bound, speeds up
+// nearly in proportion; prefill, mostly compute-bound, far less.
+func TestFasterDRAMFasterDecode(t *testing.T) {
+	w := mustWorkload(t, seedWorkload)
+	g := withRun(w, tg(32, 0))
+	lp4, lp5 := mustSoC(t, seedSoC), mustSoC(t, "rk3588-lp5")
+	bus := lp5.DRAM.PeakGBs / lp4.DRAM.PeakGBs
+	tg4, tg5 := mustRun(t, lp4, g, native(50)), mustRun(t, lp5, g, native(50))
+	pp4, pp5 := mustRun(t, lp4, w, native(50)), mustRun(t, lp5, w, native(50))
+	tgUp, ppUp := tg5.GenTPS/tg4.GenTPS, pp5.TPS/pp4.TPS
+	t.Logf("bus %.3fx: tg32 %.2f -> %.2f t/s (%.3fx), pp512 %.2f -> %.2f (%.3fx)", bus, tg4.GenTPS, tg5.GenTPS, tgUp, pp4.TPS, pp5.TPS, ppUp)
+	if tgUp < 1+0.6*(bus-1) || tgUp > bus {
+		t.Errorf("decode %.3fx on a %.3fx bus: want most of it", tgUp, bus)
+	}
+	if !(ppUp < 1+0.5*(tgUp-1)) {
+		t.Errorf("prefill %.3fx, decode %.3fx: prefill should gain far less", ppUp, tgUp)
+	}
+}
