@@ -261,27 +261,36 @@ func workMix(e *model.Engine, obs []measure.Measurement, p *Predictor) mix {
 			continue
 		}
 		w = WithRun(w, obs[i].Run)
-		key := fmt.Sprintf("%p|%d|%d|%d", w, w.Run.PromptTokens, w.Run.Ubatch, w.Run.Depth)
+		key := fmt.Sprintf("%p|%d|%d|%d|%d", w, w.Run.PromptTokens, w.Run.Ubatch, w.Run.Depth, w.Run.GenTokens)
 		if seen[key] {
 			continue
 		}
 		seen[key] = true
+		add := func(op *model.Op, times float64) {
+			class := e.RateKey(op.Class, w.TensorType(op))
+			if op.Kind == model.Scalar || op.Class == "" {
+				class = scalarClass
+			}
+			t := times * op.Ops / rate(class)
+			switch op.Kind {
+			case model.Matmul:
+				dense[class] += t
+			case model.ExpertMatmul:
+				t /= math.Max(e.MoEEfficiency, 1e-3)
+				expert[class] += t
+			}
+			m.seconds[class] += t
+			m.total += t
+		}
 		for u := range w.Run.Ubatches() {
 			for _, op := range w.Ops(u) {
-				class := e.RateKey(op.Class, w.TensorType(&op))
-				if op.Kind == model.Scalar || op.Class == "" {
-					class = scalarClass
-				}
-				t := op.Ops / rate(class)
-				switch op.Kind {
-				case model.Matmul:
-					dense[class] += t
-				case model.ExpertMatmul:
-					t /= math.Max(e.MoEEfficiency, 1e-3)
-					expert[class] += t
-				}
-				m.seconds[class] += t
-				m.total += t
+				add(&op, 1)
+			}
+		}
+		if n := w.Run.GenTokens; n > 0 {
+			// The generated tokens, at the depth halfway through them.
+			for _, op := range w.TokenOps(w.Run.Depth + w.Run.PromptTokens + n/2) {
+				add(&op, float64(n))
 			}
 		}
 	}
