@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/blsim/blsim/calibrate/dispatch"
@@ -28,8 +29,20 @@ func TestPriorFromMicrobenchmarks(t *testing.T) {
 		{ID: "c", Param: "dram.sustained_gb_s", Median: 20, CV: 0.02, Status: "ok"},
 		{ID: "d", Param: "handoff.futex_wake_us", Median: 40, CV: 0.1, Status: "ok"},
 		{ID: "e", Param: "handoff.futex_wake_us", Median: 0, Status: "failed"},
+		{ID: "f", Param: "engines.big.kernel_ops_per_cycle.q8", Median: 4, CV: 0.01, Status: "ok"},
+		{ID: "g", Param: "engines.big.gemv_efficiency", Median: 0.8, CV: 0.01, Status: "ok"},
+		{ID: "h", Param: "engines.little.gemv_efficiency", Median: 1, CV: 0.01, Status: "ok"},
 	}
 	s := Prior("box", twoEngines(), ms, nil)
+	// The q8 kernel measured its own rate, the type keys follow their
+	// classes, and a gemv efficiency below 1 is the engine's (1 is no
+	// penalty: left unset).
+	if e := s.Engines[0]; e.KernelOpsPerCycle["q8"] != 4 || e.KernelOpsPerCycle["q8_0"] != 4 || e.KernelOpsPerCycle["q4_0"] != 3 || e.GemvEfficiency != 0.8 {
+		t.Errorf("big: rates %v, gemv %g", e.KernelOpsPerCycle, e.GemvEfficiency)
+	}
+	if e := s.Engines[1]; e.KernelOpsPerCycle["q8"] != e.KernelOpsPerCycle["q4"] || e.GemvEfficiency != 0 {
+		t.Errorf("little (q8 not measured: q4's): rates %v, gemv %g", e.KernelOpsPerCycle, e.GemvEfficiency)
+	}
 	if err := s.Validate(); err != nil {
 		t.Fatalf("prior does not validate: %v", err)
 	}
@@ -57,13 +70,13 @@ func TestPriorFromMicrobenchmarks(t *testing.T) {
 func TestPlans(t *testing.T) {
 	s := &Settings{Engines: twoEngines()}
 	fitPlans, err := Points(s)
-	if err != nil || len(fitPlans) != 14 {
+	if err != nil || len(fitPlans) != 11 {
 		t.Fatalf("fit grid: %d plans, %v", len(fitPlans), err)
 	}
 	s.Grid = "heldout"
 	held, _ := Points(s)
-	if len(held) < 12 {
-		t.Errorf("held-out grid has %d plans, want at least 12", len(held))
+	if len(held) < 7 {
+		t.Errorf("held-out grid has %d plans, want at least 7", len(held))
 	}
 	seen := map[string]bool{}
 	for _, p := range fitPlans {
@@ -124,6 +137,20 @@ func TestGridSpansIntensity(t *testing.T) {
 					shape = fmt.Sprintf("ub%d", p.Run.Ubatch)
 				}
 				count[p.Set+" "+shape]++
+				if p.Alone {
+					if p.Plan.Engines[0] != "little" || !strings.HasPrefix(key, "native little ") {
+						t.Errorf("a run of the second engine alone is %s, named %q", p.Plan, key)
+					}
+					count["alone "+shape]++
+				}
+			}
+			if len(engines) == 2 && !quick {
+				// The second engine by itself over the regimes.
+				for _, k := range []string{"alone own", "alone ub2", "alone ub8", "alone ub512"} {
+					if count[k] == 0 {
+						t.Errorf("no %s point (%v)", k, count)
+					}
+				}
 			}
 			for _, k := range []string{"fit own", "fit ub2", "fit ub8", "fit ub512", "heldout ub8", "heldout ub512"} {
 				if count[k] == 0 {

@@ -2,6 +2,7 @@ package calibrate
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/blsim/blsim/model"
 )
@@ -25,14 +26,22 @@ type Point struct {
 	// second or more) and its weights are in DRAM anyway, so the untimed
 	// run before the timed ones would only cost time.
 	NoWarmup bool
+	// Alone: a native run on an engine other than the first, which the
+	// point's name then says.
+	Alone bool
 }
 
-// String is the plan, and the shape when it is not the workload's own.
+// String is the plan, and the shape when it is not the workload's own. A
+// native run on an engine other than the first names its engine.
 func (p Point) String() string {
-	if p.Run == nil {
-		return p.Plan.String()
+	s := p.Plan.String()
+	if p.Plan.Mode == model.Native && p.Alone {
+		s = fmt.Sprintf("native %s%s", p.Plan.Engines[0], strings.TrimPrefix(s, "native"))
 	}
-	return fmt.Sprintf("%s pp%d ub=%d", p.Plan, p.Run.PromptTokens, p.Run.Ubatch)
+	if p.Run == nil {
+		return s
+	}
+	return fmt.Sprintf("%s pp%d ub=%d", s, p.Run.PromptTokens, p.Run.Ubatch)
 }
 
 // Shapes are the prompt shapes the dispatcher grid runs besides the
@@ -105,6 +114,14 @@ func grid1(s *Settings, grid string) ([]Point, error) {
 			}
 		}
 	}
+	// alone runs the second engine by itself, as a pool pinned to its
+	// cores: its own regime, decode-like to prefill-like, without the
+	// first engine's time in the same run.
+	alone := func(run *model.Run, polls ...int) {
+		for _, poll := range polls {
+			out = append(out, Point{Plan: model.NewNative(little.Name, tl, poll), Run: run, Set: grid, NoWarmup: run != nil && run == high, Alone: true})
+		}
+	}
 	shaped := func(run *model.Run, f func(run *model.Run)) {
 		if run != nil {
 			f(run)
@@ -123,13 +140,20 @@ func grid1(s *Settings, grid string) ([]Point, error) {
 		shaped(high, func(r *model.Run) { add(r, model.Native, nil, 50) })
 	case grid == FitGrid:
 		add(nil, model.Native, nil, 0, 50)
-		add(nil, model.TokenSplit, []float64{0.1, 0.3, 0.5, 0.7}, 0, 50)
+		add(nil, model.TokenSplit, []float64{0.1, 0.5}, 0)
+		add(nil, model.TokenSplit, []float64{0.3, 0.7}, 50)
 		add(nil, model.ExpertSplit, []float64{0.25, 0.5}, 0, 50)
-		// Native only: a split of a gemv-like prompt hands off for each
-		// of its many small ops, and what that costs is not what this
-		// shape is for (the model misses such runs by 15-45% on a 2-vCPU
-		// VM).
-		shaped(gemv, func(r *model.Run) { add(r, model.Native, nil, 0, 50) })
+		// The decode-like shape, where the board's verdict is decided:
+		// each engine alone, and both streaming their tokens' experts at
+		// once (which is what tells sustained DRAM from the engines'
+		// caps).
+		shaped(gemv, func(r *model.Run) {
+			add(r, model.Native, nil, 0, 50)
+			if r.Ubatch > 1 { // a token cannot be split
+				add(r, model.TokenSplit, []float64{0.5}, 50)
+				add(r, model.TokenSplit, []float64{0.3}, 0)
+			}
+		})
 		shaped(low, func(r *model.Run) {
 			add(r, model.Native, nil, 0, 50)
 			add(r, model.TokenSplit, []float64{0.3}, 0)
@@ -141,12 +165,32 @@ func grid1(s *Settings, grid string) ([]Point, error) {
 			add(r, model.TokenSplit, []float64{0.5}, 0)
 			add(r, model.ExpertSplit, []float64{0.5}, 50)
 		})
+		// The second engine alone over the regimes, and both engines
+		// streaming decode-like experts at once (an expert split hands
+		// off once per MoE op, not per small op as a token split does).
+		alone(nil, 50)
+		shaped(gemv, func(r *model.Run) {
+			alone(r, 0, 50)
+			add(r, model.ExpertSplit, []float64{0.5}, 50)
+		})
+		shaped(low, func(r *model.Run) { alone(r, 50) })
+		shaped(high, func(r *model.Run) { alone(r, 50) })
 	default:
-		add(nil, model.TokenSplit, []float64{0.15, 0.4, 0.6, 0.9}, 0, 50)
-		add(nil, model.ExpertSplit, []float64{0.1, 0.4}, 0, 50)
+		add(nil, model.TokenSplit, []float64{0.15, 0.6}, 0)
+		add(nil, model.TokenSplit, []float64{0.4, 0.9}, 50)
+		add(nil, model.ExpertSplit, []float64{0.1}, 0)
+		add(nil, model.ExpertSplit, []float64{0.4}, 50)
+		alone(nil, 0)
+		shaped(gemv, func(r *model.Run) {
+			if r.Ubatch > 1 {
+				add(r, model.TokenSplit, []float64{0.4}, 0)
+			}
+			add(r, model.ExpertSplit, []float64{0.25}, 50)
+		})
 		shaped(low, func(r *model.Run) {
 			add(r, model.TokenSplit, []float64{0.4}, 50)
 			add(r, model.ExpertSplit, []float64{0.25}, 0)
+			alone(r, 0)
 		})
 		shaped(high, func(r *model.Run) { add(r, model.TokenSplit, []float64{0.4}, 0) })
 	}

@@ -80,19 +80,28 @@ func Prior(name string, engines []Engine, ms []measure.Measurement, w *model.Wor
 			// dispatcher, walk weight rows in tiles of 16 tokens.
 			TokenTile: 16, ExpertTokenTile: 16, MemComputeOverlap: 0.3, CPUs: append([]int(nil), c.CPUs...)}
 		p := "engines." + c.Name + "."
-		var q4, f32 float64
+		var q4, q8, f32 float64
 		set(p+"kernel_ops_per_cycle.q4", &q4, 1/en.ClockGHz)
 		set(p+"kernel_ops_per_cycle.f32", &f32, 2/en.ClockGHz)
 		// The dispatcher's q8 blocks run the same int8 dot as q4 without
-		// unpacking nibbles; q6 and f16 are not used by it.
-		e.KernelOpsPerCycle["q4"], e.KernelOpsPerCycle["q6"], e.KernelOpsPerCycle["q8"] = q4, q4, q4
+		// unpacking nibbles: q4's rate when q8 was not measured (older
+		// measurement files). q6 and f16 are not used by it.
+		set(p+"kernel_ops_per_cycle.q8", &q8, q4)
+		if _, _, ok := median(ms, p+"kernel_ops_per_cycle.q8"); !ok {
+			s.Uncertainty[p+"kernel_ops_per_cycle.q8"] = s.Uncertainty[p+"kernel_ops_per_cycle.q4"]
+		}
+		e.KernelOpsPerCycle["q4"], e.KernelOpsPerCycle["q6"], e.KernelOpsPerCycle["q8"] = q4, q4, q8
 		e.KernelOpsPerCycle["f16"], e.KernelOpsPerCycle["f32"] = f32, f32
-		s.Uncertainty[p+"kernel_ops_per_cycle.q8"] = s.Uncertainty[p+"kernel_ops_per_cycle.q4"]
-		// By GGML type: the microbenchmark's kernel is Q4_0 x Q8_0, and the
-		// dispatcher's Q8_0 blocks run its int8 dot.
-		e.KernelOpsPerCycle["q4_0"], e.KernelOpsPerCycle["q8_0"] = q4, q4
+		// By GGML type: the dispatcher's Q4_0 and Q8_0 blocks are its q4
+		// and q8 kernels.
+		e.KernelOpsPerCycle["q4_0"], e.KernelOpsPerCycle["q8_0"] = q4, q8
 		s.Uncertainty[p+"kernel_ops_per_cycle.q4_0"] = s.Uncertainty[p+"kernel_ops_per_cycle.q4"]
-		s.Uncertainty[p+"kernel_ops_per_cycle.q8_0"] = s.Uncertainty[p+"kernel_ops_per_cycle.q4"]
+		s.Uncertainty[p+"kernel_ops_per_cycle.q8_0"] = s.Uncertainty[p+"kernel_ops_per_cycle.q8"]
+		// A one-token walk's share of the tile rate, when measured below 1.
+		if g, cv, ok := median(ms, p+"gemv_efficiency"); ok && g > 0 && g < 1 {
+			e.GemvEfficiency = g
+			s.Uncertainty[p+"gemv_efficiency"] = g * math.Max(0.1, 3*cv)
+		}
 		e.ScalarOpsPerCycle = f32 / 2
 		set(p+"bandwidth_max_gb_s", &e.BandwidthMaxGBs, 5)
 		if m, cv, ok := median(ms, p+"bandwidth_per_thread_gb_s"); ok && m > 0 && len(c.CPUs) > 1 {

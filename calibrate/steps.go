@@ -114,9 +114,19 @@ func MicroSteps(s *Settings) []Step {
 			}})
 		}
 		steps = append(steps,
-			Step{ID: "kernel/q4/" + c.Name + "/" + tag(c.CPUs[:1]), Label: "q4 kernel, " + c.Name, run: func() (measure.Measurement, error) {
-				st, err := probe.KernelThroughput(c.CPUs[:1], 1, probe.KernelQ4Q8, ps)
-				return fromStats("kernel/q4/"+c.Name+"/"+tag(c.CPUs[:1]), measure.Kernel, p+"kernel_ops_per_cycle.q4", c.Name, "ops/cycle", st, 1/ghz), err
+			// The dispatcher's hot-loop kernels: a gemm tile's 4×2 for
+			// each class, and the 4×1 of a one-token walk, whose rate
+			// over the tile's is the gemv efficiency.
+			Step{ID: "kernel/q4x4x2/" + c.Name + "/" + tag(c.CPUs[:1]), Label: "q4 kernel, " + c.Name, run: func() (measure.Measurement, error) {
+				st, err := probe.KernelThroughput(c.CPUs[:1], 1, probe.KernelQ4Q8Tile, ps)
+				return fromStats("kernel/q4x4x2/"+c.Name+"/"+tag(c.CPUs[:1]), measure.Kernel, p+"kernel_ops_per_cycle.q4", c.Name, "ops/cycle", st, 1/ghz), err
+			}},
+			Step{ID: "kernel/q8x4x2/" + c.Name + "/" + tag(c.CPUs[:1]), Label: "q8 kernel, " + c.Name, run: func() (measure.Measurement, error) {
+				st, err := probe.KernelThroughput(c.CPUs[:1], 1, probe.KernelQ8Q8Tile, ps)
+				return fromStats("kernel/q8x4x2/"+c.Name+"/"+tag(c.CPUs[:1]), measure.Kernel, p+"kernel_ops_per_cycle.q8", c.Name, "ops/cycle", st, 1/ghz), err
+			}},
+			Step{ID: "kernel/gemv/" + c.Name + "/" + tag(c.CPUs[:1]), Label: "gemv efficiency, " + c.Name, run: func() (measure.Measurement, error) {
+				return gemvEfficiency(p+"gemv_efficiency", c.Name, "kernel/gemv/"+c.Name+"/"+tag(c.CPUs[:1]), c.CPUs[:1], ps)
 			}},
 			Step{ID: "kernel/f32/" + c.Name + "/" + tag(c.CPUs[:1]), Label: "f32 kernel, " + c.Name, run: func() (measure.Measurement, error) {
 				st, err := probe.KernelThroughput(c.CPUs[:1], 1, probe.KernelF32, ps)
@@ -253,6 +263,9 @@ func dispatcherStep(s *Settings, sp Point, round, rounds, repeats int, cpus map[
 		out := measure.Measurement{ID: id, Kind: measure.Dispatcher, Workload: s.Workload.Name,
 			WorkloadYAML: workloadYAML, Plan: measure.PlanOf(pl), Unit: "t/s", Samples: r.TPS,
 			Knobs: map[string]string{"repeats": fmt.Sprint(repeats), "round": fmt.Sprint(round), "weight_bytes": fmt.Sprint(r.WeightBytes), "set": sp.Set}}
+		if sp.Alone {
+			out.Engine = pl.Engines[0]
+		}
 		if sp.Run != nil {
 			out.Run = &measure.Run{PromptTokens: sp.Run.PromptTokens, Ubatch: sp.Run.Ubatch, Depth: sp.Run.Depth}
 		}
@@ -308,4 +321,28 @@ func Measure(ctx context.Context, steps []Step, done map[string]bool, w *measure
 		}
 	}
 	return out, nil
+}
+
+// gemvEfficiency measures a one-token walk's rate (Q8_0 4×1) over a tile's
+// (Q8_0 4×2) on cpus, sample by sample: the share of the kernel rate a gemv
+// reaches (model.Engine.GemvEfficiency).
+func gemvEfficiency(param, engine, id string, cpus []int, ps *probe.Settings) (measure.Measurement, error) {
+	m := measure.Measurement{ID: id, Kind: measure.Kernel, Param: param, Engine: engine, Unit: "fraction"}
+	gemv, err := probe.KernelThroughput(cpus, 1, probe.KernelQ8Q8Gemv, ps)
+	if err != nil {
+		return m, err
+	}
+	tile, err := probe.KernelThroughput(cpus, 1, probe.KernelQ8Q8Tile, ps)
+	if err != nil {
+		return m, err
+	}
+	if tile.Median <= 0 {
+		return m, fmt.Errorf("gemv efficiency: the tile kernel measured %g GOPS", tile.Median)
+	}
+	for _, v := range gemv.Samples {
+		m.Samples = append(m.Samples, math.Min(1, v/tile.Median))
+	}
+	m.Summarize()
+	m.CV = math.Hypot(gemv.CV, tile.CV)
+	return m, nil
 }

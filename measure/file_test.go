@@ -108,6 +108,12 @@ func TestLabel(t *testing.T) {
 	if got := n.Label(); got != "stream big" {
 		t.Errorf("label %q", got)
 	}
+	// A native run on an engine the record names (not its grid's first).
+	alone := Measurement{Kind: Dispatcher, Engine: "little", Plan: &model.Plan{Mode: "native", Engines: []string{"little"}, Threads: []int{1}, Poll: 50},
+		Run: &Run{PromptTokens: 64, Ubatch: 2}}
+	if got := alone.Label(); got != "native little poll=50 t=1 pp64 ub=2" {
+		t.Errorf("label %q", got)
+	}
 }
 
 // TestFullDisk writes to /dev/full, which fails every write with ENOSPC the

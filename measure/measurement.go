@@ -98,7 +98,8 @@ type Measurement struct {
 	// n_depth); nil means the workload's own run.
 	Run *Run `json:"run,omitempty"`
 	// Param is the SoC parameter path a microbenchmark informs; Engine
-	// the engine it ran on.
+	// the engine it ran on (for a throughput, set only for a native run
+	// on an engine other than its grid's first, which its label names).
 	Param  string `json:"param,omitempty"`
 	Engine string `json:"engine,omitempty"`
 	// Knobs are the settings that produced the run (env, flags, sizes).
@@ -260,6 +261,11 @@ func (m *Measurement) Label() string {
 	var label string
 	if p.Mode == "native" {
 		label = fmt.Sprintf("native poll=%d", p.Poll)
+		if m.Engine != "" {
+			// A native run on an engine the record names: one other
+			// than the first of its grid's.
+			label = fmt.Sprintf("native %s poll=%d", m.Engine, p.Poll)
+		}
 	} else {
 		f := 0.0
 		if len(p.Fracs) > 1 {

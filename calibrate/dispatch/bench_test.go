@@ -2,8 +2,11 @@ package dispatch
 
 import (
 	"fmt"
+	"sync/atomic"
 	"testing"
+	"time"
 
+	"github.com/blsim/blsim/calibrate/probe"
 	"github.com/blsim/blsim/internal/quant"
 )
 
@@ -46,4 +49,41 @@ func BenchmarkMulMat(b *testing.B) {
 			})
 		}
 	}
+}
+
+// BenchmarkDriverWake is the latency of a handoff to the second pool's
+// driver when it has gone to sleep (poll 0) while the first engine keeps
+// computing, as in a split op of a decode-like ubatch: from Start to the
+// driver running the op, reported as wake-us. One futex wake; a wake
+// through the Go scheduler (a channel, as the driver once used) waits for
+// the busy poster's P to be handed over.
+func BenchmarkDriverWake(b *testing.B) {
+	cpus, err := probe.AllowedCPUs()
+	if err != nil || len(cpus) < 2 {
+		b.Skip("needs Linux and two CPUs")
+	}
+	pool, err := probe.NewCallerPool(cpus[:1], 0)
+	if err != nil {
+		b.Fatal(err)
+	}
+	d, err := newDriver(pool, 0)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer d.Close()
+	if err := probe.Pin(cpus[1]); err != nil {
+		b.Fatal(err)
+	}
+	defer func() { _ = probe.Unpin() }()
+	var ran atomic.Int64
+	total := time.Duration(0)
+	for b.Loop() {
+		t0 := time.Now()
+		d.Start(func(*probe.Pool) { ran.Store(int64(time.Since(t0))) })
+		for ran.Load() == 0 { // the first engine's own work
+		}
+		total += time.Duration(ran.Swap(0))
+		d.Wait()
+	}
+	b.ReportMetric(float64(total.Microseconds())/float64(b.N), "wake-us")
 }

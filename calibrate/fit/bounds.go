@@ -23,6 +23,10 @@ func atBound(x float64, b lm.Bound) string {
 }
 
 // microPrior returns the median of the microbenchmarks that inform path.
+// KernelPriorRelSigma is the relative σ, at least, of a kernel rate's
+// prior taken from its microbenchmark.
+const KernelPriorRelSigma = 0.1
+
 func microPrior(ms []measure.Measurement, path string) (float64, float64, bool) {
 	var vals []float64
 	cv := 0.0
@@ -38,8 +42,15 @@ func microPrior(ms []measure.Measurement, path string) (float64, float64, bool) 
 	sort.Float64s(vals)
 	v := vals[len(vals)/2]
 	// A microbenchmark measures the mechanism, not the dispatcher's use of
-	// it: keep the prior wide enough for the fit to move it.
-	return v, v * math.Max(0.25, 3*cv), true
+	// it: keep the prior wide enough for the fit to move it. The kernel
+	// microbenchmarks time the dispatcher's own hot-loop kernels (its
+	// 4×2 tile and 4×1 gemv, in cache), so their priors are tighter: what
+	// the dispatcher adds (cache misses, its loop) moves a rate by less.
+	floor := 0.25
+	if isKernelRate(path) || hasSuffix(path, "gemv_efficiency") {
+		floor = KernelPriorRelSigma
+	}
+	return v, v * math.Max(floor, 3*cv), true
 }
 
 func boundFor(prior *model.SoC, path string, v float64) lm.Bound {

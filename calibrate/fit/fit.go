@@ -69,6 +69,17 @@ func Fit(prior *model.SoC, ms []measure.Measurement, o Options) (*Result, error)
 	if o.Free == nil && kernels == KernelsForeign {
 		free = ForeignFree(prior, obs, pred)
 	}
+	if o.Free == nil && kernels != KernelsForeign {
+		// The dispatcher's one-token walks, where its microbenchmark
+		// measured a gemv efficiency and some run walks weights for
+		// fewer tokens than a tile.
+		for i := range prior.Engines {
+			e := &prior.Engines[i]
+			if e.GemvEfficiency > 0 && !e.IsAccelerator() && shortWalks(e, obs, pred) {
+				free = append(free, "engines."+e.Name+".gemv_efficiency")
+			}
+		}
+	}
 	var scales map[string]float64
 	if kernels == KernelsForeign {
 		scales = kernelScales(prior, free, obs, pred)
@@ -115,6 +126,40 @@ func Fit(prior *model.SoC, ms []measure.Measurement, o Options) (*Result, error)
 		x0[i] = x
 		priors[i] = lm.Prior{Mean: v, Sigma: sigma}
 	}
+	// Twin engines (one core type, clock and core count) share their
+	// core's parameters: all is every path fitted, free the ones the
+	// optimiser moves, at[k] the index into free whose value all[k] takes.
+	all := free
+	at := make([]int, len(all))
+	for k := range at {
+		at[k] = k
+	}
+	if !o.NoTie {
+		leaders, follows := tie(prior, free, priors)
+		if len(follows) > 0 {
+			pos := map[int]int{}
+			var f2 []string
+			var x2 []float64
+			var p2 []lm.Prior
+			var b2 []lm.Bound
+			var s2 []PriorSource
+			for j, i := range leaders {
+				pos[i] = j
+				f2, x2, p2, b2, s2 = append(f2, free[i]), append(x2, x0[i]), append(p2, priors[i]), append(b2, bounds[i]), append(s2, from[i])
+			}
+			for k := range all {
+				if l, ok := follows[k]; ok {
+					at[k] = pos[l]
+				} else {
+					at[k] = pos[k]
+				}
+			}
+			if n := tieNote(prior, len(follows)); n != "" {
+				notes = append(notes, n)
+			}
+			free, x0, priors, bounds, from = f2, x2, p2, b2, s2
+		}
+	}
 	weights := make([]float64, len(obs))
 	for i, m := range obs {
 		rel := math.Max(m.CV, minRel)
@@ -125,8 +170,8 @@ func Fit(prior *model.SoC, ms []measure.Measurement, o Options) (*Result, error)
 	var evalErr error
 	residuals := func(dst, x []float64) {
 		s := work.Clone()
-		for i, path := range free {
-			_ = s.Set(path, x[i])
+		for k, path := range all {
+			_ = s.Set(path, x[at[k]])
 		}
 		vals, _, err := predictAll(pred, s, obs)
 		if err != nil {
@@ -197,7 +242,8 @@ func Fit(prior *model.SoC, ms []measure.Measurement, o Options) (*Result, error)
 	for i := range priors {
 		sigmas[i] = priors[i].Sigma
 	}
-	for i, path := range free {
+	for k, path := range all {
+		i := at[k]
 		if err := out.Set(path, res.X[i]); err != nil {
 			return nil, err
 		}
@@ -208,6 +254,9 @@ func Fit(prior *model.SoC, ms []measure.Measurement, o Options) (*Result, error)
 		out.Uncertainty[path] = sd
 		pf := ParamFit{Path: path, Prior: priors[i].Mean, PriorSigma: priors[i].Sigma,
 			PriorFrom: from[i], Value: res.X[i], Sigma: sd, Identifiable: !unident[i], AtBound: atBound(res.X[i], bounds[i])}
+		if path != free[i] {
+			pf.SameAs = free[i]
+		}
 		if unident[i] {
 			pf.CoupledWith = coupledWith(i, res.NullSpace, sigmas, free)
 		}

@@ -15,6 +15,10 @@ type Options struct {
 	MinRelSigma float64
 	// NoRobust turns off the Huber reweighting of outliers.
 	NoRobust bool
+	// NoTie fits twin engines (one core type, clock and core count)
+	// apart: by default their kernel rates, gemv efficiency, overlap and
+	// bandwidth caps are one parameter each (ParamFit.SameAs).
+	NoTie bool
 	// PriorRelSigma is the relative prior width of a free parameter with no
 	// uncertainty in the prior profile and no microbenchmark. Zero: 50%.
 	PriorRelSigma float64
@@ -71,6 +75,10 @@ type ParamFit struct {
 	// other free parameters the runs determine it together with: they
 	// share a direction of the null space of the runs' Jacobian.
 	CoupledWith []string `json:"coupled_with,omitempty"`
+	// SameAs names the parameter this one was fitted as, for a twin
+	// engine's (one core type, clock and core count as another engine):
+	// the two are one parameter of the fit. Empty otherwise.
+	SameAs string `json:"same_as,omitempty"`
 	// Identification is IdentificationOf the above: what the fit learnt.
 	Identification Identification `json:"identification"`
 }

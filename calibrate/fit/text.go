@@ -46,6 +46,9 @@ func (r *Result) WriteText(w io.Writer) error {
 		if p.AtBound != "" {
 			id += ", at its " + p.AtBound + " bound"
 		}
+		if p.SameAs != "" {
+			id += " (one with " + p.SameAs + ")"
+		}
 		fmt.Fprintf(tw, "%s\t%.4g ± %.2g\t%s\t%.4g\t%.2g\t%s\n", p.Path, p.Prior, p.PriorSigma, p.PriorFrom, p.Value, p.Sigma, id)
 	}
 	if err := tw.Flush(); err != nil {
@@ -59,6 +62,9 @@ func (r *Result) WriteText(w io.Writer) error {
 		len(r.Residuals), r.RMSPct, r.MAPE, words(r.Status), r.Iterations, r.Downweighted, outliers)
 	var prior, moved, unpinned []string
 	for _, p := range r.Params {
+		if p.SameAs != "" {
+			continue // said of the parameter it is one with
+		}
 		switch p.Identification {
 		case PriorOnly:
 			prior = append(prior, p.Path)

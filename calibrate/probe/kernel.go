@@ -24,6 +24,19 @@ const (
 	// accumulators: 2 ops (multiply, add; fused where the compiler fuses)
 	// per element.
 	KernelF32
+	// KernelQ4Q8Tile is the built-in dispatcher's full-tile kernel for
+	// Q4_0 weights, quant.DotQ4Q8x4x2: four weight rows dotted with two
+	// activation rows, each weight block loaded once for both. A gemm
+	// tile of 16 tokens runs it for each pair of tokens. 64 ops per
+	// block pair.
+	KernelQ4Q8Tile
+	// KernelQ8Q8Tile is KernelQ4Q8Tile for Q8_0 weights,
+	// quant.DotQ8Q8x4x2.
+	KernelQ8Q8Tile
+	// KernelQ8Q8Gemv is the dispatcher's one-token walk of Q8_0 weights,
+	// quant.DotQ8Q8x4: four rows with one activation row, as a gemv (a
+	// generated token, an expert routed one token) runs them.
+	KernelQ8Q8Gemv
 )
 
 func (k Kernel) String() string {
@@ -32,6 +45,12 @@ func (k Kernel) String() string {
 		return "q4_0×q8_0"
 	case KernelF32:
 		return "f32"
+	case KernelQ4Q8Tile:
+		return "q4_0×q8_0 4×2 tile"
+	case KernelQ8Q8Tile:
+		return "q8_0×q8_0 4×2 tile"
+	case KernelQ8Q8Gemv:
+		return "q8_0×q8_0 4×1 gemv"
 	}
 	return fmt.Sprintf("Kernel(%d)", int(k))
 }
@@ -43,10 +62,17 @@ const (
 	kernelF32Len = 1024
 )
 
-// kernelData is one thread's in-cache operands.
+// Tile kernels' rows: kernelBlocks blocks in four rows of tileRowBlocks.
+const tileRowBlocks = kernelBlocks / 4
+
+// kernelData is one thread's in-cache operands: q4 and w8 are weights, q8
+// and y8 two activation rows (for the tiles, the first tileRowBlocks
+// blocks of each).
 type kernelData struct {
 	q4  []quant.BlockQ4
 	q8  []quant.BlockQ8
+	w8  []quant.BlockQ8
+	y8  []quant.BlockQ8
 	f   []float32
 	g   []float32
 	acc float32
@@ -56,6 +82,8 @@ func newKernelData(seed uint32) *kernelData {
 	d := &kernelData{
 		q4: make([]quant.BlockQ4, kernelBlocks),
 		q8: make([]quant.BlockQ8, kernelBlocks),
+		w8: make([]quant.BlockQ8, kernelBlocks),
+		y8: make([]quant.BlockQ8, kernelBlocks),
 		f:  make([]float32, kernelF32Len),
 		g:  make([]float32, kernelF32Len),
 	}
@@ -67,8 +95,11 @@ func newKernelData(seed uint32) *kernelData {
 		for j := range d.q4[i].Qs {
 			d.q4[i].Qs[j] = byte(next())
 		}
+		d.w8[i].D, d.y8[i].D = quant.F16(1/128.0), quant.F16(1/128.0)
 		for j := range d.q8[i].Qs {
 			d.q8[i].Qs[j] = int8(next())
+			d.w8[i].Qs[j] = int8(next())
+			d.y8[i].Qs[j] = int8(next())
 		}
 	}
 	for i := range d.f {
@@ -85,6 +116,26 @@ func (d *kernelData) run(k Kernel, reps int) float64 {
 	case KernelQ4Q8:
 		for range reps {
 			acc += quant.DotQ4Q8(d.q4, d.q8)
+		}
+		d.acc += acc
+		return float64(reps) * kernelBlocks * 64
+	case KernelQ4Q8Tile, KernelQ8Q8Tile:
+		var o0, o1 [4]float32
+		for range reps {
+			if k == KernelQ4Q8Tile {
+				quant.DotQ4Q8x4x2(d.q4, tileRowBlocks, d.q8, d.y8, &o0, &o1)
+			} else {
+				quant.DotQ8Q8x4x2(d.w8, tileRowBlocks, d.q8, d.y8, &o0, &o1)
+			}
+			acc += o0[0] + o1[3]
+		}
+		d.acc += acc
+		return float64(reps) * kernelBlocks * 64 * 2
+	case KernelQ8Q8Gemv:
+		var o [4]float32
+		for range reps {
+			quant.DotQ8Q8x4(d.w8, tileRowBlocks, d.q8, &o)
+			acc += o[0] + o[3]
 		}
 		d.acc += acc
 		return float64(reps) * kernelBlocks * 64
@@ -110,7 +161,7 @@ func KernelThroughput(cpus []int, threads int, kind Kernel, s *Settings) (Stats,
 	if !haveLinux {
 		return Stats{Unit: unit}, ErrNeedLinux
 	}
-	if kind != KernelQ4Q8 && kind != KernelF32 {
+	if kind < KernelQ4Q8 || kind > KernelQ8Q8Gemv {
 		return Stats{Unit: unit}, fmt.Errorf("probe: unknown kernel %d", int(kind))
 	}
 	cfg, err := s.resolve()

@@ -4,7 +4,7 @@ import "testing"
 
 func TestKernelThroughput(t *testing.T) {
 	cpus, _ := AllowedCPUs()
-	for _, k := range []Kernel{KernelQ4Q8, KernelF32} {
+	for _, k := range []Kernel{KernelQ4Q8, KernelF32, KernelQ4Q8Tile, KernelQ8Q8Tile, KernelQ8Q8Gemv} {
 		st, err := KernelThroughput(cpus, 0, k, quick)
 		if err != nil {
 			t.Fatal(err)

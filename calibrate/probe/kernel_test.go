@@ -49,8 +49,31 @@ func TestKernelsAgainstReference(t *testing.T) {
 			t.Errorf("sum64 of %d words = %d, want %d", n, got, want)
 		}
 	}
-	if KernelQ4Q8.String() == KernelF32.String() || Kernel(9).String() != "Kernel(9)" {
+	names := map[string]bool{}
+	for k := KernelQ4Q8; k <= KernelQ8Q8Gemv; k++ {
+		names[k.String()] = true
+	}
+	if len(names) != 5 || Kernel(9).String() != "Kernel(9)" {
 		t.Error("Kernel names")
+	}
+}
+
+// TestTileKernelsCount: a 4×2 tile does twice the ops of a 4×1 gemv over
+// the same weights, the same as the one-row kernel over all its blocks
+// once per token, and its results are the one-row dot products.
+func TestTileKernelsCount(t *testing.T) {
+	d := newKernelData(3)
+	gemv, tile := d.run(KernelQ8Q8Gemv, 1), d.run(KernelQ8Q8Tile, 1)
+	if tile != 2*gemv || d.run(KernelQ4Q8Tile, 1) != tile || gemv != d.run(KernelQ4Q8, 1) {
+		t.Errorf("ops: gemv %g, q8 tile %g, q4 tile %g, one row %g", gemv, tile, d.run(KernelQ4Q8Tile, 1), d.run(KernelQ4Q8, 1))
+	}
+	var o0, o1 [4]float32
+	quant.DotQ8Q8x4x2(d.w8, tileRowBlocks, d.q8, d.y8, &o0, &o1)
+	for r := range 4 {
+		row := d.w8[r*tileRowBlocks : (r+1)*tileRowBlocks]
+		if o0[r] != quant.DotQ8Q8(row, d.q8[:tileRowBlocks]) || o1[r] != quant.DotQ8Q8(row, d.y8[:tileRowBlocks]) {
+			t.Errorf("row %d: tile %g %g, one-row %g %g", r, o0[r], o1[r], quant.DotQ8Q8(row, d.q8[:tileRowBlocks]), quant.DotQ8Q8(row, d.y8[:tileRowBlocks]))
+		}
 	}
 }
 

@@ -85,3 +85,21 @@ func ensureProcs(n int) {
 		runtime.GOMAXPROCS(n)
 	}
 }
+
+// Word is a 32-bit word that one goroutine posts and another waits on, as
+// the pools' workers wait for their work: a waiter checks it spins times
+// and then sleeps in the futex, and a poster makes the wake system call only
+// when someone sleeps. A goroutine locked to its thread sleeps there, so a
+// wake-up is one futex wake, not a hand-over of the runtime's P as a
+// channel's is. The zero value is ready to use.
+type Word struct{ w waitWord }
+
+// Wait returns the word's value once it differs from old, checking it spins
+// times before sleeping.
+func (w *Word) Wait(old uint32, spins int) uint32 { return w.w.wait(old, spins) }
+
+// Post stores v and wakes the sleepers.
+func (w *Word) Post(v uint32) { w.w.store(v) }
+
+// Load is the word's value now.
+func (w *Word) Load() uint32 { return w.w.load() }
