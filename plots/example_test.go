@@ -43,5 +43,5 @@ func ExampleSplitCurve() {
 	// token split
 	// expert split
 	// best token split 0.112: +0.68% [-0.2, +0.9]% PARITY
-	// best expert split 0.113: +0.58% [-0.3, +0.7]% PARITY
+	// best expert split 0.109: +0.41% [-0.0, +0.6]% PARITY
 }

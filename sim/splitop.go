@@ -87,6 +87,19 @@ func (r *runner) splitOp(op *model.Op) {
 		r.res.Split.EngineS[i] += busy
 		r.lastEnd[i] = base + r.finish[i]
 	}
+	if split && r.plan.Mode == model.ExpertSplit {
+		if e, ok := r.routedEnd(op); ok && e > end {
+			// The routing's variance: the slower engine's share is
+			// often above its mean (expectedEnd). The wait is the
+			// critical engine's, in its mean mix of DRAM and compute.
+			if w := r.finish[crit] - r.starts[crit]; w > 0 {
+				r.stall[crit] *= (e - r.starts[crit]) / w
+			}
+			r.res.Split.ImbalanceS += e - end
+			end, r.finish[crit] = e, e
+			r.lastEnd[crit] = base + e
+		}
+	}
 	join := 0.0
 	if split {
 		join = h.JoinUS * 1e-6
@@ -300,4 +313,31 @@ func (r *runner) solveShared(idx []int, sub []part, tms []timing) int {
 	}
 	r.solve(sub, tms)
 	return n
+}
+
+// routedEnd is the expected end of an expert split between two working
+// engines under the routing's variance (expectedEnd): their shares of the
+// routed picks are in proportion to their partitions' operations. false
+// when other than two engines work (the mean shares are kept).
+func (r *runner) routedEnd(op *model.Op) (float64, bool) {
+	var idx [2]int
+	n := 0
+	for i := range r.plan.Engines {
+		if r.working[i] {
+			if n == 2 {
+				return 0, false
+			}
+			idx[n] = i
+			n++
+		}
+	}
+	a, b := r.parts[idx[0]].ops, r.parts[idx[1]].ops
+	if n != 2 || a+b <= 0 {
+		return 0, false
+	}
+	var starts, works [2]float64
+	for j, i := range idx {
+		starts[j], works[j] = r.starts[i], r.finish[i]-r.starts[i]
+	}
+	return expectedEnd(starts, works, b/(a+b), op.Tokens*r.wl.Model.MoE.TopK), true
 }
