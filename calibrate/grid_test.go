@@ -22,9 +22,9 @@ import (
 // value, and predicts its held-out points within 2%. The measurements are
 // the simulator's, with 1% noise: this tests the grid's design, not the
 // model (the recorded grids do). What it does not reach is logged: the
-// overlaps stay near their priors (the 0.4 and 0.3 of the truth come out
-// about 0.2 and 0.1), and about a fifth of the points are mostly
-// DRAM-bound, not the third a board's regime would want.
+// little engine's overlap is recovered (0.28 for the truth's 0.3, from its
+// runs alone) but the big engine's is not (0.21 for 0.4), and on this
+// board only one point of 41 is mostly DRAM-bound.
 func TestGridIdentifiesDRAMOnABoard(t *testing.T) {
 	prior, err := presets.SoC("rk3588")
 	if err != nil {
