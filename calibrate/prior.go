@@ -104,6 +104,14 @@ func Prior(name string, engines []Engine, ms []measure.Measurement, w *model.Wor
 		}
 		e.ScalarOpsPerCycle = f32 / 2
 		set(p+"bandwidth_max_gb_s", &e.BandwidthMaxGBs, 5)
+		// The shared cache as measured (llcSteps): what it holds, and
+		// its read rate, with which the simulator keeps weights in it
+		// between graphs. Unmeasured: half of it, and no keeping.
+		if m, cv, ok := median(ms, p+"llc_bandwidth_gb_s"); ok && m > 0 {
+			e.LLCBandwidthGBs = m
+			s.Uncertainty[p+"llc_bandwidth_gb_s"] = m * math.Max(0.1, 3*cv)
+			set(p+"cache_usable_frac", &e.CacheUsableFrac, 0.5)
+		}
 		if m, cv, ok := median(ms, p+"bandwidth_per_thread_gb_s"); ok && m > 0 && len(c.CPUs) > 1 {
 			e.BandwidthPerThreadGBs = math.Min(m, e.BandwidthMaxGBs)
 			s.Uncertainty[p+"bandwidth_per_thread_gb_s"] = m * math.Max(0.1, 3*cv)

@@ -133,6 +133,7 @@ func MicroSteps(s *Settings) []Step {
 				return fromStats("kernel/f32/"+c.Name+"/"+tag(c.CPUs[:1]), measure.Kernel, p+"kernel_ops_per_cycle.f32", c.Name, "ops/cycle", st, 1/ghz), err
 			}},
 		)
+		steps = append(steps, llcSteps(c, ps)...)
 	}
 	a := s.Engines[0].Cluster
 	if len(s.Engines) == 1 {

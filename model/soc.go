@@ -98,6 +98,15 @@ type Engine struct {
 	// CacheUsableFrac is the share of a core's L2 (plus its share of the
 	// shared cache) that holds the thread's weight slice between token tiles.
 	CacheUsableFrac float64 `yaml:"cache_usable_frac"`
+	// LLCBandwidthGBs is what the engine's threads read from the shared
+	// last-level cache, in GB/s. With it, the cache keeps weights between
+	// graphs: a weight a graph touches with probability p is found there
+	// with probability min(1, p*C/S), C the usable shared cache
+	// (CacheUsableFrac of SharedCacheKiB) and S the weight bytes one graph
+	// walks, and is read at this rate instead of from DRAM (LLCHitShare).
+	// Zero (or absent): every graph's weights come from DRAM, as they do
+	// whenever a graph walks far more than the cache holds.
+	LLCBandwidthGBs float64 `yaml:"llc_bandwidth_gb_s,omitempty"`
 	// TokenTile is how many tokens share one walk over the weights in the
 	// matmul kernel (ggml's generic path: 16). When a thread's weight slice
 	// does not fit its cache, the weights are re-streamed once per tile.
@@ -371,6 +380,21 @@ func (e *Engine) WalkEfficiency(tokens float64) float64 {
 	}
 	n := math.Max(tokens, 1)
 	return 1 / (1 + (1/g-1)*(t/n-1)/(t-1))
+}
+
+// LLCHitShare is the share of a weight that a graph touches with
+// probability touch found in the shared cache from earlier graphs, when a
+// graph walks graphBytes of weights: min(1, touch*C/graphBytes) with C the
+// usable shared cache, so a cache that holds a quarter of what a graph
+// walks keeps a quarter of the weights every graph touches (a replacement
+// policy that resists thrashing keeps part of a loop larger than itself).
+// Zero without LLCBandwidthGBs.
+func (e *Engine) LLCHitShare(touch, graphBytes float64) float64 {
+	if e.LLCBandwidthGBs <= 0 || graphBytes <= 0 || touch <= 0 {
+		return 0
+	}
+	c := e.CacheUsableFrac * e.SharedCacheKiB * 1024
+	return math.Min(1, touch*c/graphBytes)
 }
 
 // BandwidthGBs is the most DRAM bandwidth the engine pulls alone with

@@ -96,3 +96,26 @@ func TestWalkEfficiency(t *testing.T) {
 		prev = got
 	}
 }
+
+// TestLLCHitShare: without a cache read rate nothing is kept; with one, a
+// cache that holds a quarter of what a graph walks keeps a quarter of the
+// weights every graph touches, and a quarter of that of an expert touched
+// one graph in four.
+func TestLLCHitShare(t *testing.T) {
+	e := model.Engine{SharedCacheKiB: 1024, CacheUsableFrac: 0.5} // 512 KiB usable
+	if got := e.LLCHitShare(1, 1<<20); got != 0 {
+		t.Errorf("no llc_bandwidth_gb_s: %g kept, want 0", got)
+	}
+	e.LLCBandwidthGBs = 30
+	for _, tc := range []struct{ touch, graph, want float64 }{
+		{1, 2 << 20, 0.25},
+		{0.25, 2 << 20, 0.0625},
+		{1, 256 << 10, 1}, // the graph fits: all of it
+		{1, 0, 0},
+		{0, 2 << 20, 0},
+	} {
+		if got := e.LLCHitShare(tc.touch, tc.graph); math.Abs(got-tc.want) > 1e-12 {
+			t.Errorf("touch %g, graph %g B: %g, want %g", tc.touch, tc.graph, got, tc.want)
+		}
+	}
+}

@@ -159,6 +159,7 @@ func (s *SoC) Validate() error {
 		c.num(p+"l2_kib_per_core", e.L2KiBPerCore, 0, 1<<20)
 		c.num(p+"shared_cache_kib", e.SharedCacheKiB, 0, 1<<22)
 		c.num(p+"cache_usable_frac", e.CacheUsableFrac, 0, 1)
+		c.num(p+"llc_bandwidth_gb_s", e.LLCBandwidthGBs, 0, 100000)
 		c.integer(p+"token_tile", e.TokenTile, 1, 4096)
 		c.integer(p+"expert_token_tile", e.ExpertTokenTile, 1, 4096)
 		c.num(p+"mem_compute_overlap", e.MemComputeOverlap, 0, 1)

@@ -71,7 +71,9 @@ type runner struct {
 	record  bool
 	res     Result
 	memo    map[memoKey]model.ExpertStats
-	solved  []solved // remembered solves, see runner.solve
+	// graphBytes is the weight bytes the graph being run walks (weightBytes).
+	graphBytes float64
+	solved     []solved // remembered solves, see runner.solve
 
 	// pool (see pool.go)
 	poolN       int       // a pool's threads, all engines; 0 for other plans
@@ -142,6 +144,7 @@ func (r *runner) split() bool {
 
 // ubatch simulates one ubatch's ops in graph order.
 func (r *runner) ubatch(ops []model.Op) {
+	r.graphBytes = r.weightBytes(ops)
 	for i := range ops {
 		op := &ops[i]
 		r.opIndex = i
@@ -277,7 +280,7 @@ func (r *runner) partFor(op *model.Op, i int, frac, lo, hi float64, sharedBy int
 		sharedBy = th
 	}
 	cache := e.CacheBytesPerThread(sharedBy)
-	var gops float64
+	var gops, hit float64
 	switch op.Kind {
 	case model.Matmul:
 		gops = r.matmulGOPS(i, op.Class, r.wl.TensorType(op)) * e.WalkEfficiency(float64(op.Tokens))
@@ -287,6 +290,9 @@ func (r *runner) partFor(op *model.Op, i int, frac, lo, hi float64, sharedBy int
 		}
 		p.bytes = op.WeightBytes*passes + op.ActBytes
 		p.ops = op.Ops
+		if !e.IsAccelerator() {
+			hit = e.LLCHitShare(1, r.graphBytes) * op.WeightBytes
+		}
 	case model.ExpertMatmul:
 		gops = r.matmulGOPS(i, op.Class, r.wl.TensorType(op)) * e.MoEEfficiency
 		n := float64(op.Tokens) * frac
@@ -318,6 +324,9 @@ func (r *runner) partFor(op *model.Op, i int, frac, lo, hi float64, sharedBy int
 		if r.plan.Mode == model.ExpertSplit && hi-lo < float64(r.wl.Model.MoE.Experts) {
 			p.bytes += 4 * st.Assignments * float64(op.In+op.Out) // gather and scatter copies
 		}
+		if !e.IsAccelerator() {
+			hit = e.LLCHitShare(r.touchShare(op), r.graphBytes) * st.Touched * op.ExpertBytes
+		}
 	case model.AttentionScores:
 		gops = r.matmulGOPS(i, "f16", "")
 		p.bytes, p.ops = op.ActBytes, op.Ops
@@ -326,7 +335,47 @@ func (r *runner) partFor(op *model.Op, i int, frac, lo, hi float64, sharedBy int
 		p.bytes, p.ops = op.ActBytes, op.Ops
 	}
 	p.computeS = p.ops / (gops * 1e9)
+	if hit > 0 {
+		// Weights the cache kept from earlier graphs: read from it, not
+		// from DRAM, in the engine's own time.
+		p.bytes -= hit
+		p.computeS += hit / (e.LLCBandwidthGBs * 1e9)
+	}
 	return p
+}
+
+// weightBytes is what one graph of ops walks of its weights, once each:
+// every matmul's and every touched expert's (the S of
+// model.Engine.LLCHitShare). Zero when no engine of the plan keeps weights
+// in its cache between graphs (LLCBandwidthGBs unset).
+func (r *runner) weightBytes(ops []model.Op) float64 {
+	keeps := false
+	for _, e := range r.eng {
+		keeps = keeps || (e.LLCBandwidthGBs > 0 && !e.IsAccelerator())
+	}
+	if !keeps {
+		return 0
+	}
+	s := 0.0
+	for i := range ops {
+		switch op := &ops[i]; op.Kind {
+		case model.Matmul:
+			s += op.WeightBytes
+		case model.ExpertMatmul:
+			s += r.touchShare(op) * float64(r.wl.Model.MoE.Experts) * op.ExpertBytes
+		}
+	}
+	return s
+}
+
+// touchShare is the probability that op's graph touches a given expert:
+// the expected experts its tokens are routed to over all the experts.
+func (r *runner) touchShare(op *model.Op) float64 {
+	e := float64(r.wl.Model.MoE.Experts)
+	if e <= 0 {
+		return 0
+	}
+	return r.expertStats(float64(op.Tokens), 0, e, 1).Touched / e
 }
 
 func (r *runner) expertStats(n, lo, hi float64, tile int) model.ExpertStats {
