@@ -51,7 +51,8 @@ func newCalibrateCmd(stdout, stderr io.Writer) *cobra.Command {
 		Short: "Measure this machine and fit a SoC profile to it",
 		Long: `Measure this machine: find its CPU clusters (or take --cluster NAME=CPUS),
 run pinned microbenchmarks on each (streaming bandwidth alone and contended,
-kernel rates, futex and spin wake, barrier), time blsim's built-in big/little
+the shared cache's read rate and what it holds, the dispatcher's kernel rates
+and gemv efficiency, futex and spin wake, barrier), time blsim's built-in big/little
 dispatcher over a grid of plans, and fit the model to it. Every finished
 measurement is appended to --measurements at once; Ctrl-C or a crash loses
 none, and --resume continues where a run stopped. Needs Linux.
