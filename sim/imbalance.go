@@ -21,6 +21,33 @@ const gaussNodes = 33
 // by a fair margin: 1.375x for 4 picks split evenly; with thousands the
 // expected end is the larger of the mean ends.
 func expectedEnd(starts, works [2]float64, q float64, picks int) float64 {
+	return expectedEndMode(starts, works, q, picks, nil)
+}
+
+// binomialMode is the mode of B(picks, q) and its probability.
+func binomialMode(picks int, q float64) (int, float64) {
+	n := float64(picks)
+	m := min(picks, int(math.Floor((n+1)*q)))
+	lgn, _ := math.Lgamma(n + 1)
+	lm, _ := math.Lgamma(float64(m) + 1)
+	lnm, _ := math.Lgamma(n - float64(m) + 1)
+	return m, math.Exp(lgn - lm - lnm + float64(m)*math.Log(q) + (n-float64(m))*math.Log1p(-q))
+}
+
+// modeKey names a binomial for the runner's memo of binomialMode.
+type modeKey struct {
+	picks int
+	q     float64
+}
+
+type modeVal struct {
+	m  int
+	pm float64
+}
+
+// expectedEndMode is expectedEnd with binomialMode's results remembered in
+// memo (nil: none).
+func expectedEndMode(starts, works [2]float64, q float64, picks int, memo map[modeKey]modeVal) float64 {
 	meanEnd := math.Max(starts[0]+works[0], starts[1]+works[1])
 	if picks <= 0 || q <= 0 || q >= 1 {
 		return meanEnd
@@ -30,15 +57,27 @@ func expectedEnd(starts, works [2]float64, q float64, picks int) float64 {
 		return math.Max(starts[0]+works[0]*(n-x)/(n*(1-q)), starts[1]+works[1]*x/(n*q))
 	}
 	if picks <= exactPicks {
-		// Binomial pmf by its recurrence from the mode outwards would be
-		// stabler; from x = 0 in logs is exact enough at these sizes.
-		sum, lq, lp := 0.0, math.Log(q), math.Log1p(-q)
-		lgn, _ := math.Lgamma(n + 1)
-		for x := 0; x <= picks; x++ {
-			fx := float64(x)
-			lx, _ := math.Lgamma(fx + 1)
-			lnx, _ := math.Lgamma(n - fx + 1)
-			sum += math.Exp(lgn-lx-lnx+fx*lq+(n-fx)*lp) * end(fx)
+		// The binomial pmf from its mode outwards by the ratio of
+		// neighbouring terms: one log-gamma evaluation in all, and no
+		// underflow where the terms still count.
+		k := modeKey{picks, q}
+		mv, ok := memo[k]
+		if !ok {
+			mv.m, mv.pm = binomialMode(picks, q)
+			if memo != nil {
+				memo[k] = mv
+			}
+		}
+		m, pm := mv.m, mv.pm
+		odds := q / (1 - q)
+		sum := pm * end(float64(m))
+		for x, p := m, pm; x < picks && p > 1e-17*pm; x++ { // up: p(x+1) = p(x)·(n-x)/(x+1)·q/(1-q)
+			p *= (n - float64(x)) / float64(x+1) * odds
+			sum += p * end(float64(x+1))
+		}
+		for x, p := m, pm; x > 0 && p > 1e-17*pm; x-- { // down
+			p *= float64(x) / (n - float64(x) + 1) / odds
+			sum += p * end(float64(x-1))
 		}
 		return math.Max(sum, meanEnd)
 	}

@@ -71,6 +71,8 @@ type runner struct {
 	record  bool
 	res     Result
 	memo    map[memoKey]model.ExpertStats
+	// modes remembers the binomials of expert splits' routing (routedEnd).
+	modes map[modeKey]modeVal
 	// graphBytes is the weight bytes the graph being run walks (weightBytes).
 	graphBytes float64
 	solved     []solved // remembered solves, see runner.solve

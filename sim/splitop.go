@@ -339,5 +339,8 @@ func (r *runner) routedEnd(op *model.Op) (float64, bool) {
 	for j, i := range idx {
 		starts[j], works[j] = r.starts[i], r.finish[i]-r.starts[i]
 	}
-	return expectedEnd(starts, works, b/(a+b), op.Tokens*r.wl.Model.MoE.TopK), true
+	if r.modes == nil {
+		r.modes = map[modeKey]modeVal{}
+	}
+	return expectedEndMode(starts, works, b/(a+b), op.Tokens*r.wl.Model.MoE.TopK, r.modes), true
 }
