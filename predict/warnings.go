@@ -39,6 +39,13 @@ func warnings(r *resolved) []Warning {
 				e.Cores, r.Threads[i], e.Name)})
 		}
 	}
+	for _, e := range r.engines {
+		if e.LLCBandwidthGBs > 0 && e.CacheUsableFrac*e.SharedCacheKiB <= 0 {
+			ws = append(ws, Warning{Path: "engines." + e.Name + ".llc_bandwidth_gb_s", Text: fmt.Sprintf(
+				"%.4g GB/s does not enter the prediction: %s has no usable shared cache (shared_cache_kib %g, cache_usable_frac %g), so it keeps no weights between graphs",
+				e.LLCBandwidthGBs, e.Name, e.SharedCacheKiB, e.CacheUsableFrac)})
+		}
+	}
 	// The engines' caps together, at their thread counts: above them, a
 	// faster memory system changes nothing.
 	sum, binding := 0.0, ""
