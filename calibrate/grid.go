@@ -67,9 +67,11 @@ func Shapes(w *model.Workload) (gemv, low, high *model.Run) {
 }
 
 // Points is the dispatcher grid. "fit" covers native, token and expert
-// splits at both poll levels on the workload's own prompt, and fewer plans
-// on the decode-like and prefill-like shapes (Shapes); "heldout" uses other
-// fractions on each; "fit+heldout" is the one then the other.
+// splits at both poll levels on the workload's own prompt, fewer plans on
+// the decode-like and prefill-like shapes (Shapes), among them splits of
+// the decode-like shape with both engines streaming at once, and the
+// second engine alone on every shape; "heldout" uses other fractions and
+// polls on each; "fit+heldout" is the one then the other.
 func Points(s *Settings) ([]Point, error) {
 	grid := s.Grid
 	if grid == "" {
