@@ -728,3 +728,33 @@ func TestTimelineMatchesEngineStats(t *testing.T) {
 		})
 	}
 }
+
+// TestPoolOneClusterIsNativeWithCache: the same with engines that keep
+// weights in their shared cache between graphs, on a model small enough
+// for it to matter.
+func TestPoolOneClusterIsNativeWithCache(t *testing.T) {
+	plain := mustSoC(t, seedSoC)
+	s := plain.Clone()
+	for _, e := range s.Engines {
+		mustSet(t, s, "engines."+e.Name+".llc_bandwidth_gb_s", 40)
+		mustSet(t, s, "engines."+e.Name+".shared_cache_kib", 64<<10)
+	}
+	w0 := mustWorkload(t, "synthetic-moe")
+	if a, b := mustRun(t, plain, w0, native(50)), mustRun(t, s, w0, native(50)); !(b.TPS > a.TPS) {
+		t.Fatalf("the cache does not matter here: %.4g t/s with it, %.4g without", b.TPS, a.TPS)
+	}
+	for _, run := range []model.Run{{}, tg(32, 0)} {
+		w := w0
+		if run != (model.Run{}) {
+			w = withRun(w0, run)
+		}
+		for _, e := range s.Engines {
+			n := mustRun(t, s, w, model.NewNative(e.Name, e.DefaultThreads(), 50))
+			p := mustRun(t, s, w, model.NewPool([]string{e.Name}, []int{e.DefaultThreads()}, 50))
+			p.Plan = n.Plan
+			if !reflect.DeepEqual(n, p) {
+				t.Errorf("%s tg%d: pool %.17g t/s, native %.17g", e.Name, w.Run.GenTokens, p.TPS, n.TPS)
+			}
+		}
+	}
+}
