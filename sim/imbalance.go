@@ -10,20 +10,6 @@ const exactPicks = 512
 // gaussNodes is the number of points of that integration (±4σ).
 const gaussNodes = 33
 
-// expectedEnd is the expected end of a two-engine expert split whose
-// partitions start at starts and take works when each gets its expected
-// share of the routed picks: the op waits for the slower engine, and which
-// engine that is varies with the routing. picks tokens × top-k picks each
-// land on engine 1 with probability q (independently: a binomial; its
-// experts' share of the routing mass) and on engine 0 otherwise, and an
-// engine's work scales with the picks it gets. With few picks (a generated
-// token's k, a short ubatch) the slower side is slower than its mean share
-// by a fair margin: 1.375x for 4 picks split evenly; with thousands the
-// expected end is the larger of the mean ends.
-func expectedEnd(starts, works [2]float64, q float64, picks int) float64 {
-	return expectedEndMode(starts, works, q, picks, nil)
-}
-
 // binomialMode is the mode of B(picks, q) and its probability.
 func binomialMode(picks int, q float64) (int, float64) {
 	n := float64(picks)
@@ -40,14 +26,24 @@ type modeKey struct {
 	q     float64
 }
 
+// modeVal is binomialMode's result.
 type modeVal struct {
 	m  int
 	pm float64
 }
 
-// expectedEndMode is expectedEnd with binomialMode's results remembered in
-// memo (nil: none).
-func expectedEndMode(starts, works [2]float64, q float64, picks int, memo map[modeKey]modeVal) float64 {
+// expectedEnd is the expected end of a two-engine expert split whose
+// partitions start at starts and take works when each gets its expected
+// share of the routed picks: the op waits for the slower engine, and which
+// engine that is varies with the routing. picks tokens × top-k picks each
+// land on engine 1 with probability q (independently: a binomial; its
+// experts' share of the routing mass) and on engine 0 otherwise, and an
+// engine's work scales with the picks it gets. With few picks (a generated
+// token's k, a short ubatch) the slower side is slower than its mean share
+// by a fair margin: 1.375x for 4 picks split evenly; with thousands the
+// expected end is the larger of the mean ends. memo remembers
+// binomialMode's results (nil: none).
+func expectedEnd(starts, works [2]float64, q float64, picks int, memo map[modeKey]modeVal) float64 {
 	meanEnd := math.Max(starts[0]+works[0], starts[1]+works[1])
 	if picks <= 0 || q <= 0 || q >= 1 {
 		return meanEnd
@@ -58,7 +54,7 @@ func expectedEndMode(starts, works [2]float64, q float64, picks int, memo map[mo
 	}
 	if picks <= exactPicks {
 		// The binomial pmf from its mode outwards by the ratio of
-		// neighbouring terms: one log-gamma evaluation in all, and no
+		// neighbouring terms: three log-gamma evaluations in all (remembered), and no
 		// underflow where the terms still count.
 		k := modeKey{picks, q}
 		mv, ok := memo[k]

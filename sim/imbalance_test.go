@@ -28,7 +28,7 @@ func TestExpectedEnd(t *testing.T) {
 		// still sets the end when its share runs long.
 		{"late start", [2]float64{0, 0.5}, [2]float64{1, 0.1}, 0.1, 8, 1.05, 0.1},
 	} {
-		got := expectedEnd(tc.starts, tc.works, tc.q, tc.picks)
+		got := expectedEnd(tc.starts, tc.works, tc.q, tc.picks, nil)
 		if math.Abs(got-tc.want) > tc.tol {
 			t.Errorf("%s: %g, want %g ± %g", tc.name, got, tc.want, tc.tol)
 		}
@@ -37,12 +37,12 @@ func TestExpectedEnd(t *testing.T) {
 		}
 	}
 	// The normal approximation takes over smoothly from the exact sum.
-	a, b := expectedEnd(zero, one, 0.3, exactPicks), expectedEnd(zero, one, 0.3, exactPicks+1)
+	a, b := expectedEnd(zero, one, 0.3, exactPicks, nil), expectedEnd(zero, one, 0.3, exactPicks+1, nil)
 	if math.Abs(a-b) > 0.002*a {
 		t.Errorf("exact %g at %d picks, normal %g at %d", a, exactPicks, b, exactPicks+1)
 	}
 	// Fewer picks, more imbalance.
-	if f, m := expectedEnd(zero, one, 0.5, 16), expectedEnd(zero, one, 0.5, 256); !(f > m && m > 1) {
+	if f, m := expectedEnd(zero, one, 0.5, 16, nil), expectedEnd(zero, one, 0.5, 256, nil); !(f > m && m > 1) {
 		t.Errorf("16 picks %g, 256 picks %g", f, m)
 	}
 }

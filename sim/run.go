@@ -73,6 +73,9 @@ type runner struct {
 	memo    map[memoKey]model.ExpertStats
 	// modes remembers the binomials of expert splits' routing (routedEnd).
 	modes map[modeKey]modeVal
+	// keeps: some engine keeps weights in its shared cache between graphs
+	// (model.Engine.LLCBandwidthGBs), so graphBytes is needed.
+	keeps bool
 	// graphBytes is the weight bytes the graph being run walks (weightBytes).
 	graphBytes float64
 	solved     []solved // remembered solves, see runner.solve
@@ -119,6 +122,7 @@ func newRunner(s *model.SoC, w *model.Workload, p model.Plan) *runner {
 	for _, name := range p.Engines {
 		e, _, _ := s.Engine(name)
 		r.eng = append(r.eng, e)
+		r.keeps = r.keeps || (e != nil && e.LLCBandwidthGBs > 0 && !e.IsAccelerator())
 	}
 	n := len(p.Engines)
 	r.lastEnd = make([]float64, n)
@@ -351,11 +355,7 @@ func (r *runner) partFor(op *model.Op, i int, frac, lo, hi float64, sharedBy int
 // model.Engine.LLCHitShare). Zero when no engine of the plan keeps weights
 // in its cache between graphs (LLCBandwidthGBs unset).
 func (r *runner) weightBytes(ops []model.Op) float64 {
-	keeps := false
-	for _, e := range r.eng {
-		keeps = keeps || (e.LLCBandwidthGBs > 0 && !e.IsAccelerator())
-	}
-	if !keeps {
+	if !r.keeps {
 		return 0
 	}
 	s := 0.0

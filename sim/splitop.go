@@ -342,5 +342,5 @@ func (r *runner) routedEnd(op *model.Op) (float64, bool) {
 	if r.modes == nil {
 		r.modes = map[modeKey]modeVal{}
 	}
-	return expectedEndMode(starts, works, b/(a+b), op.Tokens*r.wl.Model.MoE.TopK, r.modes), true
+	return expectedEnd(starts, works, b/(a+b), op.Tokens*r.wl.Model.MoE.TopK, r.modes), true
 }

@@ -135,7 +135,8 @@ func Fit(prior *model.SoC, ms []measure.Measurement, o Options) (*Result, error)
 		at[k] = k
 	}
 	if !o.NoTie {
-		leaders, follows := tie(prior, free, priors)
+		tw := twins(prior)
+		leaders, follows := tie(tw, free, priors)
 		if len(follows) > 0 {
 			pos := map[int]int{}
 			var f2 []string
@@ -154,7 +155,7 @@ func Fit(prior *model.SoC, ms []measure.Measurement, o Options) (*Result, error)
 					at[k] = pos[k]
 				}
 			}
-			if n := tieNote(prior, len(follows)); n != "" {
+			if n := tieNote(prior, tw, len(follows)); n != "" {
 				notes = append(notes, n)
 			}
 			free, x0, priors, bounds, from = f2, x2, p2, b2, s2

@@ -37,13 +37,12 @@ func twins(s *model.SoC) map[string]string {
 }
 
 // tie is the fit's set of parameters with twin engines' shared ones
-// merged (twins): a free parameter of a twin engine follows the same
+// merged (tw, from twins): a free parameter of a twin engine follows the same
 // parameter of the engine it is a twin of, when that one is free too. It
 // returns the leaders' indices (into free) in order, and for each
 // follower's index the index of its leader. The leader's prior becomes the
 // mean of the two priors, and its σ their mean σ.
-func tie(s *model.SoC, free []string, priors []lm.Prior) (leaders []int, follows map[int]int) {
-	tw := twins(s)
+func tie(tw map[string]string, free []string, priors []lm.Prior) (leaders []int, follows map[int]int) {
 	index := map[string]int{}
 	for i, p := range free {
 		index[p] = i
@@ -100,11 +99,10 @@ func leaderPath(p string, tw map[string]string) (string, bool) {
 
 // tieNote says which engines were fitted as one core type, and how many
 // parameters they share.
-func tieNote(s *model.SoC, shared int) string {
+func tieNote(s *model.SoC, tw map[string]string, shared int) string {
 	if shared == 0 {
 		return ""
 	}
-	tw := twins(s)
 	var pairs []string
 	for _, e := range s.Engines {
 		if l, ok := tw[e.Name]; ok {
