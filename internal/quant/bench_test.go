@@ -154,3 +154,67 @@ func BenchmarkDotx4(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkTileWalkDRAM is one thread walking 512 MiB of weights, far more
+// than a last-level cache holds, four rows at a time with the four-row
+// kernels ("x4": one activation row, as a decode-like gemv; "x4x2": two),
+// at row widths from 256 weights (synthetic-moe-calib's down projection)
+// to 8192. The MB/s it reports is what the tile walk pulls from DRAM, to
+// compare with a load-only stream (likwid-bench -t load_avx) and with the
+// kernel in cache (BenchmarkDotx4): where the prefetch misses, the walk
+// is slower than its compute and its loads added up.
+func BenchmarkTileWalkDRAM(b *testing.B) {
+	const size = 512 << 20
+	for _, typ := range []string{"q4", "q8"} {
+		for _, width := range []int{256, 1024, 2048, 8192} {
+			nb := width / QK
+			y := make([]BlockQ8, 2*nb)
+			for i := range y {
+				y[i].D, y[i].Qs[i%QK] = F16(1), 1
+			}
+			var w4 []BlockQ4
+			var w8 []BlockQ8
+			var rows, blockBytes int
+			if typ == "q4" {
+				blockBytes = 18
+				rows = size / (nb * blockBytes) &^ 3
+				w4 = make([]BlockQ4, rows*nb)
+				for i := range w4 {
+					w4[i].D, w4[i].Qs[i%16] = F16(1), byte(i)
+				}
+			} else {
+				blockBytes = 34
+				rows = size / (nb * blockBytes) &^ 3
+				w8 = make([]BlockQ8, rows*nb)
+				for i := range w8 {
+					w8[i].D, w8[i].Qs[i%QK] = F16(1), int8(i)
+				}
+			}
+			var out0, out1 [4]float32
+			for _, tokens := range []int{1, 2} {
+				name := fmt.Sprintf("%s/x4/%d", typ, width)
+				if tokens == 2 {
+					name = fmt.Sprintf("%s/x4x2/%d", typ, width)
+				}
+				b.Run(name, func(b *testing.B) {
+					b.SetBytes(int64(rows * nb * blockBytes))
+					for b.Loop() {
+						for r := 0; r < rows; r += 4 {
+							switch {
+							case w4 != nil && tokens == 1:
+								DotQ4Q8x4(w4[r*nb:], nb, y, &out0)
+							case w4 != nil:
+								DotQ4Q8x4x2(w4[r*nb:], nb, y, y[nb:], &out0, &out1)
+							case tokens == 1:
+								DotQ8Q8x4(w8[r*nb:], nb, y, &out0)
+							default:
+								DotQ8Q8x4x2(w8[r*nb:], nb, y, y[nb:], &out0, &out1)
+							}
+						}
+					}
+					sink += out0[0] + out1[0]
+				})
+			}
+		}
+	}
+}

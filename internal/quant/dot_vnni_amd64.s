@@ -228,11 +228,12 @@ TEXT ·dotQ8Q8x4AVX512VNNI(SB), NOSPLIT, $0-40
 	VPXORD    Y17, Y17, Y17; \
 	VPXORD    Y18, Y18, Y18; \
 	VPXORD    Y19, Y19, Y19; \
+	PFAHEAD; \
 blocks42: \
-	PREFETCHT0 PF(SI); \
-	PREFETCHT0 PF(SI)(R8*1); \
-	PREFETCHT0 PF(SI)(R8*2); \
-	PREFETCHT0 PF(SI)(R9*1); \
+	PREFETCHT0 (R11); \
+	PREFETCHT0 (R11)(R8*1); \
+	PREFETCHT0 (R11)(R8*2); \
+	PREFETCHT0 (R11)(R9*1); \
 	VMOVDQU    2(DI), Y2; \
 	VPXOR      Y4, Y4, Y4; \
 	VPDPBUSD   Y2, Y14, Y4; \
@@ -246,6 +247,7 @@ blocks42: \
 	PAIR(0(SI)(R8*2), 2(SI)(R8*2), Y8, Y18); \
 	PAIR(0(SI)(R9*1), 2(SI)(R9*1), Y9, Y19); \
 	ADDQ       $XS, SI; \
+	ADDQ       $XS, R11; \
 	ADDQ       $34, DI; \
 	ADDQ       $34, BX; \
 	DECQ       CX; \
