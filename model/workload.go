@@ -159,3 +159,13 @@ func KernelClass(bpw float64) string {
 
 // KernelClasses are the classes an engine must list.
 var KernelClasses = []string{"q4", "q6", "q8", "f16", "f32"}
+
+// WithRun is w running r: w itself when that is its run, else a copy.
+func (w *Workload) WithRun(r Run) *Workload {
+	if w.Run == r {
+		return w
+	}
+	c := *w
+	c.Run = r
+	return &c
+}

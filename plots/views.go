@@ -21,7 +21,7 @@ const (
 	KindParity   Kind = "parity"
 	KindRoofline Kind = "roofline"
 	// KindThreads is a thread sweep (predict.Threads), not one
-	// prediction's view: a report does not draw it.
+	// prediction's view: a report draws it last, when it has one.
 	KindThreads Kind = "threads"
 )
 
@@ -116,10 +116,15 @@ func View(k Kind, p *predict.Prediction, d ViewData) (*Figure, error) {
 
 // SaveViews draws each figure of p that its data allows (a split curve
 // for two CPU engines, a parity plot when there are measured points) into
-// dir as KIND.png, in the order of Kinds, and returns the files' names.
+// dir as KIND.png, in the order of Kinds, then the thread sweep when d has
+// one, and returns the files' names.
 func SaveViews(dir string, p *predict.Prediction, d ViewData) ([]string, error) {
 	var names []string
-	for _, k := range Kinds {
+	kinds := Kinds
+	if d.Threads != nil {
+		kinds = append(kinds[:len(kinds):len(kinds)], KindThreads)
+	}
+	for _, k := range kinds {
 		if (k == KindSplit && !p.TwoEngine()) || (k == KindParity && d.Parity == nil) {
 			continue
 		}

@@ -80,16 +80,31 @@ func TestSplitPoints(t *testing.T) {
 	}
 
 	// Another prediction's threads and poll pick the other records.
-	q := &Prediction{Engines: two, Threads: []int{4, 2}, Poll: 50}
+	q := &Prediction{Engines: two, Threads: []int{4, 2}, Poll: 50, Prompt: p.Prompt, Ubatch: p.Ubatch}
 	if got := SplitPoints(ms, q, w); len(got) != 2 || got[0].Mode != model.Native || got[1].Frac != 0.12 {
 		t.Errorf("4+2 threads: %+v, want native and the 4+2 token split", got)
 	}
-	q = &Prediction{Engines: two, Threads: []int{4, 4}, Poll: 0}
+	// Another test is another curve: the runs without a test of their own
+	// ran the workload's, so a tg curve, a shorter prompt's or a smaller
+	// ubatch's has none of them; a record of its own test is on its curve.
+	pp, ub := w.Run.PromptTokens, w.Run.Ubatch
+	if pp < 4 || ub < 2 {
+		t.Fatalf("workload run %+v: the test needs a prompt of 4 and a ubatch of 2 or more", w.Run)
+	}
+	for _, run := range []model.Run{{GenTokens: 128, Ubatch: ub}, {PromptTokens: pp / 2, Ubatch: min(ub, pp/2)}, {PromptTokens: pp, Ubatch: ub / 2}} {
+		q = &Prediction{Engines: two, Threads: []int{4, 4}, Poll: 50, Prompt: run.PromptTokens, Ubatch: run.Ubatch, Gen: run.GenTokens}
+		own := m("native", []string{"big"}, []float64{1}, []int{4}, 50, 7)
+		own.Run = &measure.Run{PromptTokens: run.PromptTokens, Ubatch: run.Ubatch, GenTokens: run.GenTokens}
+		if got := SplitPoints(append(ms, own), q, w); len(got) != 1 || got[0].TPS != 7 {
+			t.Errorf("%+v: %+v, want only the record of that test", run, got)
+		}
+	}
+	q = &Prediction{Engines: two, Threads: []int{4, 4}, Poll: 0, Prompt: p.Prompt, Ubatch: p.Ubatch}
 	if got := SplitPoints(ms, q, w); len(got) != 1 || got[0].Mode != model.TokenSplit {
 		t.Errorf("poll 0: %+v, want the poll-0 token split", got)
 	}
 	// A split of more than two engines has no split curve to place them on.
-	q = &Prediction{Engines: []string{"big", "little", "npu"}, Threads: []int{4, 4, 3}, Poll: 50}
+	q = &Prediction{Engines: []string{"big", "little", "npu"}, Threads: []int{4, 4, 3}, Poll: 50, Prompt: p.Prompt, Ubatch: p.Ubatch}
 	if got := SplitPoints(ms, q, w); got != nil {
 		t.Errorf("three engines: %+v, want none", got)
 	}

@@ -109,6 +109,9 @@ type resolved struct {
 	engines  []*model.Engine
 	defaults []bool // threads[i] was the engine's default
 	accel    int    // index of the first accelerator, or -1
+	// noToken: the modes were left to the request's engines, and the token
+	// split was left out because the test has graphs of one token.
+	noToken bool
 }
 
 func (q *Request) resolve() (*resolved, error) {
@@ -231,7 +234,8 @@ func (r *resolved) resolveModes() error {
 	if r.Modes == nil {
 		for _, m := range []model.Mode{model.TokenSplit, model.ExpertSplit} {
 			if m == model.TokenSplit && r.oneToken() {
-				continue // one token cannot be divided
+				r.noToken = r.canSplit(m) == "" // one token cannot be divided
+				continue
 			}
 			if r.canSplit(m) == "" {
 				r.Modes = append(r.Modes, m)

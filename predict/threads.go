@@ -19,7 +19,7 @@ type ThreadsRequest struct {
 	SoC      *model.SoC
 	Workload *model.Workload
 	// Prompt is the pp test (nil: the workload's own); Gen the tokens of
-	// the tg test (0: 128).
+	// the tg test (0: DefaultGenTokens).
 	Prompt *model.Run
 	Gen    int
 	Poll   int
@@ -99,7 +99,7 @@ func Threads(q ThreadsRequest) (*ThreadsSweep, error) {
 	}
 	gen := q.Gen
 	if gen == 0 {
-		gen = 128
+		gen = DefaultGenTokens
 	}
 	if gen < 1 || gen > 1<<20 {
 		return nil, fieldErr("test", -1, "tg%d: want 1..%d generated tokens", gen, 1<<20)
@@ -250,4 +250,24 @@ func (r ThreadsRow) Flags() string {
 		return fmt.Sprintf("-t %d --cpu-mask %s --cpu-strict 1 (%s)", r.Threads, r.CPUMask, strings.Join(parts, ", "))
 	}
 	return fmt.Sprintf("-t %d, --cpu-mask of %s's cores (%s)", r.Threads, strings.Join(r.Plan.Engines, " and "), strings.Join(parts, ", "))
+}
+
+// ThreadsBeside is the thread sweep beside request q: q's prompt for the
+// pp test (own's, the workload's own run, when q's test has none, as a tg
+// test) and q's generated tokens for the tg test (DefaultGenTokens when
+// it has none, as a pp test).
+func ThreadsBeside(q Request, own model.Run) (*ThreadsSweep, error) {
+	if q.Workload == nil {
+		return nil, errors.New("threads: a request needs a SoC and a workload")
+	}
+	run := q.Workload.Run
+	if q.Test != nil {
+		run = *q.Test
+	}
+	pp := run
+	if pp.PromptTokens == 0 {
+		pp.PromptTokens, pp.Ubatch = own.PromptTokens, own.Ubatch
+	}
+	pp.GenTokens = 0
+	return Threads(ThreadsRequest{SoC: q.SoC, Workload: q.Workload, Prompt: &pp, Gen: run.GenTokens, Poll: q.Poll, Draws: q.Draws})
 }

@@ -23,6 +23,11 @@ func warnings(r *resolved) []Warning {
 			"%s is dense: it has no routed-expert ops, so a split moves no work and every split predicts native plus the dispatcher's handoff",
 			r.Workload.Name)})
 	}
+	if r.noToken {
+		ws = append(ws, Warning{Path: "modes", Text: fmt.Sprintf(
+			"%s has graphs of one token, which a token split cannot divide between engines: only the expert split is predicted",
+			testName(r.Workload.Run))})
+	}
 	names := make([]string, len(r.engines))
 	for i, e := range r.engines {
 		names[i] = e.Name

@@ -27,6 +27,10 @@ type Data struct {
 	Workload *model.Workload
 	// WhatIf is the heatmap's grid, or nil.
 	WhatIf *predict.WhatIf
+	// Threads is stock llama.cpp's thread sweep for prefill and decode
+	// (predict.Threads), or nil; NoThreads says why there is none.
+	Threads   *predict.ThreadsSweep
+	NoThreads string
 	// Parity is measured against predicted, or nil; ParitySource names
 	// the measurements, Sources their "source" knobs.
 	Parity       []predict.ParityPoint
@@ -53,9 +57,9 @@ func Markdown(w io.Writer, d *Data) error {
 	}
 	var b strings.Builder
 	if p.TwoEngine() {
-		fmt.Fprintf(&b, "# %s on %s: big+little MoE-prefill split — %s\n\n", p.Workload, p.SoC, p.Best.Verdict)
+		fmt.Fprintf(&b, "# %s on %s: big+little MoE-%s split — %s\n\n", p.Workload, p.SoC, phase(p), p.Best.Verdict)
 	} else {
-		fmt.Fprintf(&b, "# %s on %s: %s MoE-prefill split — %s\n\n", p.Workload, p.SoC, strings.Join(p.Engines, "+"), p.Best.Verdict)
+		fmt.Fprintf(&b, "# %s on %s: %s MoE-%s split — %s\n\n", p.Workload, p.SoC, strings.Join(p.Engines, "+"), phase(p), p.Best.Verdict)
 	}
 	fmt.Fprintf(&b, "## Verdict\n\n%s\n\n", Verdict(d))
 	fmt.Fprintf(&b, "## Why\n\n")
@@ -64,6 +68,7 @@ func Markdown(w io.Writer, d *Data) error {
 	}
 	b.WriteString("\n")
 	prediction(&b, p)
+	threadsSection(&b, d)
 	if d.Parity != nil {
 		parity(&b, d)
 	}
@@ -71,6 +76,18 @@ func Markdown(w io.Writer, d *Data) error {
 	profile(&b, d.SoC, d.Workload, p.Draws)
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// phase names what the test runs: prefill (pp), decode (tg) or
+// prefill+decode (pp+tg).
+func phase(p *predict.Prediction) string {
+	switch {
+	case p.Gen == 0:
+		return "prefill"
+	case p.Prompt == 0:
+		return "decode"
+	}
+	return "prefill+decode"
 }
 
 // run describes the run predicted: "pp512 (ubatch 512), big 4 + little 4
@@ -144,8 +161,8 @@ func details(d *Data) []string {
 		}
 		out = append(out, fmt.Sprintf("At the best split the engines are busy in the split ops for %s.", strings.Join(busy, ", ")))
 	}
-	out = append(out, fmt.Sprintf("Native prefill is %s DRAM-stalled with bursts peaking at %s of sustained DRAM bandwidth; the best split is %s stalled, peaking at %s.",
-		pct(p.Native.Bound.DRAM), pct(p.Native.DRAMUtilPeak), pct(b.Bound.DRAM), pct(b.DRAMUtilPeak)))
+	out = append(out, fmt.Sprintf("Native %s is %s DRAM-stalled with bursts peaking at %s of sustained DRAM bandwidth; the best split is %s stalled, peaking at %s.",
+		phase(p), pct(p.Native.Bound.DRAM), pct(p.Native.DRAMUtilPeak), pct(b.Bound.DRAM), pct(b.DRAMUtilPeak)))
 	if q := d.Poll0; q != nil && p.TwoEngine() {
 		if q0, ok := q.Plan(model.TokenSplit, predict.Requested); ok {
 			o0, _ := q.Plan(model.TokenSplit, predict.DispatcherOnly)
@@ -290,6 +307,43 @@ func prediction(w io.Writer, p *predict.Prediction) {
 	fmt.Fprintln(w)
 }
 
+// threadsSection writes the "Threads and decode" section: stock
+// llama.cpp's one thread pool at each -t and --cpu-mask, for prefill and
+// decode, beside the split dispatcher, and what to run for each.
+func threadsSection(w io.Writer, d *Data) {
+	t := d.Threads
+	if t == nil {
+		if d.NoThreads != "" {
+			fmt.Fprintf(w, "## Threads and decode\n\nNo thread sweep: %s.\n\n", d.NoThreads)
+		}
+		return
+	}
+	fmt.Fprintf(w, "## Threads and decode\n\n")
+	fmt.Fprintf(w, "Stock llama.cpp runs one thread pool: every op divided among all its threads, a barrier after each. Each row is one pool (`-t`, `--cpu-mask`) at %s and %s; the split row is the split dispatcher's best plan for each phase.\n\n", t.PP, t.TG)
+	fmt.Fprintf(w, "| cores | -t | --cpu-mask | %s t/s | %s t/s |\n|---|--:|---|--:|--:|\n", t.PP, t.TG)
+	cell := func(v float64) string {
+		if v == 0 {
+			return "–"
+		}
+		return fmt.Sprintf("%.2f", v)
+	}
+	for _, r := range t.Rows {
+		mask := r.CPUMask
+		if mask == "" {
+			mask = "–"
+		}
+		fmt.Fprintf(w, "| %s | %d | %s | %s | %s |\n", r.Mask, r.Threads, mask, cell(r.PPTPS), cell(r.TGTPS))
+	}
+	fmt.Fprintln(w)
+	for _, line := range threadsAdvice(t) {
+		fmt.Fprintf(w, "- %s\n", strings.Join(strings.Fields(line), " "))
+	}
+	for _, n := range t.Notes {
+		fmt.Fprintf(w, "- note: %s\n", n)
+	}
+	fmt.Fprintln(w)
+}
+
 func parity(w io.Writer, d *Data) {
 	fmt.Fprintf(w, "## Measured vs predicted\n\nMeasurements: %s", d.ParitySource)
 	if len(d.Sources) > 0 {
@@ -313,6 +367,7 @@ var captions = map[string]string{
 	"timeline.png": "The first layers of ubatch 0 at the %s split: what each engine does, and DRAM utilisation.",
 	"heatmap.png":  "What-if: the best split's gain over native across DRAM bandwidth (the cluster caps scaled with it) and the little/big compute ratio, with the parity contour; the ring is this SoC's best split from the table above.",
 	"parity.png":   "Predicted against measured throughput, with the ±5% band.",
+	"threads.png":  "Stock llama.cpp's thread pool: prefill and decode t/s against -t, one line per set of clusters, the recommended -t ringed (the table in Threads and decode).",
 	"roofline.png": "Each engine's compute and bandwidth roofs, with the ops of ubatch 0 at the %s split (the first engine's from a native run), at their arithmetic intensity and simulated rate.",
 }
 
@@ -322,6 +377,10 @@ func figures(w io.Writer, d *Data) {
 	for _, name := range d.Figures {
 		caption := captions[name]
 		switch name {
+		case "split.png":
+			if p.Gen > 0 {
+				caption = strings.Replace(caption, "Prompt throughput", p.Test+" throughput", 1)
+			}
 		case "timeline.png", "roofline.png":
 			caption = fmt.Sprintf(caption, strings.ReplaceAll(string(d.Drawn), "_", " "))
 		case "heatmap.png":

@@ -229,25 +229,36 @@ func ThreadsTable(w io.Writer, t *predict.ThreadsSweep) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	phase := func(name string, best predict.ThreadsRow, tps float64, all predict.Judgement, faster *predict.Alternative) {
-		fmt.Fprintf(w, "%s %s: %.2f t/s", name, best.Flags(), tps)
-		if best.Mask == t.AllCores.Mask && best.Threads == t.AllCores.Threads {
-			fmt.Fprint(w, "; every core")
-		} else {
-			fmt.Fprintf(w, "; every core (-t %d) %s", t.AllCores.Threads, judgement(all))
-		}
-		if faster != nil {
-			fmt.Fprintf(w, "; -t %d (%s) is %s, which the model cannot tell from this", faster.Row.Threads, faster.Row.Mask, judgement(faster.Judgement))
-		}
-		fmt.Fprintln(w)
-	}
 	fmt.Fprintln(w)
-	phase("prefill:", t.BestPP, t.BestPP.PPTPS, t.PPAllCores, t.FasterPP)
-	phase("decode: ", t.BestTG, t.BestTG.TGTPS, t.TGAllCores, t.FasterTG)
+	for _, line := range threadsAdvice(t) {
+		fmt.Fprintln(w, line)
+	}
 	for _, n := range t.Notes {
 		fmt.Fprintf(w, "note: %s\n", n)
 	}
 	return nil
+}
+
+// threadsAdvice is what to run for each phase, one line each: the -t and
+// --cpu-mask, its t/s, and every core's pool against it.
+func threadsAdvice(t *predict.ThreadsSweep) []string {
+	phase := func(name string, best predict.ThreadsRow, tps float64, all predict.Judgement, faster *predict.Alternative) string {
+		var b strings.Builder
+		fmt.Fprintf(&b, "%s %s: %.2f t/s", name, best.Flags(), tps)
+		if best.Mask == t.AllCores.Mask && best.Threads == t.AllCores.Threads {
+			fmt.Fprint(&b, "; every core")
+		} else {
+			fmt.Fprintf(&b, "; every core (-t %d) %s", t.AllCores.Threads, judgement(all))
+		}
+		if faster != nil {
+			fmt.Fprintf(&b, "; -t %d (%s) is %s, which the model cannot tell from this", faster.Row.Threads, faster.Row.Mask, judgement(faster.Judgement))
+		}
+		return b.String()
+	}
+	return []string{
+		phase("prefill:", t.BestPP, t.BestPP.PPTPS, t.PPAllCores, t.FasterPP),
+		phase("decode: ", t.BestTG, t.BestTG.TGTPS, t.TGAllCores, t.FasterTG),
+	}
 }
 
 // judgement is a gain as the tables print it: "-12.9% [-14.0, -11.8]% LOSS".

@@ -69,8 +69,8 @@ func TestReportEngines(t *testing.T) {
 	for _, l := range links {
 		names = append(names, l[1])
 	}
-	if strings.Join(names, " ") != "timeline.png heatmap.png roofline.png" {
-		t.Errorf("image links %v, want the heatmap, the timeline and the roofline", names)
+	if strings.Join(names, " ") != "timeline.png heatmap.png roofline.png threads.png" {
+		t.Errorf("image links %v, want the heatmap, the timeline, the roofline and the thread sweep", names)
 	}
 	for _, name := range names {
 		f, err := os.Open(filepath.Join(dir, name))

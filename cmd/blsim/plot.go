@@ -158,7 +158,7 @@ func plotRun(o *plotOptions, stdout io.Writer) error {
 		if err != nil {
 			return err
 		}
-		predicted, fitted := fit.Parity(s, wl, raw)
+		predicted, fitted := fit.Parity(s, wl.WithRun(o.ownRun), raw)
 		if vd.Parity, err = predict.ParityPoints(ms, predicted, fitted); err != nil {
 			return fmt.Errorf("parity: %s: %w", src, err)
 		}
@@ -167,9 +167,7 @@ func plotRun(o *plotOptions, stdout io.Writer) error {
 			return err
 		}
 	case plots.KindThreads:
-		pp := q.Workload.Run
-		pp.GenTokens = 0
-		if vd.Threads, err = predict.Threads(predict.ThreadsRequest{SoC: s, Workload: wl, Prompt: &pp, Gen: o.Gen, Poll: q.Poll, Draws: q.Draws}); err != nil {
+		if vd.Threads, err = predict.ThreadsBeside(q, o.ownRun); err != nil {
 			return o.flagError(err, q)
 		}
 	default:
@@ -212,14 +210,15 @@ func (o *plotOptions) honoured(q predict.Request) error {
 	case "roofline":
 		unused = []string{"layers", "x-param", "y-param", "log", "measurements", "stat"}
 	case "threads":
-		unused = []string{"engines", "threads", "big-threads", "little-threads", "split", "frac", "draws", "layers", "x-param", "y-param", "log", "measurements", "stat"}
+		unused = []string{"engines", "threads", "big-threads", "little-threads", "split", "frac", "draws", "test", "layers", "x-param", "y-param", "log", "measurements", "stat"}
 	case "parity":
-		unused = []string{"engines", "threads", "big-threads", "little-threads", "split", "frac", "poll", "prompt", "ubatch", "layers", "x-param", "y-param", "draws"}
+		unused = []string{"engines", "threads", "big-threads", "little-threads", "split", "frac", "poll", "prompt", "ubatch", "gen", "test", "depth", "layers", "x-param", "y-param", "draws"}
 	}
 	why := map[string]string{"frac": "it draws every share (the best is marked)", "engines": "it draws each measurement's own plan",
 		"threads": "it draws each measurement's own plan", "big-threads": "it draws each measurement's own plan",
 		"little-threads": "it draws each measurement's own plan", "split": "it draws each measurement's own plan", "poll": "it draws each measurement's own plan",
 		"prompt": "it draws each measurement's own run", "ubatch": "it draws each measurement's own run",
+		"gen": "it draws each measurement's own run", "test": "it draws each measurement's own run", "depth": "it draws each measurement's own run",
 		"draws": "it has no intervals"}
 	for _, f := range unused {
 		if o.given(f) || (f == "frac" && o.Shares != "") {
@@ -227,8 +226,8 @@ func (o *plotOptions) honoured(q predict.Request) error {
 			if w == "" {
 				w = "it does not use it"
 			}
-			if o.Kind == "threads" && (f == "engines" || f == "split" || f == "frac" || strings.HasSuffix(f, "threads")) {
-				w = "it tries every thread count on the SoC's first two clusters"
+			if o.Kind == "threads" && (f == "engines" || f == "split" || f == "frac" || f == "test" || strings.HasSuffix(f, "threads")) {
+				w = "it tries every thread count on the SoC's first two clusters, for pp and tg both"
 			}
 			return fmt.Errorf("--%s: plot %s does not take it: %s", f, o.Kind, w)
 		}
@@ -243,6 +242,7 @@ func (o *plotOptions) splitCurve(q *predict.Request, vd *plots.ViewData) (*predi
 	var ms []measure.Measurement
 	var src string
 	var err error
+	own := q.Workload.WithRun(o.ownRun) // what a measurement without a run of its own ran
 	if o.Measurements != "" || o.SoC == seedSoC {
 		if ms, src, err = loadMeasurements(o.Measurements, o.SoC, q.SoC, q.Workload, o.Stat, o.warn); err != nil {
 			return nil, err
@@ -251,6 +251,8 @@ func (o *plotOptions) splitCurve(q *predict.Request, vd *plots.ViewData) (*predi
 			if mw, err := presets.MeasuredWorkload(ms); err != nil {
 				return nil, fmt.Errorf("--measurements: %s: %w", src, err)
 			} else if mw != nil {
+				ownMW := *mw
+				own = &ownMW
 				if o.given("prompt") {
 					mw.Run.PromptTokens = o.Prompt
 				}
@@ -272,7 +274,7 @@ func (o *plotOptions) splitCurve(q *predict.Request, vd *plots.ViewData) (*predi
 		return nil, err
 	}
 	if ms != nil {
-		if vd.Measured = predict.SplitPoints(ms, p, q.Workload); len(vd.Measured) == 0 && o.Measurements != "" {
+		if vd.Measured = predict.SplitPoints(ms, p, own); len(vd.Measured) == 0 && o.Measurements != "" {
 			return nil, fmt.Errorf("--measurements: nothing in %s was measured on the curve's plans (workload %s, %s+%s, %d+%d threads, poll %d)",
 				src, q.Workload.Name, p.Engines[0], p.Engines[1], p.Threads[0], p.Threads[1], p.Poll)
 		}

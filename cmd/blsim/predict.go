@@ -93,14 +93,12 @@ func writeJSON(w io.Writer, v any) error {
 
 // threadsSweep is predict --threads-sweep: every pool, and what to run.
 func threadsSweep(o *predictOptions, q predict.Request, stdout io.Writer) error {
-	for _, f := range []string{"engines", "threads", "big-threads", "little-threads", "split", "frac", "draws", "sweep", "sensitivity"} {
+	for _, f := range []string{"engines", "threads", "big-threads", "little-threads", "split", "frac", "draws", "sweep", "sensitivity", "test"} {
 		if o.given(f) {
-			return fmt.Errorf("--%s: --threads-sweep tries every thread count on the SoC's first two clusters; leave --%s out", f, f)
+			return fmt.Errorf("--%s: --threads-sweep tries every thread count on the SoC's first two clusters, for pp and tg both; leave --%s out", f, f)
 		}
 	}
-	pp := q.Workload.Run
-	pp.GenTokens = 0
-	t, err := predict.Threads(predict.ThreadsRequest{SoC: q.SoC, Workload: q.Workload, Prompt: &pp, Gen: o.Gen, Poll: q.Poll, Draws: q.Draws})
+	t, err := predict.ThreadsBeside(q, o.ownRun)
 	if err != nil {
 		return o.flagError(err, q)
 	}

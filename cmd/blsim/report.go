@@ -14,6 +14,7 @@ import (
 	"github.com/blsim/blsim/internal/atomicfile"
 	"github.com/blsim/blsim/internal/buildinfo"
 	"github.com/blsim/blsim/measure"
+	"github.com/blsim/blsim/model"
 	"github.com/blsim/blsim/plots"
 	"github.com/blsim/blsim/predict"
 	"github.com/blsim/blsim/report"
@@ -39,7 +40,7 @@ type reportOptions struct {
 
 // reportFiles are the files a report folder may hold; an existing folder
 // with anything else in it is not replaced.
-var reportFiles = []string{"report.md", "split.png", "timeline.png", "heatmap.png", "parity.png", "roofline.png"}
+var reportFiles = []string{"report.md", "split.png", "timeline.png", "heatmap.png", "parity.png", "roofline.png", "threads.png"}
 
 func newReportCmd(stdout, stderr io.Writer) *cobra.Command {
 	o := &reportOptions{warn: stderr}
@@ -137,20 +138,23 @@ func reportRun(o *reportOptions, stdout io.Writer) (err error) {
 	d := &report.Data{Prediction: p, SoC: s, Workload: wl, Seed: s.Name == seedSoC,
 		Command: o.command, Version: buildinfo.Version(), Date: date}
 	// The seed's poll-0 artefact: the same token split at poll 0.
-	if p.TwoEngine() && o.Poll != 0 && p.Plans[0].Kind == predict.Requested {
+	if _, token := p.Plan(model.TokenSplit, predict.Requested); token && p.TwoEngine() && o.Poll != 0 && p.Plans[0].Kind == predict.Requested {
 		if d.Poll0, err = predict.Poll0(q); err != nil {
 			return err
 		}
 	}
-	vd := plots.ViewData{SoC: s, Workload: wl, Layers: 2}
+	if d.Threads, err = predict.ThreadsBeside(q, o.ownRun); err != nil {
+		d.Threads, d.NoThreads, err = nil, err.Error(), nil
+	}
+	vd := plots.ViewData{SoC: s, Workload: wl, Layers: 2, Threads: d.Threads}
 	if ms != nil {
-		predicted, fitted := fit.Parity(s, wl, raw)
+		predicted, fitted := fit.Parity(s, wl.WithRun(o.ownRun), raw)
 		if d.Parity, err = predict.ParityPoints(ms, predicted, fitted); err != nil {
 			return fmt.Errorf("parity: %s: %w", msrc, err)
 		}
 		d.ParitySource, d.Sources, vd.Parity = msrc, measure.Sources(ms), d.Parity
 		if p.TwoEngine() {
-			vd.Measured = predict.SplitPoints(ms, p, wl)
+			vd.Measured = predict.SplitPoints(ms, p, wl.WithRun(o.ownRun))
 		}
 	}
 	heat, err := predict.WhatIfOf(p, s, wl, predict.WhatIfOptions{})

@@ -40,14 +40,15 @@ func TestReportRK3588(t *testing.T) {
 	}
 	md := string(b)
 	for _, want := range []string{"26.26", "PARITY", "26.24", "Exp-2026-08-17", "MAPE", "poll=0", "Provenance", "± σ",
-		"| native (big only) |", "token split, requested", "token split, best", "balance point"} {
+		"| native (big only) |", "token split, requested", "token split, best", "balance point",
+		"## Threads and decode", "| big | 4 | 0xf0 | 26.26 |", "prefill: -t 4 --cpu-mask 0xf0", "decode: -t 4 --cpu-mask 0xf0"} {
 		if !strings.Contains(md, want) {
 			t.Errorf("report.md does not mention %q", want)
 		}
 	}
 	links := mdLink.FindAllStringSubmatch(md, -1)
-	if len(links) != 5 {
-		t.Errorf("%d image links, want 5", len(links))
+	if len(links) != 6 {
+		t.Errorf("%d image links, want 6", len(links))
 	}
 	for _, l := range links {
 		if filepath.IsAbs(l[1]) || strings.Contains(l[1], "..") {
@@ -59,8 +60,8 @@ func TestReportRK3588(t *testing.T) {
 	}
 	// Nothing but the report in the folder, no temporaries next to it.
 	ents, _ := os.ReadDir(dir)
-	if len(ents) != 6 {
-		t.Errorf("%d files in the report folder, want 6", len(ents))
+	if len(ents) != 7 {
+		t.Errorf("%d files in the report folder, want 7", len(ents))
 	}
 	if ents, _ := os.ReadDir(filepath.Dir(dir)); len(ents) != 1 {
 		t.Errorf("%d entries next to the report, want 1 (no temporaries)", len(ents))

@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/blsim/blsim/internal/progress"
+	"github.com/blsim/blsim/model"
 	"github.com/blsim/blsim/predict"
 	"github.com/blsim/blsim/presets"
 	"github.com/blsim/blsim/sim"
@@ -29,10 +30,12 @@ type requestFlags struct {
 	Prompt        int
 	Ubatch        int
 	Gen           int
+	Test          string
 	Depth         int
 	Draws         int
 	// flags is the command's flag set: what was given, and what not.
-	flags *pflag.FlagSet
+	flags  *pflag.FlagSet
+	ownRun model.Run // the workload's own, which a measurement that records none ran
 	// progress, when set, gets a progress bar for a long prediction.
 	progress io.Writer
 }
@@ -58,6 +61,7 @@ func (r *requestFlags) register(f *pflag.FlagSet) {
 	f.IntVar(&r.Prompt, "prompt", 0, "prompt tokens (default: the workload's, 512)")
 	f.IntVar(&r.Ubatch, "ubatch", 0, "ubatch size (default: the workload's, 512)")
 	f.IntVar(&r.Gen, "gen", 0, "tokens generated after the prompt, one per graph (llama-bench -n; with --prompt 0 a tg test, else pp+tg as -pg)")
+	f.StringVar(&r.Test, "test", "pp", "llama-bench test: pp (the prompt), tg (--gen tokens, default 128, no prompt) or pg (both);\nwhen not given, --prompt 0 with --gen is a tg test and --gen alone pg")
 	f.IntVar(&r.Depth, "depth", 0, "KV-cache depth before the test (llama-bench -d; default: the workload's, 0)")
 	f.IntVar(&r.Draws, "draws", sim.DefaultDraws, "parameter samples for the uncertainty interval")
 }
@@ -75,6 +79,7 @@ func (r *requestFlags) request() (predict.Request, error) {
 	if q.Workload, err = presets.LoadWorkload(r.Workload); err != nil {
 		return q, fmt.Errorf("--workload: %w", err)
 	}
+	r.ownRun = q.Workload.Run
 	if q.Modes, err = predict.ParseModes(r.Split); err != nil {
 		return q, fmt.Errorf("--split: %w", err)
 	}
@@ -120,7 +125,7 @@ func (r *requestFlags) request() (predict.Request, error) {
 	}
 	q.Poll = r.Poll
 	for _, name := range []string{"prompt", "ubatch"} {
-		if v, _ := r.flags.GetInt(name); r.given(name) && v < 1 && !(name == "prompt" && v == 0 && r.Gen > 0) {
+		if v, _ := r.flags.GetInt(name); r.given(name) && v < 1 && !(name == "prompt" && v == 0 && (r.Gen > 0 || r.given("test"))) {
 			return q, fmt.Errorf("--%s: %d: want at least 1 (0 only with --gen; leave the flag out for the workload's own)", name, v)
 		}
 	}
@@ -133,10 +138,14 @@ func (r *requestFlags) request() (predict.Request, error) {
 	if r.Ubatch > 1<<16 {
 		return q, fmt.Errorf("--ubatch: %d is outside 1..%d", r.Ubatch, 1<<16)
 	}
-	if r.Prompt > 0 || r.given("prompt") {
+	if r.given("test") {
+		if err := predict.ApplyTest(&q.Workload.Run, r.Test, r.Prompt, r.Gen); err != nil {
+			return q, fmt.Errorf("--test: %w", err)
+		}
+	} else if r.Prompt > 0 || r.given("prompt") {
 		q.Workload.Run.PromptTokens = r.Prompt
 	}
-	if r.given("gen") {
+	if r.given("gen") && !r.given("test") {
 		q.Workload.Run.GenTokens = r.Gen
 	}
 	if r.given("depth") {
@@ -171,7 +180,7 @@ func (r *requestFlags) flagError(err error, q predict.Request) error {
 	if !errors.As(err, &fe) {
 		return err
 	}
-	flag := map[string]string{"fracs": "--frac", "modes": "--split", "test": "--prompt, --gen"}[fe.Field]
+	flag := map[string]string{"fracs": "--frac", "modes": "--split", "test": "--test, --prompt, --gen"}[fe.Field]
 	switch {
 	case fe.Field == "engines" && r.Engines == "":
 		flag = "--soc"
