@@ -100,7 +100,8 @@ type Why struct {
 }
 
 // Warning is a value of the request that cannot matter, or does not do
-// what it seems to: Path names it (a SoC parameter path, or "threads").
+// what it seems to: Path names it (a SoC parameter path, "threads" or
+// "split").
 type Warning struct {
 	Path string `json:"path"`
 	Text string `json:"text"`

@@ -24,7 +24,7 @@ func warnings(r *resolved) []Warning {
 			r.Workload.Name)})
 	}
 	if r.noToken {
-		ws = append(ws, Warning{Path: "modes", Text: fmt.Sprintf(
+		ws = append(ws, Warning{Path: "split", Text: fmt.Sprintf(
 			"%s has graphs of one token, which a token split cannot divide between engines: only the expert split is predicted",
 			testName(r.Workload.Run))})
 	}
