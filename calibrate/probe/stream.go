@@ -4,8 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"sync/atomic"
-
-	"github.com/blsim/blsim/internal/quant"
 )
 
 // sink receives every checksum, so the compiler cannot drop the reads that
@@ -21,9 +19,28 @@ type padded struct {
 	_   [32]byte
 }
 
-// sum64 adds up p: a streaming read with the widest loads the dispatcher's
-// kernels run (quant.SumWords), so that a probe reads what they can pull.
-func sum64(p []uint64) uint64 { return quant.SumWords(p) }
+// sum64 adds up p with eight independent accumulators over 16 words per
+// step, so the loop is bound by loads rather than by the latency of one add
+// chain or by loop overhead.
+func sum64(p []uint64) uint64 {
+	var s0, s1, s2, s3, s4, s5, s6, s7 uint64
+	n := len(p) &^ 15
+	for i := 0; i < n; i += 16 {
+		q := p[i : i+16 : i+16]
+		s0 += q[0] + q[8]
+		s1 += q[1] + q[9]
+		s2 += q[2] + q[10]
+		s3 += q[3] + q[11]
+		s4 += q[4] + q[12]
+		s5 += q[5] + q[13]
+		s6 += q[6] + q[14]
+		s7 += q[7] + q[15]
+	}
+	for _, v := range p[n:] {
+		s0 += v
+	}
+	return s0 + s1 + s2 + s3 + s4 + s5 + s6 + s7
+}
 
 // StreamRead measures the streaming read bandwidth, in GB/s (1e9 bytes per
 // second), of threads threads pinned to cpus[0:threads] (threads 0 means all
