@@ -71,6 +71,21 @@ func (r Run) Test() string {
 	return fmt.Sprintf("pp%d+tg%d", r.PromptTokens, r.GenTokens)
 }
 
+// Of is the run a record of r ran on a workload whose own run is own: r's
+// test, with its ubatch at most its prompt (a tg test keeps own's ubatch,
+// which one-token graphs do not use); own itself when r is nil or names
+// no test.
+func (r *Run) Of(own model.Run) model.Run {
+	if r == nil || r.PromptTokens <= 0 && r.GenTokens <= 0 {
+		return own
+	}
+	ub := own.Ubatch
+	if r.PromptTokens > 0 {
+		ub = min(max(r.Ubatch, 1), r.PromptTokens)
+	}
+	return model.Run{PromptTokens: r.PromptTokens, Ubatch: ub, Depth: r.Depth, GenTokens: r.GenTokens}
+}
+
 // Host is where a measurement ran.
 type Host struct {
 	Name      string            `json:"name,omitempty"`

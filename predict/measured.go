@@ -52,7 +52,7 @@ func SplitPoints(ms []measure.Measurement, p *Prediction, w *model.Workload) []S
 	}
 	var out []SplitPoint
 	for _, m := range ms {
-		if !sameRun(runOf(m, w), p) {
+		if !sameRun(m.Run.Of(w.Run), p) {
 			continue // another test: not a point of this curve
 		}
 		pl := m.Plan
@@ -74,19 +74,9 @@ func SplitPoints(ms []measure.Measurement, p *Prediction, w *model.Workload) []S
 	return out
 }
 
-// runOf is the run m measured: its own, or w's when it records none.
-func runOf(m measure.Measurement, w *model.Workload) model.Run {
-	if r := m.Run; r != nil && (r.PromptTokens > 0 || r.GenTokens > 0) {
-		return model.Run{PromptTokens: r.PromptTokens, Ubatch: r.Ubatch, Depth: r.Depth, GenTokens: r.GenTokens}
-	}
-	return w.Run
-}
-
 // sameRun reports whether r is the run p predicts: its prompt, generated
 // tokens and depth, and for a prompt its ubatch.
 func sameRun(r model.Run, p *Prediction) bool {
-	if r.PromptTokens != p.Prompt || r.GenTokens != p.Gen || r.Depth != p.Depth {
-		return false
-	}
-	return r.PromptTokens == 0 || min(max(r.Ubatch, 1), r.PromptTokens) == p.Ubatch
+	return r.PromptTokens == p.Prompt && r.GenTokens == p.Gen && r.Depth == p.Depth &&
+		(r.PromptTokens == 0 || r.Ubatch == p.Ubatch)
 }

@@ -103,19 +103,7 @@ func (p *Predictor) Simulate(soc *model.SoC, m *measure.Measurement) (*sim.Resul
 // nil or matches, else a copy. A tg test keeps the workload's ubatch,
 // which one-token graphs do not use.
 func WithRun(w *model.Workload, r *measure.Run) *model.Workload {
-	if r == nil || r.PromptTokens <= 0 && r.GenTokens <= 0 {
-		return w
-	}
-	ub := w.Run.Ubatch
-	if r.PromptTokens > 0 {
-		ub = min(max(r.Ubatch, 1), r.PromptTokens)
-	}
-	if w.Run.PromptTokens == r.PromptTokens && w.Run.Ubatch == ub && w.Run.Depth == r.Depth && w.Run.GenTokens == r.GenTokens {
-		return w
-	}
-	c := *w
-	c.Run.PromptTokens, c.Run.Ubatch, c.Run.Depth, c.Run.GenTokens = r.PromptTokens, ub, r.Depth, r.GenTokens
-	return &c
+	return w.WithRun(r.Of(w.Run))
 }
 
 // predictAll predicts every measurement on all cores: its t/s and the
