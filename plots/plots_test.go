@@ -3,6 +3,7 @@ package plots
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"image/png"
 	"math"
 	"os"
@@ -314,5 +315,28 @@ func TestSplitOf(t *testing.T) {
 	}
 	if _, err := SplitOf(q, nil); err == nil || !strings.Contains(err.Error(), "big, npu") {
 		t.Errorf("a big+npu prediction: %v", err)
+	}
+}
+
+// TestSplitCurveNamesTest: the split curve's title and axis name the test
+// predicted: a tg test's curve is generation throughput, not pp0.
+func TestSplitCurveNamesTest(t *testing.T) {
+	s, w := load(t, "rk3588")
+	for _, tc := range []struct {
+		run          model.Run
+		title, yAxis string
+	}{
+		{w.Run, fmt.Sprintf("pp%d by split", w.Run.PromptTokens), "prompt throughput (t/s)"},
+		{model.Run{Ubatch: w.Run.Ubatch, GenTokens: 128}, "tg128 by split", "generation throughput (t/s)"},
+		{model.Run{PromptTokens: 64, Ubatch: 64, GenTokens: 16}, "pp64+tg16 by split", "prompt and generation throughput (t/s)"},
+	} {
+		_, d := splitOf(t, s, w.WithRun(tc.run), 4, nil)
+		fig, err := SplitCurve(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(fig.Title, tc.title) || fig.Panels[0].Y.Label.Text != tc.yAxis {
+			t.Errorf("%+v: title %q, y axis %q; want %q and %q", tc.run, fig.Title, fig.Panels[0].Y.Label.Text, tc.title, tc.yAxis)
+		}
 	}
 }

@@ -35,8 +35,10 @@ type SplitData struct {
 	// BigThreads and LittleThreads are the threads the curves were
 	// simulated with (SplitPoints matches measurements against them).
 	BigThreads, LittleThreads int
-	// Prompt and Ubatch are the run predicted.
+	// Prompt and Ubatch are the run predicted; Test names it as
+	// llama-bench does (pp512, tg128, pp512+tg128; "": pp of Prompt).
 	Prompt, Ubatch int
+	Test           string
 	// Bests are each mode's best split, marked on its curve.
 	Bests []SplitBest
 	// Measured are measured throughputs drawn over the curves (see
@@ -67,7 +69,7 @@ func SplitOf(p *predict.Prediction, measured []predict.SplitPoint) (SplitData, e
 	}
 	d := SplitData{SoC: p.SoC, Workload: p.Workload, Big: p.Engines[0], Little: p.Engines[1], Poll: p.Poll,
 		NativeTPS: p.Native.TPS, TokenBalance: math.NaN(), ExpertBalance: math.NaN(),
-		BigThreads: p.Threads[0], LittleThreads: p.Threads[1], Prompt: p.Prompt, Ubatch: p.Ubatch, Measured: measured}
+		BigThreads: p.Threads[0], LittleThreads: p.Threads[1], Prompt: p.Prompt, Ubatch: p.Ubatch, Test: p.Test, Measured: measured}
 	first := p.Sweep[0].Mode
 	for _, pt := range p.Sweep {
 		if pt.Mode == first {
@@ -159,15 +161,26 @@ func SplitCurve(d SplitData) (*Figure, error) {
 	}
 	p := plot.New()
 	p.X.Label.Text = fmt.Sprintf("%s cluster's share of expert-op tokens", d.Little)
-	p.Y.Label.Text = "prompt throughput (t/s)"
+	test := d.Test
+	if test == "" {
+		test = fmt.Sprintf("pp%d", d.Prompt)
+	}
+	switch {
+	case strings.HasPrefix(test, "tg"):
+		p.Y.Label.Text = "generation throughput (t/s)"
+	case strings.Contains(test, "+tg"):
+		p.Y.Label.Text = "prompt and generation throughput (t/s)"
+	default:
+		p.Y.Label.Text = "prompt throughput (t/s)"
+	}
 	p.Add(plotter.NewGrid())
 	x0, x1 := d.Fracs[0], d.Fracs[len(d.Fracs)-1]
 	for _, m := range d.Measured {
 		x0, x1 = math.Min(x0, m.Frac), math.Max(x1, m.Frac)
 	}
 	lo, hi := d.NativeTPS, d.NativeTPS
-	fig := &Figure{Title: fmt.Sprintf("%s on %s: pp%d by split (%s %d + %s %d threads, poll %d)",
-		d.Workload, d.SoC, d.Prompt, d.Big, d.BigThreads, d.Little, d.LittleThreads, d.Poll)}
+	fig := &Figure{Title: fmt.Sprintf("%s on %s: %s by split (%s %d + %s %d threads, poll %d)",
+		d.Workload, d.SoC, test, d.Big, d.BigThreads, d.Little, d.LittleThreads, d.Poll)}
 
 	native, err := plotter.NewLine(plotter.XYs{{X: x0, Y: d.NativeTPS}, {X: x1, Y: d.NativeTPS}})
 	if err != nil {
