@@ -165,7 +165,7 @@ func TestPoolProfileFields(t *testing.T) {
 	// The preset's own lists left out, so that each case sets its own.
 	edit := func(old, new string) []byte {
 		return npuYAML(t, func(s string) string {
-			return replaceOnce(t, old, new)(strings.ReplaceAll(s, "    repacked_types: [q4_k, q6_k]\n", ""))
+			return replaceOnce(t, old, new)(strings.ReplaceAll(s, "    repacked_types: [q4_k, q6_k, q4_0, iq4_nl]\n", ""))
 		})
 	}
 	little := "    kind: cpu\n    core_type: Cortex-A55\n"

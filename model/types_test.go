@@ -41,14 +41,14 @@ func TestKernelRate(t *testing.T) {
 func TestKernelFallbacks(t *testing.T) {
 	s := presetSoCsOne(t, "rk3588")
 	w := &model.Workload{Model: model.Arch{Types: map[string]string{
-		"attention": "q8_0", "experts_gate_up": "iq4_nl", "experts_down": "iq4_nl", "router": "f32", "output": "q6_k"}}}
+		"attention": "q8_0", "experts_gate_up": "iq3_xxs", "experts_down": "iq3_xxs", "router": "f32", "output": "q6_k"}}}
 	s.Engines[0].KernelOpsPerCycle["q8_0"] = 22
 	got := model.KernelFallbacks(s, w, "big")
 	var lines []string
 	for _, f := range got {
 		lines = append(lines, f.Engine+" "+f.Type+" "+f.Class)
 	}
-	want := []string{"big iq4_nl q4"}
+	want := []string{"big iq3_xxs q4"}
 	if _, ok := s.Engines[0].KernelOpsPerCycle["q6_k"]; !ok {
 		want = append(want, "big q6_k q6")
 	}

@@ -26,7 +26,7 @@ func TestWarnings(t *testing.T) {
 			[]string{"dram.peak_gb_s", "dram.sustained_gb_s"}, "native is held by engines.big.bandwidth_max_gb_s", nil},
 		{"a type without a rate", nil, nil,
 			[]string{"dram.peak_gb_s", "engines.big.kernel_ops_per_cycle", "engines.little.kernel_ops_per_cycle"},
-			"no rate for iq4_nl, a type of the workload's weights: q4's 28 ops/cycle used", map[string]string{"experts_gate_up": "iq4_nl", "attention": "q8_0"}},
+			"no rate for iq3_xxs, a type of the workload's weights: q4's 28 ops/cycle used", map[string]string{"experts_gate_up": "iq3_xxs", "attention": "q8_0"}},
 		{"a cache rate without a cache", func(s *model.SoC) { s.Engines[1].LLCBandwidthGBs, s.Engines[1].SharedCacheKiB = 30, 0 }, nil,
 			[]string{"dram.peak_gb_s", "engines.little.llc_bandwidth_gb_s"}, "little has no usable shared cache", nil},
 		{"a cache rate with a cache", func(s *model.SoC) { s.Engines[1].LLCBandwidthGBs = 30 }, nil, []string{"dram.peak_gb_s"}, "", nil},
