@@ -1,7 +1,6 @@
 package gguf
 
 import (
-	"math"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -163,12 +162,10 @@ func TestSeedFromGGUF(t *testing.T) {
 	}
 	sameOps(t, got, want)
 	// With its types, on the rk3588 preset (which has rates for them and
-	// lists the repacked ones), the seed's figures are the preset's to the
-	// bit: the types take the same rates and paths as the classes did. A
-	// stock pool over both clusters differs by the output head alone: its
-	// type, q6_k, is one the preset says ggml repacks, so in a pool it is
-	// cut in fixed slices, where the untyped preset's dense head is
-	// claimed in chunks (0.03%).
+	// lists the repacked ones), every plan's figures are the preset's to
+	// the bit: the types take the same rates as the classes did, and a
+	// stock pool cuts the untyped preset's ops as the types say, since the
+	// bits of each class are those of repacked types alone.
 	soc, err := model.LoadSoCFile(filepath.Join("..", "presets", "socs", "rk3588.yaml"))
 	if err != nil {
 		t.Fatal(err)
@@ -190,11 +187,7 @@ func TestSeedFromGGUF(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		tol := 0.0
-		if p.Mode == model.PoolPlan {
-			tol = 1e-3
-		}
-		if math.Abs(a.TPS/b.TPS-1) > tol {
+		if a.TPS != b.TPS {
 			t.Errorf("%v: %.6g t/s from the GGUF, %.6g from the preset", p, a.TPS, b.TPS)
 		}
 	}

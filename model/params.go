@@ -36,6 +36,51 @@ func (s *SoC) Set(path string, x float64) error {
 	return nil
 }
 
+// SetWithTypes is Set, except that a kernel class's rate
+// (engines.big.kernel_ops_per_cycle.q4) carries the engine's GGML-type
+// rates of that class (q4_k, iq4_xs: KernelClass of their bits) by the
+// same factor, unless the profile gives a type an uncertainty of its own.
+// Uncertainty draws and what-if sweeps set parameters this way, so a
+// workload that names its types moves as one that does not.
+func (s *SoC) SetWithTypes(path string, x float64) error {
+	old, err := s.Get(path)
+	if err != nil {
+		return err
+	}
+	if err := s.Set(path, x); err != nil {
+		return err
+	}
+	name, class, ok := kernelPath(path)
+	if !ok || !contains(KernelClasses, class) || old == 0 {
+		return nil
+	}
+	e, _, err := s.Engine(name)
+	if err != nil {
+		return err
+	}
+	for typ, rate := range e.KernelOpsPerCycle {
+		b, known := ggmlTypeBits[typ]
+		if !known || KernelClass(b) != class {
+			continue
+		}
+		if _, own := s.Uncertainty["engines."+name+".kernel_ops_per_cycle."+typ]; own {
+			continue
+		}
+		e.KernelOpsPerCycle[typ] = rate * x / old
+	}
+	return nil
+}
+
+// kernelPath splits engines.<name>.kernel_ops_per_cycle.<key>.
+func kernelPath(path string) (name, key string, ok bool) {
+	rest, ok := strings.CutPrefix(path, "engines.")
+	if !ok {
+		return "", "", false
+	}
+	name, key, ok = strings.Cut(rest, ".kernel_ops_per_cycle.")
+	return name, key, ok && !strings.Contains(name, ".")
+}
+
 // Params lists every numeric parameter path of the SoC, sorted.
 func (s *SoC) Params() []string {
 	var out []string

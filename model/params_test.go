@@ -2,6 +2,7 @@ package model_test
 
 import (
 	"math"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -216,4 +217,31 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// TestSetWithTypes: a class's rate carries the engine's types of that
+// class that have no uncertainty of their own, by the same factor; other
+// classes' types, a type with its own uncertainty, and other paths are
+// set as Set does.
+func TestSetWithTypes(t *testing.T) {
+	s := &model.SoC{Engines: []model.Engine{{Name: "big", KernelOpsPerCycle: map[string]float64{
+		"q4": 20, "q8": 10, "q4_k": 20, "iq4_xs": 8, "q4_0": 30, "q8_0": 10}}},
+		Uncertainty: map[string]float64{"engines.big.kernel_ops_per_cycle.q4_0": 1}}
+	if err := s.SetWithTypes("engines.big.kernel_ops_per_cycle.q4", 25); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]float64{"q4": 25, "q8": 10, "q4_k": 25, "iq4_xs": 10, "q4_0": 30, "q8_0": 10}
+	if got := s.Engines[0].KernelOpsPerCycle; !reflect.DeepEqual(got, want) {
+		t.Errorf("rates %v, want %v", got, want)
+	}
+	// A type's own rate moves alone.
+	if err := s.SetWithTypes("engines.big.kernel_ops_per_cycle.q4_k", 5); err != nil {
+		t.Fatal(err)
+	}
+	if r := s.Engines[0].KernelOpsPerCycle; r["q4_k"] != 5 || r["q4"] != 25 || r["iq4_xs"] != 10 {
+		t.Errorf("rates %v after setting q4_k", r)
+	}
+	if err := s.SetWithTypes("engines.big.kernel_ops_per_cycle.q5", 1); err == nil {
+		t.Error("a path with no parameter was set")
+	}
 }

@@ -177,6 +177,37 @@ func (e *Engine) Repacked(o *Op, typ string) bool {
 	return o.Kind == ExpertMatmul && e.ExpertTokenTile == 1
 }
 
+// RepackedIn is Repacked for op o of workload w, by the GGML type w names
+// for o's weights. When w names none, a type is implied where o's bits per
+// weight are those of types e repacks alone (8.5 bits: q8_0; 4.5: q4_0,
+// q4_k and iq4_nl; 4.25 is iq4_xs as well as mxfp4, so not): a workload
+// without types is then divided as it would be with them.
+func (e *Engine) RepackedIn(w *Workload, o *Op) bool {
+	typ := w.TensorType(o)
+	if typ == "" && e.RepackedTypes != nil && o.Tensor != "" {
+		if b, ok := w.Model.BitsPerWeight.Of(o.Tensor); ok && e.repacksAllOf(b) {
+			return true
+		}
+	}
+	return e.Repacked(o, typ)
+}
+
+// repacksAllOf says whether every GGML type of bits bits per weight is
+// among e's repacked types (and there is one).
+func (e *Engine) repacksAllOf(bits float64) bool {
+	n := 0
+	for typ, b := range ggmlTypeBits {
+		if math.Abs(b-bits) > 1e-9 {
+			continue
+		}
+		if !contains(e.RepackedTypes, typ) {
+			return false
+		}
+		n++
+	}
+	return n > 0
+}
+
 // TimesliceS is the wait, in seconds, of a pool's barrier for one of its
 // threads that is runnable but not running: TimesliceUS, or
 // DefaultTimesliceUS when the profile leaves it out.

@@ -165,7 +165,7 @@ func TestPoolProfileFields(t *testing.T) {
 	// The preset's own lists left out, so that each case sets its own.
 	edit := func(old, new string) []byte {
 		return npuYAML(t, func(s string) string {
-			return replaceOnce(t, old, new)(strings.ReplaceAll(s, "    repacked_types: [q4_k, q6_k, q4_0, iq4_nl]\n", ""))
+			return replaceOnce(t, old, new)(strings.ReplaceAll(s, "    repacked_types: [q4_0, iq4_nl, q8_0, q4_k, q5_k, q6_k, mxfp4]\n", ""))
 		})
 	}
 	little := "    kind: cpu\n    core_type: Cortex-A55\n"
@@ -278,6 +278,37 @@ func TestCPUMask(t *testing.T) {
 		tc.edit(c)
 		if err := c.Validate(); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%v, want %q", err, tc.want)
+		}
+	}
+}
+
+// TestRepackedIn: a workload's named type decides; without one, the op's
+// bits do when only listed types have them.
+func TestRepackedIn(t *testing.T) {
+	dense := &model.Op{Kind: model.Matmul, Tensor: "attention"}
+	for _, tc := range []struct {
+		name   string
+		list   []string
+		bits   float64
+		typ    string
+		repack bool
+	}{
+		{"q8_0's bits, q8_0 listed", []string{"q8_0"}, 8.5, "", true},
+		{"4.5 bits, all three listed", []string{"q4_0", "q4_k", "iq4_nl"}, 4.5, "", true},
+		{"4.5 bits, q4_k not listed", []string{"q4_0", "iq4_nl"}, 4.5, "", false},
+		{"4.25 bits: iq4_xs or mxfp4", []string{"mxfp4"}, 4.25, "", false},
+		{"4.25 bits, both listed", []string{"mxfp4", "iq4_xs"}, 4.25, "", true},
+		{"bits of no type", []string{"q8_0"}, 7, "", false},
+		{"the named type wins", []string{"q8_0"}, 8.5, "q4_0", false},
+		{"no list", nil, 8.5, "", false},
+	} {
+		w := &model.Workload{Model: model.Arch{BitsPerWeight: model.BitsPerWeight{Attention: tc.bits}}}
+		if tc.typ != "" {
+			w.Model.Types = map[string]string{"attention": tc.typ}
+		}
+		e := &model.Engine{RepackedTypes: tc.list, ExpertTokenTile: 16}
+		if got := e.RepackedIn(w, dense); got != tc.repack {
+			t.Errorf("%s: repacked %v, want %v", tc.name, got, tc.repack)
 		}
 	}
 }

@@ -117,6 +117,29 @@ type BitsPerWeight struct {
 	Output      float64 `yaml:"output"`
 }
 
+// Of is the bits per weight of tensor class name (attention,
+// experts_gate_up, ..., the keys of bits_per_weight), and whether there is
+// such a class.
+func (b *BitsPerWeight) Of(name string) (float64, bool) {
+	switch name {
+	case "attention":
+		return b.Attention, true
+	case "experts_gate_up":
+		return b.ExpertsUp, true
+	case "experts_down":
+		return b.ExpertsDown, true
+	case "shared":
+		return b.Shared, true
+	case "dense_ffn":
+		return b.Dense, true
+	case "router":
+		return b.Router, true
+	case "output":
+		return b.Output, true
+	}
+	return 0, false
+}
+
 // Run is what is timed, as llama-bench names its tests: pp (a prompt of
 // PromptTokens, llama-bench -p), tg (GenTokens generated, -n, with
 // PromptTokens 0) or both in one run (-pg P,N: the prompt, then the tokens).

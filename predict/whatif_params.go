@@ -142,7 +142,7 @@ func heatParamFor(name string, s *model.SoC, w *model.Workload, he heatEngines) 
 	}
 	p := heatParam{name: name, label: name,
 		get: func(s *model.SoC) (float64, error) { return s.Get(name) },
-		set: func(s *model.SoC, v float64) error { return s.Set(name, v) }}
+		set: func(s *model.SoC, v float64) error { return s.SetWithTypes(name, v) }}
 	if he.accel >= 0 && name == submitPath(s.Engines[he.accel].Name) {
 		p.label = s.Engines[he.accel].Name + " submit latency per job (µs; log scale)"
 		p.log, p.lo, p.hi = true, 0.25, 256

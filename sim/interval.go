@@ -54,7 +54,7 @@ func GainInterval(s *model.SoC, w *model.Workload, native, plan model.Plan, draw
 		for _, p := range paths {
 			x, _ := v.Get(p)
 			y := x + rng.NormFloat64()*s.Uncertainty[p]
-			_ = v.Set(p, math.Max(y, x*0.05))
+			_ = v.SetWithTypes(p, math.Max(y, x*0.05))
 		}
 		cfgs = append(cfgs, Config{SoC: v, Plan: native}, Config{SoC: v, Plan: plan})
 	}

@@ -102,16 +102,24 @@ func TestClaimForced(t *testing.T) {
 
 // TestPoolChunks: ggml's chunking rules, op by op: 16x16 chunks claimed
 // dynamically, 64 rows a chunk against one token, one fixed slice per
-// thread with fewer than four chunks a thread, for repacked weights and
+// thread with fewer than four chunks a thread, for repacked weights (a
+// listed type, or, without types, bits that listed types alone have) and
 // for scalar ops; flash attention four chunks a thread.
 func TestPoolChunks(t *testing.T) {
-	s := mustSoC(t, seedSoC)
+	preset := mustSoC(t, seedSoC)
+	// The generic kernels for every type: nothing repacked.
+	s := preset.Clone()
+	for i := range s.Engines {
+		s.Engines[i].RepackedTypes = []string{}
+	}
 	generic := s.Clone()
 	for i := range generic.Engines {
 		generic.Engines[i].ExpertTokenTile = 16 // the generic MUL_MAT_ID
 	}
 	repacked := s.Clone()
 	repacked.Engines[0].RepackedTypes = []string{"q8_0"}
+	q40 := s.Clone()
+	q40.Engines[0].RepackedTypes = []string{"q4_0"}
 	w := mustWorkload(t, seedWorkload) // 256 experts top-8: ~16 tokens an expert at pp512
 	typed := *w
 	typed.Model.Types = map[string]string{"attention": "q8_0"}
@@ -136,7 +144,10 @@ func TestPoolChunks(t *testing.T) {
 		{"matmul one token", s, w, vec, 144, 1, false},
 		{"router one token", s, w, router, 8, 1, true},
 		{"repacked matmul", repacked, &typed, mat, 8, 1, true},
-		{"listed type not this one", repacked, w, mat, 576 * 32, 1, false},
+		{"listed type not this one", q40, &typed, mat, 576 * 32, 1, false},
+		{"no type, the bits of a listed type alone", repacked, w, mat, 8, 1, true},
+		{"no type, the bits of a type not listed", q40, w, mat, 576 * 32, 1, false},
+		{"the preset's q8_0 attention", preset, w, mat, 8, 1, true},
 		{"experts generic pp512", generic, w, gate, 32 * 256, 256, false},
 		{"experts generic one token", generic, w, gateTG, 8, 1, true},
 		{"experts gemv path (expert_token_tile 1)", s, w, gate, 8, 1, true},
@@ -202,39 +213,58 @@ func build2024(t testing.TB, s *model.SoC, fixed bool, types ...string) *model.S
 // measured one, except PR #6915's Q4_0 tg128 (1.34 against 5.12 t/s,
 // 0.26): that would need an A55 running llamafile's one-token sgemm at a
 // third of its prompt rate, which no source gives; it is logged, not
-// asserted.
+// asserted, as is #14532's MoE decode, whose quant is not stated.
 func TestPoolRK3588PublicTables(t *testing.T) {
 	s := mustSoC(t, seedSoC)
 	// ./main's prompt "Hi! My name is": six tokens with the BOS.
 	prompt := model.Run{PromptTokens: 6, Ubatch: 6}
 	pp512 := model.Run{PromptTokens: 512, Ubatch: 512}
-	for _, tc := range []struct {
+	qwen3 := *mustWorkload(t, "qwen3-30b-a3b")
+	qwen3.Model.Types = map[string]string{"attention": "q4_k", "experts_gate_up": "q4_k", "experts_down": "q6_k", "router": "f32", "output": "q6_k"}
+	phi := func(typ string) (*model.Workload, []string) { return phi3Mini(t, typ), []string{typ} }
+	type table struct {
 		name     string
-		typ      string
+		wl       *model.Workload
+		types    []string // run at the generic rate
 		fixed    bool
 		run      model.Run
 		measured float64 // -t 8 / -t 4
-		assert   bool
-	}{
+		assert   bool    // within 20%, and below 1 exactly when fixed
+	}
+	iq, iqt := phi("iq4_xs")
+	q0, q0t := phi("q4_0")
+	qk, qkt := phi("q4_k")
+	for _, tc := range []table{
 		// ggml-org/llama.cpp#7176, b2787: prompt 11.19 -> 4.39 t/s,
 		// eval 6.93 -> 3.81 t/s.
-		{"7176 IQ4_XS prompt", "iq4_xs", true, prompt, 4.39 / 11.19, true},
-		{"7176 IQ4_XS eval", "iq4_xs", true, tg(128, 0), 3.81 / 6.93, true},
+		{"7176 IQ4_XS prompt", iq, iqt, true, prompt, 4.39 / 11.19, true},
+		{"7176 IQ4_XS eval", iq, iqt, true, tg(128, 0), 3.81 / 6.93, true},
 		// PR #6915's comment of 2024-05-12: Q4_0 pp512 9.98 -> 3.63,
 		// tg128 5.12 -> 1.34; Q4_K_S pp512 8.82 -> 9.09 t/s.
-		{"6915 Q4_0 pp512", "q4_0", true, pp512, 3.63 / 9.98, true},
-		{"6915 Q4_0 tg128", "q4_0", true, tg(128, 0), 1.34 / 5.12, false},
-		{"6915 Q4_K_S pp512", "q4_k", false, pp512, 9.09 / 8.82, true},
+		{"6915 Q4_0 pp512", q0, q0t, true, pp512, 3.63 / 9.98, true},
+		{"6915 Q4_0 tg128", q0, q0t, true, tg(128, 0), 1.34 / 5.12, false},
+		{"6915 Q4_K_S pp512", qk, qkt, false, pp512, 9.09 / 8.82, true},
+		// ggml-org/llama.cpp#14532 (2025-07): Qwen3-30B-A3B decode 3.44
+		// t/s at -t 8, 5.66 on the big cores. The quant is not stated:
+		// taken as Q4_K_M, whose Q4_K and Q6_K ggml did not yet repack
+		// on a core without i8mm (Q4_K from 2025-12, Q6_K 2026-02), so
+		// the generic kernels, whose MUL_MAT_ID falls back to one slice
+		// per thread for a one-token expert (12 chunks of 64 rows, under
+		// four a thread). Logged, not asserted.
+		{"14532 Qwen3-30B-A3B tg128", &qwen3, []string{"q4_k", "q6_k"}, false, tg(128, 0), 3.44 / 5.66, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			b := build2024(t, s, tc.fixed, tc.typ)
-			w := withRun(phi3Mini(t, tc.typ), tc.run)
+			b := build2024(t, s, tc.fixed, tc.types...)
+			w := withRun(tc.wl, tc.run)
 			t4 := mustRun(t, b, w, model.NewPool([]string{"big"}, []int{4}, 50))
 			t8 := mustRun(t, b, w, pool(4, 4, 50))
 			got := t8.TPS / t4.TPS
 			t.Logf("-t 4 %.3f, -t 8 %.3f t/s: %.3f, measured %.3f (%+.0f%%); fixed-slice ops %d of %d",
 				t4.TPS, t8.TPS, got, tc.measured, 100*(got/tc.measured-1), t8.Pool.StaticOps, t8.Pool.Ops)
-			if tc.assert && math.Abs(got/tc.measured-1) > 0.2 {
+			if !tc.assert {
+				return
+			}
+			if math.Abs(got/tc.measured-1) > 0.2 {
 				t.Errorf("-t 8 / -t 4 = %.3f, measured %.3f: not within 20%%", got, tc.measured)
 			}
 			if (got < 1) != tc.fixed {
