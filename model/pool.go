@@ -158,38 +158,33 @@ func (e *Engine) BandwidthCoresGBs(n float64) float64 {
 	return e.BandwidthMaxGBs
 }
 
-// Repacked says whether e runs op o, whose weights are of GGML type typ
-// (lower case: q4_0; "" when the workload does not say), from a repacked
-// layout, whose kernels give each thread a fixed slice of the rows:
+// Repacked says whether e runs op o of workload w from a repacked layout,
+// whose kernels give each thread a fixed slice of the rows:
 //
-//   - typ is listed in RepackedTypes;
-//   - or, when e lists none or typ is not known, o is a MUL_MAT_ID and e's
-//     expert_token_tile is 1: that is the repacked path's signature (a gemv
-//     per routed token over a static row slice per thread; the generic
-//     path tiles tokens by 16), so a profile that says it says its
+//   - the GGML type w names for o's weights (lower case: q4_0) is listed
+//     in RepackedTypes;
+//   - or w names none, and o's bits per weight are those of listed types
+//     alone (8.5 bits: q8_0; 4.5: q4_0, q4_k and iq4_nl; 4.25 is iq4_xs as
+//     well as mxfp4): a workload without types is divided as it would be
+//     with them;
+//   - or, when e lists none or the type is not known, o is a MUL_MAT_ID and
+//     e's expert_token_tile is 1: that is the repacked path's signature (a
+//     gemv per routed token over a static row slice per thread; the
+//     generic path tiles tokens by 16), so a profile that says it says its
 //     MUL_MAT_ID is repacked.
 //
-// Other ops without a listed type run the generic kernels.
-func (e *Engine) Repacked(o *Op, typ string) bool {
+// Other ops run the generic kernels.
+func (e *Engine) Repacked(w *Workload, o *Op) bool {
+	typ := w.TensorType(o)
 	if e.RepackedTypes != nil && typ != "" {
 		return contains(e.RepackedTypes, typ)
 	}
-	return o.Kind == ExpertMatmul && e.ExpertTokenTile == 1
-}
-
-// RepackedIn is Repacked for op o of workload w, by the GGML type w names
-// for o's weights. When w names none, a type is implied where o's bits per
-// weight are those of types e repacks alone (8.5 bits: q8_0; 4.5: q4_0,
-// q4_k and iq4_nl; 4.25 is iq4_xs as well as mxfp4, so not): a workload
-// without types is then divided as it would be with them.
-func (e *Engine) RepackedIn(w *Workload, o *Op) bool {
-	typ := w.TensorType(o)
-	if typ == "" && e.RepackedTypes != nil && o.Tensor != "" {
+	if e.RepackedTypes != nil && o.Tensor != "" {
 		if b, ok := w.Model.BitsPerWeight.Of(o.Tensor); ok && e.repacksAllOf(b) {
 			return true
 		}
 	}
-	return e.Repacked(o, typ)
+	return o.Kind == ExpertMatmul && e.ExpertTokenTile == 1
 }
 
 // repacksAllOf says whether every GGML type of bits bits per weight is

@@ -146,7 +146,11 @@ func TestRepacked(t *testing.T) {
 		{"no list, dense", nil, 1, dense, "q4_0", false},
 	} {
 		e := &model.Engine{RepackedTypes: tc.list, ExpertTokenTile: tc.tile}
-		if got := e.Repacked(tc.op, tc.typ); got != tc.repack {
+		w := &model.Workload{}
+		if tc.typ != "" {
+			w.Model.Types = map[string]string{tc.op.Tensor: tc.typ}
+		}
+		if got := e.Repacked(w, tc.op); got != tc.repack {
 			t.Errorf("%s: repacked %v, want %v", tc.name, got, tc.repack)
 		}
 	}
@@ -282,9 +286,9 @@ func TestCPUMask(t *testing.T) {
 	}
 }
 
-// TestRepackedIn: a workload's named type decides; without one, the op's
-// bits do when only listed types have them.
-func TestRepackedIn(t *testing.T) {
+// TestRepackedByBits: a workload's named type decides; without one, the
+// op's bits do when only listed types have them.
+func TestRepackedByBits(t *testing.T) {
 	dense := &model.Op{Kind: model.Matmul, Tensor: "attention"}
 	for _, tc := range []struct {
 		name   string
@@ -307,7 +311,7 @@ func TestRepackedIn(t *testing.T) {
 			w.Model.Types = map[string]string{"attention": tc.typ}
 		}
 		e := &model.Engine{RepackedTypes: tc.list, ExpertTokenTile: 16}
-		if got := e.RepackedIn(w, dense); got != tc.repack {
+		if got := e.Repacked(w, dense); got != tc.repack {
 			t.Errorf("%s: repacked %v, want %v", tc.name, got, tc.repack)
 		}
 	}

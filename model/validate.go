@@ -332,15 +332,9 @@ func (w *Workload) Validate() error {
 		c.fail("model.moe.dense_ffn", "dense_layers is %d but dense_ffn is 0", e.DenseLayers)
 	}
 	c.num("model.moe.router_skew", e.RouterSkew, 0, 3)
-	b := m.BitsPerWeight
-	for _, f := range []struct {
-		path string
-		v    float64
-	}{
-		{"attention", b.Attention}, {"experts_gate_up", b.ExpertsUp}, {"experts_down", b.ExpertsDown},
-		{"shared", b.Shared}, {"dense_ffn", b.Dense}, {"router", b.Router}, {"output", b.Output},
-	} {
-		c.num("model.bits_per_weight."+f.path, f.v, 1, 32)
+	for _, name := range tensorClasses {
+		v, _ := m.BitsPerWeight.Of(name)
+		c.num("model.bits_per_weight."+name, v, 1, 32)
 	}
 	r := w.Run
 	if r.PromptTokens == 0 && r.GenTokens == 0 {

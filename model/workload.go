@@ -117,6 +117,10 @@ type BitsPerWeight struct {
 	Output      float64 `yaml:"output"`
 }
 
+// tensorClasses are the keys of bits_per_weight (and of types), in the
+// order a workload file lists them.
+var tensorClasses = []string{"attention", "experts_gate_up", "experts_down", "shared", "dense_ffn", "router", "output"}
+
 // Of is the bits per weight of tensor class name (attention,
 // experts_gate_up, ..., the keys of bits_per_weight), and whether there is
 // such a class.

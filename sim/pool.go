@@ -278,7 +278,7 @@ func (r *runner) chunks(op *model.Op) (nchunk, forced int, fixed bool) {
 	nth := r.poolN
 	switch op.Kind {
 	case model.Matmul, model.ExpertMatmul:
-		if r.eng[0].RepackedIn(r.wl, op) {
+		if r.eng[0].Repacked(r.wl, op) {
 			// ggml repacks a tensor at load, by the CPU it loads on;
 			// every thread then runs the repacked kernel.
 			return nth, 1, true
