@@ -134,6 +134,40 @@ func (e *Engine) RunningCores(threads, busy int) float64 {
 	return float64(e.Cores) * float64(threads) / float64(threads+busy)
 }
 
+// PoolCores is the cores' worth a pool's threads threads on e run as
+// while they run, with busy of its cores running something else: all of
+// them when they fit the cores (busy tasks then stall the pool instead:
+// AllRunningShare); where they outnumber the cores, RunningCores.
+func (e *Engine) PoolCores(threads, busy int) float64 {
+	if threads > e.Cores {
+		return e.RunningCores(threads, busy)
+	}
+	return float64(threads)
+}
+
+// AllRunningShare is the share of the time that all of threads pool
+// threads hold one of e's cores when busy full-load tasks share the cores
+// with them and the scheduler shares the cores fairly among all of them:
+// the chance that threads given tasks are among the cores running at an
+// instant, C(busy, cores-threads) / C(threads+busy, cores). 1 when they
+// fit; 0 when the pool's own threads outnumber the cores. ggml's threads
+// meet at a barrier after every graph node, far sooner than a time slice
+// ends, so the pool advances only while all its threads run: with one of
+// two cores busy, two threads advance a third of the time.
+func (e *Engine) AllRunningShare(threads, busy int) float64 {
+	c := e.Cores
+	switch {
+	case threads+busy <= c:
+		return 1
+	case threads > c:
+		return 0
+	}
+	num := new(big.Int).Binomial(int64(busy), int64(c-threads))
+	den := new(big.Int).Binomial(int64(threads+busy), int64(c))
+	f, _ := new(big.Rat).SetFrac(num, den).Float64()
+	return f
+}
+
 // RunQueue is how many runnable tasks share each of e's cores when
 // threads threads run beside busy full-load tasks: 1 when they fit.
 func (e *Engine) RunQueue(threads, busy int) int {

@@ -34,6 +34,12 @@ type Arch struct {
 	// one holding most of its bytes (the description says how they mix).
 	// Optional: a workload without it is timed by its bits per weight.
 	Types map[string]string `yaml:"types,omitempty"`
+	// GraphNodes is how many nodes llama.cpp's graph of one ubatch has, as
+	// its log says at load ("graph nodes = 382"): views, reshapes and
+	// permutes included, each followed by a barrier of the thread pool, so
+	// a pool's barriers number this many, not the ops blsim times.
+	// Optional: without it, one barrier follows each op.
+	GraphNodes int `yaml:"graph_nodes,omitempty"`
 }
 
 // SoftmaxAttention is softmax attention: grouped-query, optionally gated, optionally

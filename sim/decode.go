@@ -213,7 +213,7 @@ func (r *runner) barrierSeconds() float64 {
 
 // barrier charges the main pool's barrier after op.
 func (r *runner) barrier(op *model.Op) {
-	dt := r.barrierS
+	dt := r.barrierS * r.nodesPerOp
 	r.span(0, op.Name, Handoff, r.t, r.t+dt)
 	r.overhead(dt)
 }

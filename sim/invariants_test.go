@@ -309,7 +309,7 @@ func TestOpTimeLowerBounds(t *testing.T) {
 							}
 							cores := float64(p.Threads[i])
 							if p.Mode == model.PoolPlan {
-								cores = e.RunningCores(p.Threads[i], p.Busy(i))
+								cores = e.PoolCores(p.Threads[i], p.Busy(i))
 							}
 							opsPerS += peak * e.ClockGHz * e.ThreadRateCores(cores) * 1e9
 							bytesPerS += e.BandwidthMaxGBs * 1e9

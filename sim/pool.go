@@ -51,17 +51,22 @@ import (
 // it loads on, which tensors to repack: the first engine's Repacked.
 //
 // A pool may run more threads than an engine's free cores (threads plus
-// model.Plan.BusyCores beyond its cores): the scheduler time-slices them,
-// so they run as model.Engine.RunningCores cores' worth, and a barrier
-// waits for a thread that is runnable but descheduled: the spinning
-// threads never yield, so it runs only when a spinner's time slice ends.
-// Each op then pays model.Handoff.TimesliceS per extra task queued on a
-// core (deschedule): what makes llama.cpp#21763's 5 threads on a
-// 4-core allowance 100 times slower than 3.
+// model.Plan.BusyCores beyond its cores): the scheduler time-slices them.
+// Where the pool's own threads outnumber the cores, they run as
+// model.Engine.RunningCores cores' worth, and every barrier (one after
+// each of the graph's nodes: model.Arch.GraphNodes) waits for a thread
+// that is runnable but descheduled: the spinning threads never yield, so
+// it runs only when a spinner's time slice ends. Each barrier then pays
+// model.Handoff.TimesliceS per extra task queued on a core (deschedule):
+// what makes llama.cpp#21763's 5 threads on a 4-core allowance 100 times
+// slower than 3. Where the threads fit the cores but busy tasks share
+// them, the pool advances only while all its threads hold a core
+// (model.Engine.AllRunningShare): each op takes 1/share as long.
 
 // initPool sets the runner's pool state from its plan.
 func (r *runner) initPool() {
 	p := r.plan
+	r.progress = 1
 	if p.Mode != model.PoolPlan {
 		return
 	}
@@ -74,9 +79,13 @@ func (r *runner) initPool() {
 	r.shares = make([]float64, len(p.Engines))
 	queue := 1
 	for i, e := range r.eng {
-		r.cores[i] = e.RunningCores(p.Threads[i], p.Busy(i))
-		if e.Oversubscribed(p.Threads[i], p.Busy(i)) {
-			queue = max(queue, e.RunQueue(p.Threads[i], p.Busy(i)))
+		t, b := p.Threads[i], p.Busy(i)
+		r.cores[i] = e.PoolCores(t, b)
+		switch {
+		case t > e.Cores:
+			queue = max(queue, e.RunQueue(t, b))
+		case e.Oversubscribed(t, b):
+			r.progress *= e.AllRunningShare(t, b)
 		}
 	}
 	if queue > 1 {
@@ -401,10 +410,12 @@ func claim(nchunk, forced int, threads []int, c, out []float64) {
 // claimInline is how many engines claim keeps on the stack.
 const claimInline = model.MaxPoolEngines
 
-// deschedule charges the barrier after op its wait for a descheduled
-// thread (see initPool).
-func (r *runner) deschedule(op *model.Op) {
-	dt := r.descheduleS
+// deschedule charges the barriers after op, which took opS, their waits
+// for a descheduled thread (see initPool): a time slice each where the
+// pool's own threads outnumber the cores, and, where busy tasks share the
+// cores, the time the pool does not advance, opS x (1/progress - 1).
+func (r *runner) deschedule(op *model.Op, opS float64) {
+	dt := r.descheduleS*r.nodesPerOp + (1/r.progress-1)*opS
 	r.span(0, op.Name, Handoff, r.t, r.t+dt)
 	r.res.Pool.DescheduledS += dt
 	if r.tokenMemo != nil {

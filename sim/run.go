@@ -87,6 +87,8 @@ type runner struct {
 	cores       []float64 // a pool's cores' worth of running threads per engine; nil for other plans
 	shares      []float64 // scratch: each engine's share of a pool op
 	descheduleS float64   // a pool's wait at each barrier for a descheduled thread
+	progress    float64   // share of the time a pool with busy cores advances (1: always)
+	nodesPerOp  float64   // the graph's barriers per op it times (model.Arch.GraphNodes)
 
 	// decode (see decode.go)
 	barrierS   float64 // the main pool's barrier after each op; 0 in a prompt
@@ -151,6 +153,10 @@ func (r *runner) split() bool {
 // ubatch simulates one ubatch's ops in graph order.
 func (r *runner) ubatch(ops []model.Op) {
 	r.graphBytes = r.weightBytes(ops)
+	r.nodesPerOp = 1
+	if n := r.wl.Model.GraphNodes; n > len(ops) {
+		r.nodesPerOp = float64(n) / float64(len(ops))
+	}
 	for i := range ops {
 		op := &ops[i]
 		r.opIndex = i
@@ -162,16 +168,18 @@ func (r *runner) ubatch(ops []model.Op) {
 		case op.Kind == model.ExpertMatmul && r.split():
 			r.splitOp(op)
 		default:
+			t0 := r.t
 			if r.spread {
 				r.poolOp(op)
 			} else {
 				r.mainOp(op)
 			}
+			opS := r.t - t0
 			if r.barrierS > 0 && i+1 < len(ops) {
 				r.barrier(op)
 			}
-			if r.descheduleS > 0 {
-				r.deschedule(op)
+			if r.descheduleS > 0 || r.progress < 1 {
+				r.deschedule(op, opS)
 			}
 		}
 		if op.Layer >= 0 && (i+1 == len(ops) || ops[i+1].Layer != op.Layer) {
