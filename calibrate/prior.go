@@ -132,6 +132,7 @@ func Prior(name string, engines []Engine, ms []measure.Measurement, w *model.Wor
 	set("handoff.sleep_exit_us", &h.SleepExitUS, 10)
 	set("handoff.spin_window_us_per_poll", &h.SpinWindowUSPerPoll, 1)
 	set("handoff.join_us", &h.JoinUS, 1)
+	set("handoff.timeslice_us", &h.TimesliceUS, 0) // 0: model.DefaultTimesliceUS
 	// The built-in dispatcher keeps a persistent driver per pool and has no
 	// repacked fast path to forfeit.
 	h.GatherUS = 5

@@ -136,6 +136,12 @@ func MicroSteps(s *Settings) []Step {
 		steps = append(steps, llcSteps(c, ps)...)
 	}
 	a := s.Engines[0].Cluster
+	// A pool of one thread more than the first cluster's cores: the wait
+	// at each barrier for the thread that is not running.
+	steps = append(steps, Step{ID: "timeslice/" + tag(a.CPUs), Label: "time slice, " + a.Name, run: func() (measure.Measurement, error) {
+		st, err := probe.Timeslice(a.CPUs, ps)
+		return fromStats("timeslice/"+tag(a.CPUs), measure.Timeslice, "handoff.timeslice_us", "", "us", st, 1), err
+	}})
 	if len(s.Engines) == 1 {
 		// One cluster (a host llama.cpp runs as one pool): the handoffs are
 		// between its own CPUs, and its stream is all the DRAM there is.

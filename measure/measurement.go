@@ -31,6 +31,7 @@ const (
 	SpinWake        = "spin_wake"        // µs
 	Spawn           = "spawn"            // µs
 	Barrier         = "barrier"          // µs
+	Timeslice       = "timeslice"        // µs a barrier of one thread more than the cores
 )
 
 // Statuses of a measurement.

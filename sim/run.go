@@ -88,7 +88,7 @@ type runner struct {
 	shares      []float64 // scratch: each engine's share of a pool op
 	descheduleS float64   // a pool's wait at each barrier for a descheduled thread
 	progress    float64   // share of the time a pool with busy cores advances (1: always)
-	nodesPerOp  float64   // the graph's barriers per op it times (model.Arch.GraphNodes)
+	nodesPerOp  float64   // the graph's barriers per op it times (barriersPerOp)
 
 	// decode (see decode.go)
 	barrierS   float64 // the main pool's barrier after each op; 0 in a prompt
@@ -144,6 +144,25 @@ func newRunner(s *model.SoC, w *model.Workload, p model.Plan) *runner {
 	return r
 }
 
+// barriersPerOp is how many barriers a pool meets per op of a graph of
+// ops whose llama.cpp graph has nodes nodes (0: unknown, one barrier an
+// op): one after each node, and one more inside each matrix product
+// (ggml_compute_forward_mul_mat and _mul_mat_id meet after converting
+// their activations), spread over the ops blsim times.
+func barriersPerOp(nodes int, ops []model.Op) float64 {
+	if nodes <= 0 || len(ops) == 0 {
+		return 1
+	}
+	n := nodes
+	for i := range ops {
+		switch ops[i].Kind {
+		case model.Matmul, model.ExpertMatmul, model.AttentionScores:
+			n++
+		}
+	}
+	return math.Max(1, float64(n)/float64(len(ops)))
+}
+
 // split says whether the plan is a split dispatcher's (token or expert):
 // the routed-expert ops forked between pools.
 func (r *runner) split() bool {
@@ -153,10 +172,7 @@ func (r *runner) split() bool {
 // ubatch simulates one ubatch's ops in graph order.
 func (r *runner) ubatch(ops []model.Op) {
 	r.graphBytes = r.weightBytes(ops)
-	r.nodesPerOp = 1
-	if n := r.wl.Model.GraphNodes; n > len(ops) {
-		r.nodesPerOp = float64(n) / float64(len(ops))
-	}
+	r.nodesPerOp = barriersPerOp(r.wl.Model.GraphNodes, ops)
 	for i := range ops {
 		op := &ops[i]
 		r.opIndex = i

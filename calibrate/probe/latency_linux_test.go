@@ -87,3 +87,19 @@ func TestSpinUnit(t *testing.T) {
 	}
 	inRange(t, "spin unit", st, 0, 1000)
 }
+
+// TestTimeslice: a spin barrier of one thread more than its CPUs waits a
+// scheduler time slice a round, milliseconds, where the same barrier with
+// a thread a CPU takes microseconds.
+func TestTimeslice(t *testing.T) {
+	a, _ := twoCPUs(t)
+	st, err := Timeslice([]int{a}, &Settings{MinRuns: 2, MaxRuns: 3, Batch: 8})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("two threads on CPU %d: %.0f µs a round", a, st.Median)
+	inRange(t, "timeslice", st, 10, 1_000_000)
+	if _, err := Timeslice(nil, quick); err == nil {
+		t.Error("no error for no CPUs")
+	}
+}

@@ -73,6 +73,23 @@ func Pin(cpu int) error {
 	return nil
 }
 
+// pinSet is Pin to a set of CPUs: the thread may run on any of cpus.
+func pinSet(cpus []int) error {
+	var set unix.CPUSet
+	for _, c := range cpus {
+		if err := checkCPU(c); err != nil {
+			return err
+		}
+		set.Set(c)
+	}
+	runtime.LockOSThread()
+	if err := unix.SchedSetaffinity(0, &set); err != nil {
+		runtime.UnlockOSThread()
+		return fmt.Errorf("probe: pin thread to cpus %s: %w", formatCPUs(cpus), err)
+	}
+	return nil
+}
+
 // Unpin gives the calling thread back the process's initial CPU set and
 // unlocks the goroutine from it, undoing Pin.
 func Unpin() error {

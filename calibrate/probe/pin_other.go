@@ -12,6 +12,8 @@ func checkCPU(int) error { return ErrNeedLinux }
 // Pin returns ErrNeedLinux on this system.
 func Pin(int) error { return ErrNeedLinux }
 
+func pinSet([]int) error { return ErrNeedLinux }
+
 // Unpin returns ErrNeedLinux on this system.
 func Unpin() error { return ErrNeedLinux }
 
