@@ -1,6 +1,7 @@
 package model_test
 
 import (
+	"fmt"
 	"math"
 	"reflect"
 	"strings"
@@ -182,5 +183,28 @@ func TestParseWorkloadTG(t *testing.T) {
 	b, err := model.MarshalWorkload(mustPreset(t, "qwen3.5-35b-a3b"))
 	if err != nil || strings.Contains(string(b), "gen_tokens") {
 		t.Errorf("a pp workload marshals gen_tokens (%v)", err)
+	}
+}
+
+// TestGraphNodes: graph_nodes, llama.cpp's node count of one graph, is
+// optional; given, it is at least the ops blsim times a graph.
+func TestGraphNodes(t *testing.T) {
+	w := *mustPreset(t, "qwen3.5-35b-a3b")
+	n := len(w.TokenOps(0))
+	for _, tc := range []struct {
+		nodes int
+		err   string
+	}{
+		{0, ""},
+		{n, ""},
+		{4 * n, ""},
+		{n - 1, fmt.Sprintf("model.graph_nodes: %d, but blsim times %d ops a graph", n-1, n)},
+		{-1, "model.graph_nodes: -1 is negative"},
+	} {
+		w.Model.GraphNodes = tc.nodes
+		err := w.Validate()
+		if (err == nil) != (tc.err == "") || err != nil && !strings.Contains(err.Error(), tc.err) {
+			t.Errorf("graph_nodes %d: %v, want %q", tc.nodes, err, tc.err)
+		}
 	}
 }

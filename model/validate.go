@@ -348,6 +348,12 @@ func (w *Workload) Validate() error {
 		c.fail("run.ubatch", "prompt %d in ubatches of %d is %d ubatches: at most %d per prediction (a simulation's cost grows with them; a larger ubatch, or a shorter prompt)",
 			r.PromptTokens, r.Ubatch, r.Ubatches(), MaxUbatches)
 	}
+	c.integer("model.graph_nodes", m.GraphNodes, 0, 1<<24)
+	if c.err == nil && m.GraphNodes > 0 {
+		if n := len(w.TokenOps(0)); m.GraphNodes < n {
+			c.fail("model.graph_nodes", "%d, but blsim times %d ops a graph of this model, and llama.cpp's graph has a node for each (its log at load: \"graph nodes = N\")", m.GraphNodes, n)
+		}
+	}
 	if c.err != nil {
 		return c.err
 	}
