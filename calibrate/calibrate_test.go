@@ -32,8 +32,19 @@ func TestPriorFromMicrobenchmarks(t *testing.T) {
 		{ID: "f", Param: "engines.big.kernel_ops_per_cycle.q8", Median: 4, CV: 0.01, Status: "ok"},
 		{ID: "g", Param: "engines.big.gemv_efficiency", Median: 0.8, CV: 0.01, Status: "ok"},
 		{ID: "h", Param: "engines.little.gemv_efficiency", Median: 1, CV: 0.01, Status: "ok"},
+		{ID: "i", Param: "handoff.timeslice_us", Median: 3700, CV: 0.05, Status: "ok", Host: &measure.Host{Arch: "arm64"}},
 	}
 	s := Prior("box", twoEngines(), ms, nil)
+	// The time slice is measured; an arm64 host's llama.cpp runs no
+	// attention through llamafile's sgemm, an amd64 one's does.
+	if s.Handoff.TimesliceUS != 3700 || s.Engines[0].SgemmHeadBarriers {
+		t.Errorf("timeslice %g µs, sgemm head barriers %v on arm64", s.Handoff.TimesliceUS, s.Engines[0].SgemmHeadBarriers)
+	}
+	amd := append([]measure.Measurement(nil), ms...)
+	amd[len(amd)-1].Host = &measure.Host{Arch: "amd64"}
+	if a := Prior("box", twoEngines(), amd, nil); !a.Engines[0].SgemmHeadBarriers || !a.Engines[1].SgemmHeadBarriers {
+		t.Error("amd64 host: no sgemm head barriers")
+	}
 	// The q8 kernel measured its own rate, the type keys follow their
 	// classes, and a gemv efficiency below 1 is the engine's (1 is no
 	// penalty: left unset).

@@ -2,6 +2,7 @@ package calibrate
 
 import (
 	"math"
+	"runtime"
 	"sort"
 
 	"github.com/blsim/blsim/calibrate/topology"
@@ -32,6 +33,18 @@ func NewEngines(cs []topology.Cluster) []Engine {
 
 // median returns the median of the ok microbenchmarks informing path and
 // their largest CV; ok is false when none did.
+// measuredOn says whether the measurements were taken on arch (Go's
+// GOARCH): the first one that records its host says; with none, this
+// process's.
+func measuredOn(ms []measure.Measurement, arch string) bool {
+	for _, m := range ms {
+		if m.Host != nil && m.Host.Arch != "" {
+			return m.Host.Arch == arch
+		}
+	}
+	return runtime.GOARCH == arch
+}
+
 func median(ms []measure.Measurement, path string) (v, cv float64, ok bool) {
 	var vals []float64
 	for _, m := range ms {
@@ -78,7 +91,10 @@ func Prior(name string, engines []Engine, ms []measure.Measurement, w *model.Wor
 			L2KiBPerCore: float64(c.L2KiBPerCore), SharedCacheKiB: float64(c.SharedCacheKiB), CacheUsableFrac: 0.5,
 			// ggml's generic MUL_MAT and MUL_MAT_ID, and the built-in
 			// dispatcher, walk weight rows in tiles of 16 tokens.
-			TokenTile: 16, ExpertTokenTile: 16, MemComputeOverlap: 0.3, CPUs: append([]int(nil), c.CPUs...)}
+			TokenTile: 16, ExpertTokenTile: 16, MemComputeOverlap: 0.3, CPUs: append([]int(nil), c.CPUs...),
+			// llama.cpp's x86 builds run a prompt's attention through
+			// llamafile's sgemm by default.
+			SgemmHeadBarriers: measuredOn(ms, "amd64")}
 		p := "engines." + c.Name + "."
 		var q4, q8, f32 float64
 		set(p+"kernel_ops_per_cycle.q4", &q4, 1/en.ClockGHz)

@@ -135,6 +135,14 @@ type Engine struct {
 	// with the dot-product extension, more types in later builds; optional,
 	// none when absent. CPU clusters only.
 	RepackedTypes []string `yaml:"repacked_types,omitempty"`
+	// SgemmHeadBarriers says that the build runs a prompt's attention
+	// products (the f16 KV cache against f32 queries) through llamafile's
+	// sgemm, one call per query head and two barriers of the pool in each
+	// (tinyBLAS::gemm): llama.cpp's x86 builds, where GGML_LLAMAFILE is on
+	// by default. A prompt's graph then meets 4 x heads more barriers per
+	// attention layer, which count where the pool waits at each barrier
+	// (more threads than cores). Used with the workload's graph_nodes.
+	SgemmHeadBarriers bool `yaml:"sgemm_head_barriers,omitempty"`
 	// CPUs are the cluster's Linux CPU ids (as sysfs numbers them), one
 	// per core; optional. With them a stock pool's recommendation names
 	// its --cpu-mask in hex (a list of another length than the cores gives

@@ -144,20 +144,29 @@ func newRunner(s *model.SoC, w *model.Workload, p model.Plan) *runner {
 	return r
 }
 
-// barriersPerOp is how many barriers a pool meets per op of a graph of
-// ops whose llama.cpp graph has nodes nodes (0: unknown, one barrier an
-// op): one after each node, and one more inside each matrix product
-// (ggml_compute_forward_mul_mat and _mul_mat_id meet after converting
-// their activations), spread over the ops blsim times.
-func barriersPerOp(nodes int, ops []model.Op) float64 {
+// barriersPerOp is how many barriers the pool meets per op of the graph
+// ops, whose llama.cpp graph has the workload's graph_nodes nodes (0:
+// unknown, one barrier an op): one after each node, one more inside each
+// matrix product (ggml_compute_forward_mul_mat and _mul_mat_id meet after
+// converting their activations), and, in a prompt on a build that runs
+// its attention through llamafile's sgemm (model.Engine.SgemmHeadBarriers),
+// two in each of its two products' calls, one call a query head; spread
+// over the ops blsim times.
+func (r *runner) barriersPerOp(ops []model.Op) float64 {
+	nodes := r.wl.Model.GraphNodes
 	if nodes <= 0 || len(ops) == 0 {
 		return 1
 	}
 	n := nodes
 	for i := range ops {
-		switch ops[i].Kind {
-		case model.Matmul, model.ExpertMatmul, model.AttentionScores:
+		switch op := &ops[i]; op.Kind {
+		case model.Matmul, model.ExpertMatmul:
 			n++
+		case model.AttentionScores:
+			n++
+			if op.Tokens > 1 && r.eng[0].SgemmHeadBarriers {
+				n += 4 * r.wl.Model.Attention.Heads
+			}
 		}
 	}
 	return math.Max(1, float64(n)/float64(len(ops)))
@@ -172,7 +181,7 @@ func (r *runner) split() bool {
 // ubatch simulates one ubatch's ops in graph order.
 func (r *runner) ubatch(ops []model.Op) {
 	r.graphBytes = r.weightBytes(ops)
-	r.nodesPerOp = barriersPerOp(r.wl.Model.GraphNodes, ops)
+	r.nodesPerOp = r.barriersPerOp(ops)
 	for i := range ops {
 		op := &ops[i]
 		r.opIndex = i
