@@ -136,10 +136,10 @@ type Engine struct {
 	// none when absent. CPU clusters only.
 	RepackedTypes []string `yaml:"repacked_types,omitempty"`
 	// SgemmHeadBarriers says that the build runs a prompt's attention
-	// products (the f16 KV cache against f32 queries) through llamafile's
-	// sgemm, one call per query head and two barriers of the pool in each
-	// (tinyBLAS::gemm): llama.cpp's x86 builds, where GGML_LLAMAFILE is on
-	// by default. A prompt's graph then meets 4 x heads more barriers per
+	// products (the f16 KV cache against the queries, converted to f16)
+	// through llamafile's sgemm, one call per query head and two barriers
+	// of the pool in each (tinyBLAS::gemm): llama.cpp's x86 builds, where
+	// GGML_LLAMAFILE is on by default. A prompt's graph then meets 4 x heads more barriers per
 	// attention layer, which count where the pool waits at each barrier
 	// (more threads than cores). Used with the workload's graph_nodes.
 	SgemmHeadBarriers bool `yaml:"sgemm_head_barriers,omitempty"`
