@@ -45,6 +45,10 @@ type Request struct {
 	// Sensitivity asks, with an accelerator among the engines, for the
 	// gain as its throughput and submit latency vary.
 	Sensitivity bool
+	// Busy is how many cores of each engine (by name) run something else
+	// at full load, for the pools of a thread sweep (ThreadsBeside). Run
+	// refuses it: the split dispatcher's plans run on idle cores.
+	Busy map[string]int
 	// Progress, when not nil, is called after each step of the
 	// prediction with the steps done and their total (Steps), so a long
 	// one (many ubatches) can show how far it is.
@@ -290,6 +294,9 @@ func (r *resolved) plan(mode model.Mode, fracs []float64) model.Plan {
 // For two CPU engines the best share is found by sim.Best, with each
 // mode's balance point; otherwise over the whole simplex by sim.BestN.
 func Run(q Request) (*Prediction, error) {
+	if len(q.Busy) > 0 {
+		return nil, fieldErr("busy", -1, "busy cores are for a thread sweep's pools; the split dispatcher's plans run on idle cores")
+	}
 	r, err := q.resolve()
 	if err != nil {
 		return nil, err

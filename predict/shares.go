@@ -61,6 +61,50 @@ func ParseEngines(s string) []string {
 	return out
 }
 
+// ParseBusy reads how many cores of each engine run something else at
+// full load ("big=1,little=2"): what a thread sweep's pools share the
+// cores with.
+func ParseBusy(s string) (map[string]int, error) {
+	if s == "" {
+		return nil, nil
+	}
+	out := map[string]int{}
+	for _, p := range strings.Split(s, ",") {
+		name, v, ok := strings.Cut(strings.TrimSpace(p), "=")
+		n, err := strconv.Atoi(strings.TrimSpace(v))
+		if !ok || name == "" || err != nil || n < 0 {
+			return nil, fmt.Errorf("%q: want engine=cores, a whole number of busy cores (big=1)", p)
+		}
+		if _, dup := out[name]; dup {
+			return nil, fmt.Errorf("%q: engine %s given twice", p, name)
+		}
+		out[name] = n
+	}
+	return out, nil
+}
+
+// PerEngineThreads is n engines' thread counts from a first engine's
+// count and one for each engine after it, each used only where given (0,
+// the engine's default, otherwise). A count below 1 is a FieldError on
+// "threads" at its engine's index.
+func PerEngineThreads(n, first, rest int, firstGiven, restGiven bool) ([]int, error) {
+	out := make([]int, n)
+	for i := range out {
+		v, given := rest, restGiven
+		if i == 0 {
+			v, given = first, firstGiven
+		}
+		if !given {
+			continue
+		}
+		if v < 1 {
+			return nil, fieldErr("threads", i, "%d threads: want at least 1", v)
+		}
+		out[i] = v
+	}
+	return out, nil
+}
+
 // ParseThreads reads n engines' thread counts ("4,8").
 func ParseThreads(s string, n int) ([]int, error) {
 	parts := strings.Split(s, ",")

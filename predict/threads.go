@@ -3,6 +3,8 @@ package predict
 import (
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/blsim/blsim/model"
@@ -26,6 +28,11 @@ type ThreadsRequest struct {
 	// Draws are the parameter samples of the recommendation's intervals
 	// (0: sim.DefaultDraws).
 	Draws int
+	// Busy is how many cores of each swept engine (by name) run something
+	// else at full load, which every pool shares them with
+	// (model.Plan.BusyCores); the split dispatcher's rows are then left
+	// out, with a note: its plans run on idle cores.
+	Busy map[string]int
 }
 
 // ThreadsRow is one pool (or the split dispatcher) with its pp and tg
@@ -114,7 +121,28 @@ func Threads(q ThreadsRequest) (*ThreadsSweep, error) {
 			out.Notes = append(out.Notes, fmt.Sprintf("engines.%s.cpus lists %d CPU ids for %d cores: the --cpu-mask is named by cluster, not in hex", e.Name, len(e.CPUs), e.Cores))
 		}
 	}
+	swept := s.Engines[:min(2, len(s.Engines))]
+	for _, name := range slices.Sorted(maps.Keys(q.Busy)) {
+		n := q.Busy[name]
+		e, i, err := s.Engine(name)
+		if err != nil || i >= len(swept) {
+			var names []string
+			for _, e := range swept {
+				names = append(names, e.Name)
+			}
+			return nil, fieldErr("busy", -1, "%s: not one of the swept clusters (%s)", name, strings.Join(names, ", "))
+		}
+		if n > e.Cores {
+			return nil, fieldErr("busy", -1, "%s=%d: %s has %d cores", name, n, name, e.Cores)
+		}
+	}
 	row := func(mask string, p model.Plan) error {
+		if len(q.Busy) > 0 {
+			p.BusyCores = make([]int, len(p.Engines))
+			for i, name := range p.Engines {
+				p.BusyCores[i] = q.Busy[name]
+			}
+		}
 		rp, err := sim.Run(s, &wpp, p)
 		if err != nil {
 			return err
@@ -163,6 +191,10 @@ func Threads(q ThreadsRequest) (*ThreadsSweep, error) {
 	out.AllCores = out.Rows[big.Cores+little.Cores-1]
 	if err := pick(); err != nil {
 		return nil, err
+	}
+	if len(q.Busy) > 0 {
+		out.Notes = append(out.Notes, "the split dispatcher's rows are left out: they are modelled on idle cores, and this sweep has busy ones")
+		return out, nil
 	}
 	// The split dispatcher, for comparison: its best plan per phase.
 	bt, lt := big.DefaultThreads(), little.DefaultThreads()
@@ -269,5 +301,5 @@ func ThreadsBeside(q Request, own model.Run) (*ThreadsSweep, error) {
 		pp.PromptTokens, pp.Ubatch = own.PromptTokens, own.Ubatch
 	}
 	pp.GenTokens = 0
-	return Threads(ThreadsRequest{SoC: q.SoC, Workload: q.Workload, Prompt: &pp, Gen: run.GenTokens, Poll: q.Poll, Draws: q.Draws})
+	return Threads(ThreadsRequest{SoC: q.SoC, Workload: q.Workload, Prompt: &pp, Gen: run.GenTokens, Poll: q.Poll, Draws: q.Draws, Busy: q.Busy})
 }

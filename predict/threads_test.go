@@ -2,6 +2,8 @@ package predict
 
 import (
 	"errors"
+	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/blsim/blsim/presets"
@@ -123,5 +125,91 @@ func TestThreadsWinAcrossClusters(t *testing.T) {
 	}
 	if b := th.BestPP; b.Mask != "big+little" || b.Threads != 8 || th.FasterPP != nil {
 		t.Errorf("best prefill %s -t %d (faster %+v), want big+little -t 8", b.Mask, b.Threads, th.FasterPP)
+	}
+}
+
+// TestThreadsBusyCores: a sweep with busy cores gives every pool its
+// engines' busy counts, and a pool that needs a busy core is slower than
+// on idle cores, one that fits beside them is not; the split rows are
+// left out with a note; a busy count of an engine the sweep does not
+// cover, or above its cores, is a one-line error.
+func TestThreadsBusyCores(t *testing.T) {
+	s, w := load(t, "rk3588")
+	idle, err := Threads(ThreadsRequest{SoC: s, Workload: w, Gen: 16, Poll: 50})
+	if err != nil {
+		t.Fatal(err)
+	}
+	busy, err := Threads(ThreadsRequest{SoC: s, Workload: w, Gen: 16, Poll: 50, Busy: map[string]int{"little": 2}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(busy.Rows) != len(idle.Rows)-2 || len(busy.Notes) != len(idle.Notes)+1 ||
+		!strings.Contains(busy.Notes[len(busy.Notes)-1], "split dispatcher's rows are left out") {
+		t.Fatalf("%d rows (idle %d), notes %q", len(busy.Rows), len(idle.Rows), busy.Notes)
+	}
+	for i, r := range busy.Rows {
+		free := idle.Rows[i]
+		fits := true
+		for j, name := range r.Plan.Engines {
+			e, _, _ := s.Engine(name)
+			want := map[string]int{"little": 2}[name]
+			if r.Plan.Busy(j) != want {
+				t.Errorf("%s -t %d: %s busy %d, want %d", r.Mask, r.Threads, name, r.Plan.Busy(j), want)
+			}
+			fits = fits && r.Plan.Threads[j]+want <= e.Cores
+		}
+		switch {
+		case fits && (r.PPTPS != free.PPTPS || r.TGTPS != free.TGTPS):
+			t.Errorf("%s -t %d fits beside the busy cores but changed: %.4g/%.4g against %.4g/%.4g", r.Mask, r.Threads, r.PPTPS, r.TGTPS, free.PPTPS, free.TGTPS)
+		case !fits && !(r.PPTPS < free.PPTPS && r.TGTPS < free.TGTPS):
+			t.Errorf("%s -t %d shares busy cores but is not slower: %.4g/%.4g against %.4g/%.4g", r.Mask, r.Threads, r.PPTPS, r.TGTPS, free.PPTPS, free.TGTPS)
+		}
+	}
+	if b := busy.BestPP; b.Mask != "big" || b.Threads != 4 {
+		t.Errorf("best prefill with two little cores busy: %s -t %d", b.Mask, b.Threads)
+	}
+	for _, tc := range []struct {
+		busy map[string]int
+		want string
+	}{
+		{map[string]int{"npu": 1}, "npu: not one of the swept clusters (big, little)"},
+		{map[string]int{"big": 5}, "big=5: big has 4 cores"},
+	} {
+		var fe *FieldError
+		_, err := Threads(ThreadsRequest{SoC: s, Workload: w, Gen: 16, Poll: 50, Busy: tc.busy})
+		if !errors.As(err, &fe) || fe.Field != "busy" || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("busy %v: %v, want %q", tc.busy, err, tc.want)
+		}
+	}
+	if _, err := Run(Request{SoC: s, Workload: w, Busy: map[string]int{"big": 1}}); err == nil || !strings.Contains(err.Error(), "thread sweep's pools") {
+		t.Errorf("Run with busy cores: %v", err)
+	}
+}
+
+// TestParseBusy: engine=cores pairs, each engine once.
+func TestParseBusy(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want map[string]int
+		err  string
+	}{
+		{"", nil, ""},
+		{"big=1", map[string]int{"big": 1}, ""},
+		{" big=1 , little=0 ", map[string]int{"big": 1, "little": 0}, ""},
+		{"big", nil, `"big": want engine=cores`},
+		{"big=-1", nil, "want engine=cores"},
+		{"=1", nil, "want engine=cores"},
+		{"big=1,big=2", nil, "engine big given twice"},
+	} {
+		got, err := ParseBusy(tc.in)
+		if tc.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.err) {
+				t.Errorf("%q: %v, want %q", tc.in, err, tc.err)
+			}
+			continue
+		}
+		if err != nil || !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("%q: %v %v, want %v", tc.in, got, err, tc.want)
+		}
 	}
 }

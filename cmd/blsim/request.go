@@ -99,19 +99,8 @@ func (r *requestFlags) request() (predict.Request, error) {
 			return q, fmt.Errorf("--threads: %w", err)
 		}
 	} else if r.given("big-threads") || r.given("little-threads") {
-		q.Threads = make([]int, n)
-		for i := range q.Threads {
-			v, given := r.LittleThreads, r.given("little-threads")
-			if i == 0 {
-				v, given = r.BigThreads, r.given("big-threads")
-			}
-			if !given {
-				continue // the engine's default
-			}
-			if v < 1 {
-				return q, fmt.Errorf("%s: %d threads: want at least 1", r.threadFlag(i), v)
-			}
-			q.Threads[i] = v
+		if q.Threads, err = predict.PerEngineThreads(n, r.BigThreads, r.LittleThreads, r.given("big-threads"), r.given("little-threads")); err != nil {
+			return q, r.flagError(err, q)
 		}
 	}
 	frac := r.Frac
