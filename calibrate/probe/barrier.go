@@ -35,6 +35,17 @@ func (b *spinBarrier) wait(local *uint32) {
 	}
 }
 
+// timeRounds meets b once to align, then times rounds more meetings, in
+// nanoseconds; local is the caller's sense.
+func (b *spinBarrier) timeRounds(local *uint32, rounds int) int64 {
+	b.wait(local)
+	t0 := now()
+	for range rounds {
+		b.wait(local)
+	}
+	return now() - t0
+}
+
 // Barrier measures the cost, in µs per round, of a sense-reversing spin
 // barrier across one thread pinned to each of cpus: a sample times
 // 32·Settings.Batch rounds after an aligning round.
@@ -61,14 +72,8 @@ func Barrier(cpus []int, s *Settings) (Stats, error) {
 	return repeat(cfg, unit, func() (float64, error) {
 		var elapsed int64
 		p.Run(func(w int) {
-			local := &senses[w].v
-			b.wait(local)
-			t0 := now()
-			for range rounds {
-				b.wait(local)
-			}
-			if w == 0 {
-				elapsed = now() - t0
+			if d := b.timeRounds(&senses[w].v, rounds); w == 0 {
+				elapsed = d
 			}
 		})
 		return float64(elapsed) / float64(rounds) / 1e3, nil

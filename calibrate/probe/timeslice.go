@@ -58,14 +58,8 @@ func Timeslice(cpus []int, s *Settings) (Stats, error) {
 				if !<-start {
 					return
 				}
-				local := &senses[w].v
-				b.wait(local)
-				t0 := now()
-				for range rounds {
-					b.wait(local)
-				}
-				if w == 0 {
-					elapsed = now() - t0
+				if d := b.timeRounds(&senses[w].v, rounds); w == 0 {
+					elapsed = d
 				}
 			}()
 		}
