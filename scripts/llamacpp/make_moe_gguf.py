@@ -62,9 +62,11 @@ def parse_args(argv=None):
     p.add_argument("--hidden", type=int, default=1024, help="model width n_embd")
     p.add_argument("--heads", type=int, default=16, help="query heads")
     p.add_argument("--kv-heads", type=int, default=4, help="key/value heads (GQA)")
-    p.add_argument("--experts", type=int, default=8, help="routed experts per layer")
+    p.add_argument("--experts", type=int, default=8,
+                   help="routed experts per layer; 0 writes a dense llama (ffn_gate/up/down of --expert-ffn)")
     p.add_argument("--top-k", type=int, default=2, help="experts used per token")
-    p.add_argument("--expert-ffn", type=int, default=1536, help="expert FFN width n_ff")
+    p.add_argument("--expert-ffn", type=int, default=1536,
+                   help="FFN width n_ff of each expert (of the dense FFN with --experts 0)")
     p.add_argument("--vocab", type=int, default=32000, help="vocabulary size (>= 259)")
     p.add_argument("--ctx", type=int, default=4096, help="llama.context_length")
     p.add_argument("--seed", type=int, default=0, help="RNG seed")
@@ -77,8 +79,12 @@ def parse_args(argv=None):
         p.error("--hidden must be a multiple of --heads")
     if a.heads % a.kv_heads:
         p.error("--heads must be a multiple of --kv-heads")
-    if a.top_k > a.experts:
-        p.error("--top-k must not exceed --experts")
+    if a.experts < 0:
+        p.error("--experts must not be negative")
+    if a.experts == 0:
+        a.top_k = 0
+    elif not 1 <= a.top_k <= a.experts:
+        p.error("--top-k must be in 1..--experts")
     if a.vocab < 259 + 1:
         p.error("--vocab must be at least 260 (3 specials + 256 bytes + 1)")
     for name in ("hidden", "expert_ffn"):
@@ -129,6 +135,8 @@ def main(argv=None) -> int:
 
     w = gguf.GGUFWriter(a.output, arch="llama")
     name = f"blsim-moe-{a.layers}L-{n_embd}d-{n_exp}x{n_ff}-top{a.top_k}-{a.quant}"
+    if n_exp == 0:
+        name = f"blsim-dense-{a.layers}L-{n_embd}d-{n_ff}-{a.quant}"
     w.add_name(name)
     w.add_file_type(ftype)
     w.add_context_length(a.ctx)
@@ -140,8 +148,9 @@ def main(argv=None) -> int:
     w.add_rope_dimension_count(head_dim)
     w.add_rope_freq_base(1e6)
     w.add_layer_norm_rms_eps(1e-5)
-    w.add_expert_count(n_exp)
-    w.add_expert_used_count(a.top_k)
+    if n_exp > 0:
+        w.add_expert_count(n_exp)
+        w.add_expert_used_count(a.top_k)
     w.add_vocab_size(a.vocab)
 
     # Minimal SentencePiece vocabulary: specials, 256 byte tokens, fillers.
@@ -177,6 +186,11 @@ def main(argv=None) -> int:
         add_weight(w, p + "attn_v.weight", kv_out, n_embd)
         add_weight(w, p + "attn_output.weight", n_embd, q_out)
         w.add_tensor(p + "ffn_norm.weight", norm(n_embd))
+        if n_exp == 0:
+            add_weight(w, p + "ffn_gate.weight", n_ff, n_embd)
+            add_weight(w, p + "ffn_up.weight", n_ff, n_embd)
+            add_weight(w, p + "ffn_down.weight", n_embd, n_ff)
+            continue
         add_weight(w, p + "ffn_gate_inp.weight", n_exp, n_embd)
         add_weight(w, p + "ffn_gate_exps.weight", n_exp, n_ff, n_embd)
         add_weight(w, p + "ffn_up_exps.weight", n_exp, n_ff, n_embd)
@@ -192,7 +206,7 @@ def main(argv=None) -> int:
     size = os.path.getsize(a.output)
     n_params = (
         2 * a.vocab * n_embd
-        + a.layers * (n_embd * (2 * q_out + 2 * kv_out) + n_exp * n_embd + 3 * n_exp * n_ff * n_embd + 2 * n_embd)
+        + a.layers * (n_embd * (2 * q_out + 2 * kv_out) + n_exp * n_embd + 3 * max(n_exp, 1) * n_ff * n_embd + 2 * n_embd)
         + n_embd
     )
     print(f"wrote {a.output}: {name}, {n_params / 1e6:.1f} M params, "
