@@ -132,8 +132,10 @@ type Engine struct {
 	// plan such an op is divided statically, so the slowest thread gates
 	// it, where the generic kernels let fast threads claim more chunks.
 	// ggml repacks q4_0 (4x4, 4x8, 8x8) and iq4_nl (4x4) on arm64 CPUs
-	// with the dot-product extension, more types in later builds; optional,
-	// none when absent. CPU clusters only.
+	// with the dot-product extension, more types in later builds (q8_0,
+	// q4_k, q5_k, q6_k, mxfp4 by 2026); optional, none when absent. A
+	// workload without types is matched by its bits (Engine.Repacked). CPU
+	// clusters only.
 	RepackedTypes []string `yaml:"repacked_types,omitempty"`
 	// SgemmHeadBarriers says that the build runs a prompt's attention
 	// products (the f16 KV cache against the queries, converted to f16)
