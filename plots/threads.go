@@ -23,7 +23,7 @@ func Threads(t *predict.ThreadsSweep) (*Figure, error) {
 	if t == nil || len(t.Rows) == 0 {
 		return nil, errors.New("plots: a thread sweep with no rows")
 	}
-	fig := &Figure{Title: fmt.Sprintf("%s on %s: one llama.cpp thread pool by -t and clusters", t.Workload, t.SoC)}
+	fig := &Figure{Title: fmt.Sprintf("%s on %s%s: one llama.cpp thread pool by -t and clusters", t.Workload, t.SoC, t.BusyText())}
 	colors := []color.Color{blue, vermillion, orange, skyBlue}
 	masks := []string{}
 	for _, r := range t.Rows {

@@ -75,9 +75,26 @@ type ThreadsSweep struct {
 	// from zero (nil otherwise).
 	FasterPP *Alternative `json:"faster_pp,omitempty"`
 	FasterTG *Alternative `json:"faster_tg,omitempty"`
+	// Busy is the request's busy cores by engine (nil: none).
+	Busy map[string]int `json:"busy,omitempty"`
 	// Notes are what the sweep could not use of the profile, one line
 	// each (CPU ids that do not match the cores).
 	Notes []string `json:"notes,omitempty"`
+}
+
+// BusyText is " with 2 little cores busy" for the sweep's busy cores, by
+// engine name ("" with none): what its titles add.
+func (t *ThreadsSweep) BusyText() string {
+	var parts []string
+	for _, name := range slices.Sorted(maps.Keys(t.Busy)) {
+		if n := t.Busy[name]; n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", n, name))
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return " with " + strings.Join(parts, " and ") + " cores busy"
 }
 
 // Threads sweeps the pools over the SoC's first two CPU clusters: the
@@ -115,7 +132,7 @@ func Threads(q ThreadsRequest) (*ThreadsSweep, error) {
 	wpp, wtg := *q.Workload, *q.Workload
 	wpp.Run, wtg.Run = pp, tg
 	big := &s.Engines[0]
-	out := &ThreadsSweep{Schema: ThreadsSchema, SoC: s.Name, Workload: q.Workload.Name, PP: testName(pp), TG: testName(tg)}
+	out := &ThreadsSweep{Schema: ThreadsSchema, SoC: s.Name, Workload: q.Workload.Name, PP: testName(pp), TG: testName(tg), Busy: q.Busy}
 	for i := range s.Engines[:min(2, len(s.Engines))] {
 		if e := &s.Engines[i]; len(e.CPUs) > 0 && len(e.CPUs) != e.Cores {
 			out.Notes = append(out.Notes, fmt.Sprintf("engines.%s.cpus lists %d CPU ids for %d cores: the --cpu-mask is named by cluster, not in hex", e.Name, len(e.CPUs), e.Cores))

@@ -165,6 +165,9 @@ func TestThreadsBusyCores(t *testing.T) {
 			t.Errorf("%s -t %d shares busy cores but is not slower: %.4g/%.4g against %.4g/%.4g", r.Mask, r.Threads, r.PPTPS, r.TGTPS, free.PPTPS, free.TGTPS)
 		}
 	}
+	if got := busy.BusyText(); got != " with 2 little cores busy" || idle.BusyText() != "" {
+		t.Errorf("busy text %q, idle %q", got, idle.BusyText())
+	}
 	if b := busy.BestPP; b.Mask != "big" || b.Threads != 4 {
 		t.Errorf("best prefill with two little cores busy: %s -t %d", b.Mask, b.Threads)
 	}

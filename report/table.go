@@ -214,7 +214,7 @@ func testText(p *predict.Prediction) string {
 // ThreadsTable writes a thread sweep: pp and tg t/s per pool, the split
 // dispatcher beside them, and the -t and --cpu-mask to use for each phase.
 func ThreadsTable(w io.Writer, t *predict.ThreadsSweep) error {
-	fmt.Fprintf(w, "%s on %s: one llama.cpp thread pool per row (-t, --cpu-mask), %s and %s\n\n", t.Workload, t.SoC, t.PP, t.TG)
+	fmt.Fprintf(w, "%s on %s%s: one llama.cpp thread pool per row (-t, --cpu-mask), %s and %s\n\n", t.Workload, t.SoC, t.BusyText(), t.PP, t.TG)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintf(tw, "cores\t-t\t%s t/s\t%s t/s\t\n", t.PP, t.TG)
 	cell := func(v float64) string {

@@ -18,7 +18,6 @@ type predictOptions struct {
 	Sensitivity bool
 	// ThreadsSweep: stock llama.cpp's one pool at each -t and cluster set.
 	ThreadsSweep bool
-	Busy         string
 }
 
 func newPredictCmd(stdout, stderr io.Writer, runF func(*predictOptions) error) *cobra.Command {
@@ -60,7 +59,6 @@ SoC that cannot matter to the prediction get a warning on stderr.`,
 	f.BoolVar(&o.Sweep, "sweep", false, "also print t/s for little fractions 0 to 0.5")
 	f.BoolVar(&o.JSON, "json", false, "print the prediction as JSON (schema "+predict.Schema+") instead of tables")
 	f.BoolVar(&o.Sensitivity, "sensitivity", false, "with an accelerator in --engines: sweep its throughput and submit latency (LOSS to WIN)")
-	f.StringVar(&o.Busy, "busy", "", "with --threads-sweep: cores of each cluster busy with another task, which the pools share (big=1,little=2)")
 	f.BoolVar(&o.ThreadsSweep, "threads-sweep", false, "stock llama.cpp's one thread pool on the first cluster, both and the second at each thread count\n(the one cluster of a SoC that has one): pp and tg (--gen, default 128) t/s, and the -t and --cpu-mask to run for each")
 	return cmd
 }
@@ -70,9 +68,6 @@ func predictRun(o *predictOptions, stdout, stderr io.Writer) error {
 	q, err := o.request()
 	if err != nil {
 		return err
-	}
-	if q.Busy, err = predict.ParseBusy(o.Busy); err != nil {
-		return fmt.Errorf("--busy: %w", err)
 	}
 	if o.ThreadsSweep {
 		return threadsSweep(o, q, stdout)

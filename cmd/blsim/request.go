@@ -33,6 +33,7 @@ type requestFlags struct {
 	Test          string
 	Depth         int
 	Draws         int
+	Busy          string
 	// flags is the command's flag set: what was given, and what not.
 	flags  *pflag.FlagSet
 	ownRun model.Run // the workload's own, which a measurement that records none ran
@@ -64,6 +65,7 @@ func (r *requestFlags) register(f *pflag.FlagSet) {
 	f.StringVar(&r.Test, "test", "pp", "llama-bench test: pp (the prompt), tg (--gen tokens, default 128, no prompt) or pg (both);\nwhen not given, --prompt 0 with --gen is a tg test and --gen alone pg")
 	f.IntVar(&r.Depth, "depth", 0, "KV-cache depth before the test (llama-bench -d; default: the workload's, 0)")
 	f.IntVar(&r.Draws, "draws", sim.DefaultDraws, "parameter samples for the uncertainty interval")
+	f.StringVar(&r.Busy, "busy", "", "for a thread sweep: cores of each cluster busy with another task, which its pools share (big=1,little=2)")
 }
 
 func (r *requestFlags) given(name string) bool { return r.flags != nil && r.flags.Changed(name) }
@@ -147,6 +149,9 @@ func (r *requestFlags) request() (predict.Request, error) {
 		return q, fmt.Errorf("--draws: %d is outside 1..%d (the interval needs samples)", r.Draws, predict.MaxDraws)
 	}
 	q.Draws = r.Draws
+	if q.Busy, err = predict.ParseBusy(r.Busy); err != nil {
+		return q, fmt.Errorf("--busy: %w", err)
+	}
 	return q, nil
 }
 
