@@ -321,18 +321,12 @@ func threadsSection(w io.Writer, d *Data) {
 	fmt.Fprintf(w, "## Threads and decode\n\n")
 	fmt.Fprintf(w, "Stock llama.cpp runs one thread pool: every op divided among all its threads, a barrier after each. Each row is one pool (`-t`, `--cpu-mask`) at %s and %s; the split row is the split dispatcher's best plan for each phase.\n\n", t.PP, t.TG)
 	fmt.Fprintf(w, "| cores | -t | --cpu-mask | %s t/s | %s t/s |\n|---|--:|---|--:|--:|\n", t.PP, t.TG)
-	cell := func(v float64) string {
-		if v == 0 {
-			return "–"
-		}
-		return fmt.Sprintf("%.2f", v)
-	}
 	for _, r := range t.Rows {
 		mask := r.CPUMask
 		if mask == "" {
 			mask = "–"
 		}
-		fmt.Fprintf(w, "| %s | %d | %s | %s | %s |\n", r.Mask, r.Threads, mask, cell(r.PPTPS), cell(r.TGTPS))
+		fmt.Fprintf(w, "| %s | %d | %s | %s | %s |\n", r.Mask, r.Threads, mask, tpsCell(r.PPTPS, "–"), tpsCell(r.TGTPS, "–"))
 	}
 	fmt.Fprintln(w)
 	for _, line := range threadsAdvice(t) {

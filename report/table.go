@@ -211,20 +211,23 @@ func testText(p *predict.Prediction) string {
 	return fmt.Sprintf("%s (ubatch %d)", name, p.Ubatch)
 }
 
+// tpsCell is a thread sweep's t/s to two decimals, or none for a phase the
+// row does not run (the split rows: one phase each).
+func tpsCell(v float64, none string) string {
+	if v == 0 {
+		return none
+	}
+	return fmt.Sprintf("%.2f", v)
+}
+
 // ThreadsTable writes a thread sweep: pp and tg t/s per pool, the split
 // dispatcher beside them, and the -t and --cpu-mask to use for each phase.
 func ThreadsTable(w io.Writer, t *predict.ThreadsSweep) error {
 	fmt.Fprintf(w, "%s on %s%s: one llama.cpp thread pool per row (-t, --cpu-mask), %s and %s\n\n", t.Workload, t.SoC, t.BusyText(), t.PP, t.TG)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintf(tw, "cores\t-t\t%s t/s\t%s t/s\t\n", t.PP, t.TG)
-	cell := func(v float64) string {
-		if v == 0 {
-			return "-"
-		}
-		return fmt.Sprintf("%.2f", v)
-	}
 	for _, r := range t.Rows {
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t\n", r.Mask, r.Threads, cell(r.PPTPS), cell(r.TGTPS))
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t\n", r.Mask, r.Threads, tpsCell(r.PPTPS, "-"), tpsCell(r.TGTPS, "-"))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
