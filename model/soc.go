@@ -125,6 +125,16 @@ type Engine struct {
 	// MemComputeOverlap is the fraction of a burst's compute that overlaps
 	// its memory-heavy phase (0: load then compute; 1: fully pipelined).
 	MemComputeOverlap float64 `yaml:"mem_compute_overlap"`
+	// GemvOverlap is MemComputeOverlap for the ops of a graph of one token
+	// (a generated token's, or a prompt ubatch of one): every walk then
+	// loads each weight from DRAM for one multiply-add, and the graph
+	// streams its weights through the dot loop, where a prefill's bursts
+	// load a tile and compute the rest from cache. That is where the
+	// decode tables measure it; the ops of longer graphs (a routed expert's
+	// gemvs in a prefill ubatch, the prompt's last-token tail) keep
+	// MemComputeOverlap, as the prefill it was fitted to ran them
+	// (GraphOverlap). Zero (or absent): MemComputeOverlap for every graph.
+	GemvOverlap float64 `yaml:"gemv_overlap,omitempty"`
 	// RepackedTypes lists the GGML types (lower case: q4_0, iq4_nl) whose
 	// weights the llama.cpp build runs on this cluster from a repacked
 	// layout (ggml-cpu/repack.cpp, CPU_REPACK buffers), or through another
@@ -390,6 +400,16 @@ func (e *Engine) WalkEfficiency(tokens float64) float64 {
 	}
 	n := math.Max(tokens, 1)
 	return 1 / (1 + (1/g-1)*(t/n-1)/(t-1))
+}
+
+// GraphOverlap is the memory-compute overlap of the ops of a graph of
+// tokens tokens: GemvOverlap for one (when set), MemComputeOverlap for
+// more.
+func (e *Engine) GraphOverlap(tokens float64) float64 {
+	if e.GemvOverlap > 0 && tokens <= 1 {
+		return e.GemvOverlap
+	}
+	return e.MemComputeOverlap
 }
 
 // LLCHitShare is the share of a weight that a graph touches with

@@ -149,6 +149,7 @@ func (s *SoC) Validate() error {
 		}
 		c.num(p+"moe_efficiency", e.MoEEfficiency, 0.01, 1)
 		c.num(p+"gemv_efficiency", e.GemvEfficiency, 0, 1)
+		c.num(p+"gemv_overlap", e.GemvOverlap, 0, 1)
 		c.in(p+"scalar_ops_per_cycle", e.ScalarOpsPerCycle, KernelRateRange)
 		c.num(p+"thread_scaling_loss", e.ThreadScalingLoss, 0, 1)
 		c.in(p+"bandwidth_max_gb_s", e.BandwidthMaxGBs, BandwidthRange)

@@ -7,6 +7,7 @@ type part struct {
 	engine   int
 	bytes    float64 // DRAM bytes
 	computeS float64 // seconds of arithmetic at the engine's rate
+	llcS     float64 // seconds reading weights the shared cache kept, a load like DRAM's
 	overlap  float64 // share of compute that overlaps the memory bursts
 	capBs    float64 // most bytes/s the engine pulls alone
 	slowdown float64 // multiplier on computeS (forfeited fast path); 1 = none
@@ -100,23 +101,17 @@ func solve(parts []part, totalBs float64, policy string, out []timing) {
 
 // finish derives the times from the bandwidth received.
 func (t *timing) finish(p part, computeS float64) {
-	load := 0.0
+	load := p.llcS
 	if p.bytes > 0 {
-		load = p.bytes / t.bwBs
+		load += p.bytes / t.bwBs
 	}
-	over := p.overlap * computeS
-	t.memS = math.Max(load, over)
-	if p.bytes == 0 {
-		t.memS = 0
-		over = 0
-	}
-	t.stallS = t.memS - over
-	if p.bytes == 0 {
-		t.stallS = 0
-	}
-	t.totalS = t.memS + (computeS - over)
-	if p.bytes == 0 {
-		t.totalS = computeS
+	if load == 0 {
+		t.memS, t.stallS, t.totalS = 0, 0, computeS
+	} else {
+		over := p.overlap * computeS
+		t.memS = math.Max(load, over)
+		t.stallS = t.memS - over
+		t.totalS = t.memS + (computeS - over)
 	}
 	if t.totalS > 0 {
 		t.duty = t.memS / t.totalS

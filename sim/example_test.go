@@ -103,7 +103,7 @@ func ExampleRun_decode() {
 		log.Fatal(err)
 	}
 	fmt.Printf("tg128: %.2f t/s, %.0f%% of the time DRAM-bound\n", r.TPS, 100*r.Bound.DRAM)
-	// Output: tg128: 5.51 t/s, 75% of the time DRAM-bound
+	// Output: tg128: 6.38 t/s, 71% of the time DRAM-bound
 }
 
 // ExampleRun_pool predicts stock llama.cpp's default -t 8 on the RK3588:

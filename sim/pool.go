@@ -150,7 +150,7 @@ func (r *runner) poolOp(op *model.Op) {
 	e, fixed := r.poolParts(op)
 	n := len(r.parts)
 	for i := 0; i < n; i++ {
-		r.working[i] = r.parts[i].bytes > 0 || r.parts[i].computeS > 0
+		r.working[i] = r.parts[i].bytes > 0 || r.parts[i].computeS > 0 || r.parts[i].llcS > 0
 		r.starts[i] = t0
 		r.remain[i] = 1
 		r.stall[i] = 0
@@ -178,7 +178,7 @@ func (r *runner) poolOp(op *model.Op) {
 		// The ops that change with the depth: each engine's burst regime
 		// is a discrete choice of the token's time (see decode). Their
 		// whole chunks are too, but a chunk moving between engines as the
-		// depth grows changes a token by some 1e-5 of its time: decode
+		// depth grows changes a token by some 1e-4 of its time: decode
 		// integrates across it rather than bisect at every move.
 		for i := 0; i < n; i++ {
 			r.note(r.stall[i] > 0)
@@ -266,6 +266,7 @@ func scalePart(p *part, f float64) {
 	p.bytes *= f
 	p.ops *= f
 	p.computeS *= f
+	p.llcS *= f
 }
 
 // Chunk sizes of ggml's generic matrix product (ggml_compute_forward_mul_mat,

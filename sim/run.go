@@ -78,7 +78,10 @@ type runner struct {
 	keeps bool
 	// graphBytes is the weight bytes the graph being run walks (weightBytes).
 	graphBytes float64
-	solved     []solved // remembered solves, see runner.solve
+	// graphTokens is the tokens of the graph being run: a generated
+	// token's is one (model.Engine.GraphOverlap).
+	graphTokens float64
+	solved      []solved // remembered solves, see runner.solve
 
 	// pool (see pool.go)
 	poolN       int       // a pool's threads, all engines; 0 for other plans
@@ -181,6 +184,10 @@ func (r *runner) split() bool {
 // ubatch simulates one ubatch's ops in graph order.
 func (r *runner) ubatch(ops []model.Op) {
 	r.graphBytes = r.weightBytes(ops)
+	r.graphTokens = 0
+	for i := range ops {
+		r.graphTokens = max(r.graphTokens, float64(ops[i].Tokens))
+	}
 	r.nodesPerOp = r.barriersPerOp(ops)
 	for i := range ops {
 		op := &ops[i]
@@ -313,7 +320,7 @@ func (r *runner) partFor(op *model.Op, i int, frac, lo, hi float64, sharedBy int
 	e := r.eng[i]
 	th := r.plan.Threads[i]
 	slice := r.sliceThreads(i) // threads the weight rows are sliced among
-	p := part{engine: i, overlap: e.MemComputeOverlap, capBs: r.bandwidthGBs(i) * 1e9, slowdown: 1,
+	p := part{engine: i, overlap: e.GraphOverlap(r.graphTokens), capBs: r.bandwidthGBs(i) * 1e9, slowdown: 1,
 		private: !e.UsesSharedDRAM()}
 	if e.IsAccelerator() {
 		sharedBy = th
@@ -376,9 +383,10 @@ func (r *runner) partFor(op *model.Op, i int, frac, lo, hi float64, sharedBy int
 	p.computeS = p.ops / (gops * 1e9)
 	if hit > 0 {
 		// Weights the cache kept from earlier graphs: read from it, not
-		// from DRAM, in the engine's own time.
+		// from DRAM, in the engine's own time, a load that overlaps the
+		// arithmetic as the walk's DRAM loads do.
 		p.bytes -= hit
-		p.computeS += hit / (e.LLCBandwidthGBs * 1e9)
+		p.llcS = hit / (e.LLCBandwidthGBs * 1e9)
 	}
 	return p
 }
