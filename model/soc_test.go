@@ -62,6 +62,25 @@ func TestHandoffWake(t *testing.T) {
 	}
 }
 
+// TestGraphOverlap: a graph of one token takes gemv_overlap where it is
+// set, any longer graph mem_compute_overlap.
+func TestGraphOverlap(t *testing.T) {
+	for _, tc := range []struct {
+		mem, gemv, tokens, want float64
+	}{
+		{0.1, 0, 1, 0.1},     // unset: the one overlap
+		{0.1, 0.7, 1, 0.7},   // a generated token
+		{0.1, 0.7, 2, 0.1},   // two tokens: a prefill's bursts
+		{0.1, 0.7, 512, 0.1}, // a prompt ubatch, its last-token tail included
+		{0.3, 0.05, 1, 0.05}, // lower than the prefill's is allowed
+	} {
+		e := model.Engine{MemComputeOverlap: tc.mem, GemvOverlap: tc.gemv}
+		if got := e.GraphOverlap(tc.tokens); got != tc.want {
+			t.Errorf("mem %g gemv %g, %g tokens: %g, want %g", tc.mem, tc.gemv, tc.tokens, got, tc.want)
+		}
+	}
+}
+
 // TestWalkEfficiency: a weight walk for one token reaches gemv_efficiency
 // of the kernel rate, one for a full token tile all of it, and between
 // them the walk's load cost is amortised over its tokens.

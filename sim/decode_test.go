@@ -499,6 +499,30 @@ func TestGemvEfficiency(t *testing.T) {
 	}
 }
 
+// TestGemvOverlap: gemv_overlap speeds a generated token's graph, whose
+// walks are partly DRAM-bound, and leaves a prompt exactly as it was (its
+// graphs are longer than one token, the last-token tail included); pp1,
+// a prompt ubatch of one token, is such a graph too.
+func TestGemvOverlap(t *testing.T) {
+	s := mustSoC(t, seedSoC)
+	none := s.Clone()
+	mustSet(t, none, "engines.big.gemv_overlap", 0)
+	w := mustWorkload(t, seedWorkload)
+	g := withRun(w, tg(16, 0))
+	a, b := mustRun(t, none, g, native(50)), mustRun(t, s, g, native(50))
+	if !(b.GenTPS > 1.05*a.GenTPS) {
+		t.Errorf("tg16: %.3f t/s at gemv_overlap %g, %.3f without: want faster", b.GenTPS, s.Engines[0].GemvOverlap, a.GenTPS)
+	}
+	if pa, pb := mustRun(t, none, w, native(50)), mustRun(t, s, w, native(50)); pa.TPS != pb.TPS {
+		t.Errorf("pp512: %.6f t/s with gemv_overlap, %.6f without: want the same", pb.TPS, pa.TPS)
+	}
+	one := withRun(w, model.Run{PromptTokens: 1, Ubatch: 1})
+	if pa, pb := mustRun(t, none, one, native(50)), mustRun(t, s, one, native(50)); !(pb.TPS > pa.TPS) {
+		t.Errorf("pp1: %.3f t/s with gemv_overlap, %.3f without: want faster", pb.TPS, pa.TPS)
+	}
+	t.Logf("tg16 %.2f -> %.2f t/s with gemv_overlap %g", a.GenTPS, b.GenTPS, s.Engines[0].GemvOverlap)
+}
+
 // TestFasterDRAMFasterDecode: on LPDDR5 (rk3588-lp5: 1.515x the bus, the
 // clusters' caps with it) native decode, mostly DRAM-bound, speeds up
 // nearly in proportion; prefill, mostly compute-bound, far less.

@@ -78,6 +78,9 @@ func Fit(prior *model.SoC, ms []measure.Measurement, o Options) (*Result, error)
 			if e.GemvEfficiency > 0 && !e.IsAccelerator() && shortWalks(e, obs, pred) {
 				free = append(free, "engines."+e.Name+".gemv_efficiency")
 			}
+			if e.GemvOverlap > 0 && !e.IsAccelerator() && oneTokenGraphs(obs, pred) {
+				free = append(free, "engines."+e.Name+".gemv_overlap")
+			}
 		}
 	}
 	var scales map[string]float64

@@ -133,6 +133,9 @@ func ForeignFree(s *model.SoC, obs []measure.Measurement, p *Predictor) []string
 		if !e.IsAccelerator() && shortWalks(&e, obs, p) {
 			out = append(out, pre+"gemv_efficiency")
 		}
+		if e.GemvOverlap > 0 && !e.IsAccelerator() && oneTokenGraphs(obs, p) {
+			out = append(out, pre+"gemv_overlap")
+		}
 		out = append(out, pre+"bandwidth_max_gb_s", pre+"mem_compute_overlap")
 		if e.BandwidthPerThreadGBs > 0 && fewerThreads[e.Name] {
 			out = append(out, pre+"bandwidth_per_thread_gb_s")
@@ -160,6 +163,22 @@ func shortWalks(e *model.Engine, obs []measure.Measurement, p *Predictor) bool {
 			perExpert = float64(min(run.Ubatch, max(run.PromptTokens, 1))*moe.TopK) / float64(moe.Experts)
 		}
 		if run.GenTokens > 0 || run.PromptTokens > 0 && (float64(min(run.Ubatch, run.PromptTokens)) < tile || perExpert < tile) {
+			return true
+		}
+	}
+	return false
+}
+
+// oneTokenGraphs says whether some throughput runs graphs of one token (a
+// tg test, or a prompt ubatch of one), where gemv_overlap acts.
+func oneTokenGraphs(obs []measure.Measurement, p *Predictor) bool {
+	for i := range obs {
+		w, err := p.Workload(&obs[i])
+		if err != nil {
+			continue
+		}
+		run := WithRun(w, obs[i].Run).Run
+		if run.GenTokens > 0 || run.PromptTokens > 0 && min(run.Ubatch, run.PromptTokens) <= 1 {
 			return true
 		}
 	}

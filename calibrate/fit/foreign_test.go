@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
@@ -198,5 +199,70 @@ func TestParseKernels(t *testing.T) {
 	}
 	if _, err := ParseKernels("wide"); err == nil || !strings.Contains(err.Error(), `"wide"`) {
 		t.Errorf("ParseKernels(wide): %v", err)
+	}
+}
+
+// TestFitsGemvOverlap: a prior with a one-token overlap (rk3588's, 0.73
+// on the A76s) has it fitted when the runs include tg tests, and recovered
+// near a truth that differs (0.45); with prompts only it is not freed,
+// since no graph of one token ran. The fit holds the prior's kernel rates
+// (KernelsPrior): with the foreign search's wide kernel priors these
+// native-only runs leave tg's kernel rate, gemv efficiency and overlap
+// degenerate. ForeignFree frees it under the same rule.
+func TestFitsGemvOverlap(t *testing.T) {
+	prior, err := presets.SoC("rk3588")
+	if err != nil {
+		t.Fatal(err)
+	}
+	truth := prior.Clone()
+	truth.Engines[0].GemvOverlap = 0.45
+	yaml, err := os.ReadFile("testdata/small-moe.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(5, 6))
+	p := NewPredictor()
+	var pp, all []measure.Measurement
+	for i, run := range []measure.Run{{PromptTokens: 64, Ubatch: 64}, {PromptTokens: 64, Ubatch: 16},
+		{GenTokens: 16}, {GenTokens: 16, Depth: 256}, {PromptTokens: 16, Ubatch: 16, GenTokens: 16}} {
+		for _, threads := range []int{2, 4} {
+			m := measure.Measurement{Schema: measure.Schema, ID: fmt.Sprintf("run%d-t%d", i, threads), Kind: measure.LlamaBench,
+				Workload: "small-moe", WorkloadYAML: string(yaml), Plan: measure.PlanOf(model.NewNative("big", threads, 50)),
+				Unit: "t/s", Status: "ok", Run: &run}
+			measureOn(t, p, truth, &m, rng, 0.005)
+			all = append(all, m)
+			if run.GenTokens == 0 {
+				pp = append(pp, m)
+			}
+		}
+	}
+	const path = "engines.big.gemv_overlap"
+	for _, tc := range []struct {
+		name string
+		ms   []measure.Measurement
+		want bool
+	}{{"pp and tg", all, true}, {"pp only", pp, false}} {
+		r, err := Fit(prior, tc.ms, Options{Kernels: KernelsPrior})
+		if err != nil {
+			t.Fatal(err)
+		}
+		found := false
+		for _, q := range r.Params {
+			if q.Path != path {
+				continue
+			}
+			found = true
+			t.Logf("%s: %s fitted %.3f ± %.3f (truth 0.45, prior 0.73); fit MAPE %.2f%%", tc.name, path, q.Value, q.Sigma, r.MAPE)
+			if math.Abs(q.Value-0.45) > 0.1 || !q.Identifiable {
+				t.Errorf("%s: %s = %.3f ± %.3f, identifiable %v; truth 0.45", tc.name, path, q.Value, q.Sigma, q.Identifiable)
+			}
+		}
+		if found != tc.want {
+			t.Errorf("%s: %s fitted %v, want %v", tc.name, path, found, tc.want)
+		}
+		obs, _ := runnable(prior, throughputs(tc.ms, Median), p)
+		if got := slices.Contains(ForeignFree(prior, obs, p), path); got != tc.want {
+			t.Errorf("%s: ForeignFree frees %s %v, want %v", tc.name, path, got, tc.want)
+		}
 	}
 }

@@ -11,7 +11,7 @@ import (
 // tiedSuffixes are the engine parameters that describe a core type and
 // its place in the memory system, which two engines of one core type,
 // clock and core count share: the fit takes them as one parameter each.
-var tiedSuffixes = []string{"kernel_ops_per_cycle.", "gemv_efficiency", "mem_compute_overlap", "bandwidth_max_gb_s", "bandwidth_per_thread_gb_s", "scalar_ops_per_cycle", "moe_efficiency"}
+var tiedSuffixes = []string{"kernel_ops_per_cycle.", "gemv_efficiency", "mem_compute_overlap", "gemv_overlap", "bandwidth_max_gb_s", "bandwidth_per_thread_gb_s", "scalar_ops_per_cycle", "moe_efficiency"}
 
 // twins maps each engine of s to the first engine before it that has the
 // same core type (known, not empty), kind, clock and core count: the same
