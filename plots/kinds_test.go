@@ -170,3 +170,25 @@ func TestWriteDocs(t *testing.T) {
 		}
 	}
 }
+
+// TestRooflineUnderTheMemoryRoof: no op of the seed's roofline runs above
+// its engine's memory roof (intensity x bandwidth): an expert op's bytes
+// are the experts its tokens reach, so the prompt's one-token tail, which
+// walks 8 of 256 experts, sits under the roof and not 30x above it.
+func TestRooflineUnderTheMemoryRoof(t *testing.T) {
+	s, _ := presets.SoC("rk3588")
+	w, _ := presets.Workload("qwen3.5-35b-a3b")
+	rd, err := SimRoofline(s, w, RooflineOptions{Frac: 0.12, Poll: 50})
+	if err != nil {
+		t.Fatal(err)
+	}
+	bw := map[string]float64{}
+	for _, e := range rd.Engines {
+		bw[e.Name] = e.BandwidthGBs
+	}
+	for _, o := range rd.Ops {
+		if roof := o.Intensity * bw[o.Engine]; o.GOPS > 1.01*roof {
+			t.Errorf("%s on %s: %.3g GOPS at intensity %.3g, above the memory roof %.3g", o.Name, o.Engine, o.GOPS, o.Intensity, roof)
+		}
+	}
+}

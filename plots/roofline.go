@@ -115,6 +115,7 @@ func rooflineOf(s *model.SoC, w *model.Workload, p model.Plan) (RooflineData, er
 			ComputeGOPS: e.MatmulGOPS(class, p.Threads[i]), BandwidthGBs: math.Min(e.BandwidthGBs(p.Threads[i]), s.DRAM.SustainedGBs)})
 	}
 	ops := w.Ops(0)
+	routing := w.Routing()
 	place := func(plan model.Plan, engines []string, shares []float64, only bool) error {
 		r, err := sim.RunWith(s, w, plan, sim.Options{Timeline: true})
 		if err != nil {
@@ -133,6 +134,11 @@ func rooflineOf(s *model.SoC, w *model.Workload, p model.Plan) (RooflineData, er
 				}
 				t := busy[op.Name]
 				bytes := op.WeightBytes + op.ActBytes
+				if op.Kind == model.ExpertMatmul && op.ExpertBytes > 0 {
+					// The experts the op's tokens reach, not all of them:
+					// a one-token tail walks its top-k.
+					bytes = routing.ExpectedTouched(float64(op.Tokens))*op.ExpertBytes + op.ActBytes
+				}
 				if t <= 0 || bytes <= 0 || op.Ops <= 0 {
 					continue
 				}

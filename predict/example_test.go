@@ -38,6 +38,6 @@ func ExampleRun() {
 	// native: 26.26 t/s
 	// requested: token split, little 0.120: 26.25 t/s, -0.04%
 	// best: token split, little 0.112: 26.44 t/s
-	// gain: +0.68%, 90% interval [-0.2, +0.9]%
+	// gain: +0.68%, 90% interval [-0.0, +0.9]%
 	// verdict: PARITY
 }

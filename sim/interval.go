@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"hash/fnv"
 	"math"
 	"math/rand/v2"
 	"sort"
@@ -25,7 +26,8 @@ const DefaultDraws = 48
 // GainInterval samples the SoC's uncertain parameters (independent normals
 // with the profile's standard deviations, truncated at zero), and returns
 // the spread of plan's gain over native in percent. The sampling is seeded,
-// so the interval is deterministic.
+// each parameter by its own path, so the interval is deterministic and a
+// parameter made uncertain leaves the others' draws as they were.
 func GainInterval(s *model.SoC, w *model.Workload, native, plan model.Plan, draws int) (Interval, error) {
 	if draws <= 0 {
 		draws = DefaultDraws
@@ -47,13 +49,20 @@ func GainInterval(s *model.SoC, w *model.Workload, native, plan model.Plan, draw
 		paths = append(paths, p)
 	}
 	sort.Strings(paths)
-	rng := rand.New(rand.NewPCG(0x62_6c_73_69_6d, uint64(draws)))
+	// One stream per parameter, seeded by its path: a parameter's draws do
+	// not depend on which others the profile makes uncertain.
+	streams := make([]*rand.Rand, len(paths))
+	for i, p := range paths {
+		h := fnv.New64a()
+		h.Write([]byte(p))
+		streams[i] = rand.New(rand.NewPCG(0x62_6c_73_69_6d^h.Sum64(), uint64(draws)))
+	}
 	cfgs := make([]Config, 0, 2*draws)
 	for d := 0; d < draws; d++ {
 		v := s.Clone()
-		for _, p := range paths {
+		for i, p := range paths {
 			x, _ := v.Get(p)
-			y := x + rng.NormFloat64()*s.Uncertainty[p]
+			y := x + streams[i].NormFloat64()*s.Uncertainty[p]
 			_ = v.SetWithTypes(p, math.Max(y, x*0.05))
 		}
 		cfgs = append(cfgs, Config{SoC: v, Plan: native}, Config{SoC: v, Plan: plan})

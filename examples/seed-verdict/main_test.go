@@ -9,7 +9,7 @@ import (
 )
 
 // want is what the program prints: the seed's verdict, as the README shows it.
-const want = "PARITY: best token split, little 0.112, +0.68% [-0.2, +0.9]%\n"
+const want = "PARITY: best token split, little 0.112, +0.68% [-0.0, +0.9]%\n"
 
 // readmeSection is the heading of the README section that shows this
 // program.
