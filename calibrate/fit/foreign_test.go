@@ -214,6 +214,9 @@ func TestFitsGemvOverlap(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// A prior that trusts its one-token overlap loosely (the preset's
+	// σ 0.05 would hold the fit near 0.73).
+	prior.Uncertainty["engines.big.gemv_overlap"] = 0.3
 	truth := prior.Clone()
 	truth.Engines[0].GemvOverlap = 0.45
 	yaml, err := os.ReadFile("testdata/small-moe.yaml")
