@@ -203,12 +203,12 @@ func TestParseKernels(t *testing.T) {
 }
 
 // TestFitsGemvOverlap: a prior with a one-token overlap (rk3588's, 0.73
-// on the A76s) has it fitted when the runs include tg tests, and recovered
-// near a truth that differs (0.45); with prompts only it is not freed,
-// since no graph of one token ran. The fit holds the prior's kernel rates
-// (KernelsPrior): with the foreign search's wide kernel priors these
-// native-only runs leave tg's kernel rate, gemv efficiency and overlap
-// degenerate. ForeignFree frees it under the same rule.
+// on the A76s) has it fitted when the runs include tg tests, and
+// recovered near a truth that differs (0.45): runs of the profile's own
+// dispatcher with the prior's kernels, and stock llama.cpp's (no
+// dispatcher graph splits, which a foreign fit drops) with the foreign
+// search's. With prompts only it is not freed, since no graph of one
+// token ran.
 func TestFitsGemvOverlap(t *testing.T) {
 	prior, err := presets.SoC("rk3588")
 	if err != nil {
@@ -217,35 +217,42 @@ func TestFitsGemvOverlap(t *testing.T) {
 	// A prior that trusts its one-token overlap loosely (the preset's
 	// σ 0.05 would hold the fit near 0.73).
 	prior.Uncertainty["engines.big.gemv_overlap"] = 0.3
-	truth := prior.Clone()
-	truth.Engines[0].GemvOverlap = 0.45
 	yaml, err := os.ReadFile("testdata/small-moe.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
-	rng := rand.New(rand.NewPCG(5, 6))
 	p := NewPredictor()
-	var pp, all []measure.Measurement
-	for i, run := range []measure.Run{{PromptTokens: 64, Ubatch: 64}, {PromptTokens: 64, Ubatch: 16},
-		{GenTokens: 16}, {GenTokens: 16, Depth: 256}, {PromptTokens: 16, Ubatch: 16, GenTokens: 16}} {
-		for _, threads := range []int{2, 4} {
-			m := measure.Measurement{Schema: measure.Schema, ID: fmt.Sprintf("run%d-t%d", i, threads), Kind: measure.LlamaBench,
-				Workload: "small-moe", WorkloadYAML: string(yaml), Plan: measure.PlanOf(model.NewNative("big", threads, 50)),
-				Unit: "t/s", Status: "ok", Run: &run}
-			measureOn(t, p, truth, &m, rng, 0.005)
-			all = append(all, m)
-			if run.GenTokens == 0 {
-				pp = append(pp, m)
+	measureAll := func(truth *model.SoC) (pp, all []measure.Measurement) {
+		rng := rand.New(rand.NewPCG(5, 6))
+		for i, run := range []measure.Run{{PromptTokens: 64, Ubatch: 64}, {PromptTokens: 64, Ubatch: 16},
+			{GenTokens: 16}, {GenTokens: 16, Depth: 256}, {PromptTokens: 16, Ubatch: 16, GenTokens: 16}} {
+			for _, threads := range []int{2, 4} {
+				m := measure.Measurement{Schema: measure.Schema, ID: fmt.Sprintf("run%d-t%d", i, threads), Kind: measure.LlamaBench,
+					Workload: "small-moe", WorkloadYAML: string(yaml), Plan: measure.PlanOf(model.NewNative("big", threads, 50)),
+					Unit: "t/s", Status: "ok", Run: &run}
+				measureOn(t, p, truth, &m, rng, 0.005)
+				all = append(all, m)
+				if run.GenTokens == 0 {
+					pp = append(pp, m)
+				}
 			}
 		}
+		return pp, all
 	}
+	own := prior.Clone()
+	own.Engines[0].GemvOverlap = 0.45
+	stock := own.Clone()
+	stock.Handoff.GraphSplitsPerLayer = 0
+	pp, all := measureAll(own)
+	_, stockAll := measureAll(stock)
 	const path = "engines.big.gemv_overlap"
 	for _, tc := range []struct {
-		name string
-		ms   []measure.Measurement
-		want bool
-	}{{"pp and tg", all, true}, {"pp only", pp, false}} {
-		r, err := Fit(prior, tc.ms, Options{Kernels: KernelsPrior})
+		name    string
+		ms      []measure.Measurement
+		kernels Kernels
+		want    bool
+	}{{"dispatcher pp and tg", all, KernelsPrior, true}, {"stock pp and tg", stockAll, KernelsForeign, true}, {"dispatcher pp only", pp, KernelsPrior, false}} {
+		r, err := Fit(prior, tc.ms, Options{Kernels: tc.kernels})
 		if err != nil {
 			t.Fatal(err)
 		}
