@@ -109,18 +109,25 @@ func Verdict(d *Data) string {
 	var s strings.Builder
 	fmt.Fprintf(&s, "**%s.** ", b.Verdict)
 	gain := fmt.Sprintf("%+.2f%% (90%% interval [%+.1f, %+.1f]%%)", b.GainPct, b.Interval.LoPct, b.Interval.HiPct)
-	switch b.Verdict {
-	case sim.Win:
+	none := true // the best split gives the helpers nothing: the dispatcher alone
+	for _, f := range b.Plan.Fracs[1:] {
+		none = none && f < 0.0005
+	}
+	switch {
+	case b.Verdict == sim.Win && none:
+		fmt.Fprintf(&s, "Run the split dispatcher, but give %s none of the routed-expert ops: its best split (%s, %s) runs %s at %.2f t/s, %s faster than %s alone at %.2f t/s, which is the dispatcher's own gain, not %s's compute.",
+			helpers, b.Plan.Mode, shares(p.Engines, b.Plan.Fracs), p.Workload, b.TPS, gain, p.Engines[0], p.Native.TPS, helpers)
+	case b.Verdict == sim.Win:
 		fmt.Fprintf(&s, "Give %s a share of the routed-expert ops: the best split (%s, %s) runs %s at %.2f t/s, %s faster than %s alone at %.2f t/s.",
 			helpers, b.Plan.Mode, shares(p.Engines, b.Plan.Fracs), p.Workload, b.TPS, gain, p.Engines[0], p.Native.TPS)
-	case sim.Parity:
+	case b.Verdict == sim.Parity:
 		fmt.Fprintf(&s, "Giving %s a share of the routed-expert ops does not pay in a way the model can tell from zero: the best split (%s, %s) gives %s over %s alone at %.2f t/s.",
 			helpers, b.Plan.Mode, shares(p.Engines, b.Plan.Fracs), gain, p.Engines[0], p.Native.TPS)
 	default:
 		fmt.Fprintf(&s, "Keep the work on %s: even the best split (%s, %s) loses, %s against %.2f t/s native.",
 			p.Engines[0], b.Plan.Mode, shares(p.Engines, b.Plan.Fracs), gain, p.Native.TPS)
 	}
-	if p.TwoEngine() && math.Abs(p.Why.DispatcherOnlyGainPct) >= 0.5*math.Abs(b.GainPct) && b.GainPct != 0 {
+	if p.TwoEngine() && !none && math.Abs(p.Why.DispatcherOnlyGainPct) >= 0.5*math.Abs(b.GainPct) && b.GainPct != 0 {
 		fmt.Fprintf(&s, " Most of that (%+.2f%%) comes with the split dispatcher alone, not from %s's compute.", p.Why.DispatcherOnlyGainPct, helpers)
 	}
 	fmt.Fprintf(&s, " Predicted for %s.", run(p))

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/blsim/blsim/measure"
@@ -80,5 +81,32 @@ func TestMarkdownGolden(t *testing.T) {
 	}
 	if !bytes.Equal(got.Bytes(), want) {
 		t.Errorf("report.md differs from %s (go test ./report -update rewrites it):\n%s", golden, got.String())
+	}
+}
+
+// TestVerdictDispatcherAlone: when the best split gives the helper cluster
+// nothing (rk3588's decode: the expert split at frac 0 wins by the
+// dispatcher's own handoffs), the verdict says to run the dispatcher and
+// give little none of the work, not to give it a share.
+func TestVerdictDispatcherAlone(t *testing.T) {
+	s, err := presets.LoadSoC("rk3588")
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := presets.LoadWorkload("qwen3.5-35b-a3b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Run.PromptTokens, w.Run.GenTokens = 0, 128
+	p, err := predict.Run(predict.Request{SoC: s, Workload: w, Fracs: []float64{0.88, 0.12}, Poll: 50, Modes: []model.Mode{model.ExpertSplit}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Best.Verdict != sim.Win || p.Best.Plan.Fracs[1] != 0 {
+		t.Fatalf("best %s at %v: the case needs a WIN at frac 0", p.Best.Verdict, p.Best.Plan.Fracs)
+	}
+	v := report.Verdict(&report.Data{Prediction: p})
+	if !strings.Contains(v, "give little none of the routed-expert ops") || strings.Contains(v, "Give little a share") || strings.Contains(v, "Most of that") {
+		t.Errorf("verdict %q", v)
 	}
 }
