@@ -18,11 +18,9 @@ import (
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 
-// TestMarkdownGolden: report.md of the seed's configuration, with the
-// seed's two measured figures (fitted points of the preset) and the
-// what-if grid, against testdata/seed-report.md (go test ./report
-// -update rewrites it).
-func TestMarkdownGolden(t *testing.T) {
+// seed loads the seed's SoC and workload presets.
+func seed(t *testing.T) (*model.SoC, *model.Workload) {
+	t.Helper()
 	s, err := presets.LoadSoC("rk3588")
 	if err != nil {
 		t.Fatal(err)
@@ -31,6 +29,15 @@ func TestMarkdownGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return s, w
+}
+
+// TestMarkdownGolden: report.md of the seed's configuration, with the
+// seed's two measured figures (fitted points of the preset) and the
+// what-if grid, against testdata/seed-report.md (go test ./report
+// -update rewrites it).
+func TestMarkdownGolden(t *testing.T) {
+	s, w := seed(t)
 	q := predict.Request{SoC: s, Workload: w, Fracs: []float64{0.88, 0.12}, Poll: 50, Sweep: true}
 	p, err := predict.Run(q)
 	if err != nil {
@@ -89,14 +96,7 @@ func TestMarkdownGolden(t *testing.T) {
 // dispatcher's own handoffs), the verdict says to run the dispatcher and
 // give little none of the work, not to give it a share.
 func TestVerdictDispatcherAlone(t *testing.T) {
-	s, err := presets.LoadSoC("rk3588")
-	if err != nil {
-		t.Fatal(err)
-	}
-	w, err := presets.LoadWorkload("qwen3.5-35b-a3b")
-	if err != nil {
-		t.Fatal(err)
-	}
+	s, w := seed(t)
 	w.Run.PromptTokens, w.Run.GenTokens = 0, 128
 	p, err := predict.Run(predict.Request{SoC: s, Workload: w, Fracs: []float64{0.88, 0.12}, Poll: 50, Modes: []model.Mode{model.ExpertSplit}})
 	if err != nil {
