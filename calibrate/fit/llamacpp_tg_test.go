@@ -60,3 +60,39 @@ func TestRecordedLlamaCppTG(t *testing.T) {
 		t.Errorf("max held-out error %.2f%%, want at most 15%%", v.MaxErrPct)
 	}
 }
+
+// TestRecordedLlamaCppGemvOverlap: the one-token overlap is a core's, not
+// a law. Real llama.cpp's pp and tg runs on this VM's Xeon (the records
+// of TestRecordedLlamaCppTG), fitted with gemv_overlap free from a wide
+// prior (0.3 ± 0.3), put it near zero: here a generated token's loads
+// and arithmetic add up, as the prompts' do, where the A76's public
+// decode tables ask for 0.73 (presets/socs/rk3588.yaml).
+func TestRecordedLlamaCppGemvOverlap(t *testing.T) {
+	prior, ms := loadRecorded(t, "testdata/llamacpp-tg/prior.yaml", "testdata/llamacpp/workload.yaml", "testdata/llamacpp-tg/grid.jsonl", 96)
+	for i := range prior.Engines {
+		prior.Engines[i].GemvOverlap = 0.3
+		prior.Uncertainty["engines."+prior.Engines[i].Name+".gemv_overlap"] = 0.3
+	}
+	v, r, err := Holdout(prior, ms, []string{"pp64+tg32"}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, p := range r.Params {
+		if p.Path != "engines.big.gemv_overlap" {
+			continue
+		}
+		found = true
+		t.Logf("%s: %.3f ± %.3f (prior 0.3 ± 0.3); fit MAPE %.2f%% over %d, held-out pp64+tg32 MAPE %.2f%% (max %.2f%%)",
+			p.Path, p.Value, p.Sigma, r.MAPE, len(r.Residuals), v.MAPE, v.MaxErrPct)
+		if !p.Identifiable || p.Value > 0.2 || p.Sigma > 0.15 {
+			t.Errorf("%s = %.3f ± %.3f, identifiable %v: want pinned below 0.2", p.Path, p.Value, p.Sigma, p.Identifiable)
+		}
+	}
+	if !found {
+		t.Fatal("gemv_overlap is not fitted")
+	}
+	if v.MAPE > 5 {
+		t.Errorf("held-out pp64+tg32 MAPE %.2f%%", v.MAPE)
+	}
+}
