@@ -110,8 +110,8 @@ func TestPlans(t *testing.T) {
 }
 
 // TestGridSpansIntensity: with an MoE workload, the grid runs the
-// decode-like and prefill-like shapes too, fit and held out, and every
-// point is distinct.
+// decode-like and prefill-like shapes too, fit and held out, and graphs of
+// one token, and every point is distinct.
 func TestGridSpansIntensity(t *testing.T) {
 	w := dispatch.SyntheticWorkload(8<<20, 0)
 	gemv, low, high := Shapes(w)
@@ -167,6 +167,11 @@ func TestGridSpansIntensity(t *testing.T) {
 				if count[k] == 0 {
 					t.Errorf("%d engines, quick %v: no %s points (%v)", len(engines), quick, k, count)
 				}
+			}
+			// Graphs of one token (TokenShape): fitted in a full grid,
+			// held out in both.
+			if (count["fit ub1"] > 0) == quick || count["heldout ub1"] == 0 {
+				t.Errorf("%d engines, quick %v: one-token points %v", len(engines), quick, count)
 			}
 		}
 	}

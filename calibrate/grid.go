@@ -66,6 +66,18 @@ func Shapes(w *model.Workload) (gemv, low, high *model.Run) {
 		&model.Run{PromptTokens: ubHigh, Ubatch: ubHigh}
 }
 
+// TokenShape is the prompt of one-token ubatches the dispatcher grid runs
+// natively: each ubatch a graph of one token, as a generated token's, so
+// the fit sees the one-token overlap (model.Engine.GemvOverlap). 64 tokens
+// keep a run long enough to time. Nil for a workload without experts, as
+// Shapes, and where Shapes' decode-like ubatch is already one token.
+func TokenShape(w *model.Workload) *model.Run {
+	if gemv, _, _ := Shapes(w); gemv == nil || gemv.Ubatch == 1 {
+		return nil
+	}
+	return &model.Run{PromptTokens: 64, Ubatch: 1}
+}
+
 // Points is the dispatcher grid. "fit" covers native, token and expert
 // splits at both poll levels on the workload's own prompt, fewer plans on
 // the decode-like and prefill-like shapes (Shapes), among them splits of
@@ -177,6 +189,8 @@ func grid1(s *Settings, grid string) ([]Point, error) {
 		})
 		shaped(low, func(r *model.Run) { alone(r, 50) })
 		shaped(high, func(r *model.Run) { alone(r, 50) })
+		// Graphs of one token, as decode runs them.
+		shaped(TokenShape(s.Workload), func(r *model.Run) { add(r, model.Native, nil, 50) })
 	default:
 		add(nil, model.TokenSplit, []float64{0.15, 0.6}, 0)
 		add(nil, model.TokenSplit, []float64{0.4, 0.9}, 50)
@@ -195,6 +209,7 @@ func grid1(s *Settings, grid string) ([]Point, error) {
 			alone(r, 0)
 		})
 		shaped(high, func(r *model.Run) { add(r, model.TokenSplit, []float64{0.4}, 0) })
+		shaped(TokenShape(s.Workload), func(r *model.Run) { alone(r, 50) })
 	}
 	return out, nil
 }
@@ -238,6 +253,13 @@ func nativeGrid(s *Settings, grid string) []Point {
 		case FitGrid:
 			add(r, 50, threads...)
 		default:
+			add(r, 25, n)
+		}
+	}
+	if r := TokenShape(s.Workload); r != nil && !(grid == FitGrid && s.Quick) {
+		if grid == FitGrid {
+			add(r, 50, n)
+		} else {
 			add(r, 25, n)
 		}
 	}

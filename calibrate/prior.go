@@ -91,7 +91,7 @@ func Prior(name string, engines []Engine, ms []measure.Measurement, w *model.Wor
 			L2KiBPerCore: float64(c.L2KiBPerCore), SharedCacheKiB: float64(c.SharedCacheKiB), CacheUsableFrac: 0.5,
 			// ggml's generic MUL_MAT and MUL_MAT_ID, and the built-in
 			// dispatcher, walk weight rows in tiles of 16 tokens.
-			TokenTile: 16, ExpertTokenTile: 16, MemComputeOverlap: 0.3, CPUs: append([]int(nil), c.CPUs...),
+			TokenTile: 16, ExpertTokenTile: 16, MemComputeOverlap: 0.3, GemvOverlap: 0.3, CPUs: append([]int(nil), c.CPUs...),
 			// llama.cpp's x86 builds run a prompt's attention through
 			// llamafile's sgemm by default.
 			SgemmHeadBarriers: measuredOn(ms, "amd64")}
@@ -134,6 +134,8 @@ func Prior(name string, engines []Engine, ms []measure.Measurement, w *model.Wor
 		}
 		maxBW = math.Max(maxBW, e.BandwidthMaxGBs)
 		s.Uncertainty[p+"mem_compute_overlap"] = 0.3
+		// A graph of one token's, fitted where the grid runs one (TokenShape).
+		s.Uncertainty[p+"gemv_overlap"] = 0.3
 		s.Engines = append(s.Engines, e)
 	}
 	set("dram.sustained_gb_s", &s.DRAM.SustainedGBs, maxBW)
