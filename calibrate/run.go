@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/blsim/blsim/calibrate/busy"
 	"github.com/blsim/blsim/calibrate/probe"
 	"github.com/blsim/blsim/calibrate/topology"
 	"github.com/blsim/blsim/measure"
@@ -154,7 +155,7 @@ func (c *Calibration) Measure(ctx context.Context, progress Progress) ([]measure
 		return nil, errors.New("calibrate: Measure before Start")
 	}
 	defer c.w.Close()
-	taken, err := Measure(ctx, c.Steps, c.Done, c.w, c.Host, progress)
+	taken, err := MeasureWith(ctx, c.Steps, c.Done, c.w, c.Host, progress, &busy.Policy{MaxReruns: c.Reruns})
 	if progress != nil {
 		progress(0, 0, Step{}, nil)
 	}

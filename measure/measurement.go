@@ -133,6 +133,10 @@ type Measurement struct {
 	Stdout   string `json:"stdout,omitempty"`
 	Stderr   string `json:"stderr,omitempty"`
 	ExitCode int    `json:"exit_code,omitempty"`
+	// Interference is what else ran on the machine while the run was
+	// timed; nil when it was not measured (files written before it was,
+	// a system without /proc).
+	Interference *Interference `json:"interference,omitempty"`
 }
 
 // OK reports whether the measurement finished and has a usable value.
@@ -257,6 +261,11 @@ func (m *Measurement) Validate() error {
 	}
 	if r := m.Run; r != nil && (r.PromptTokens < 0 || r.Ubatch < 0 || r.Depth < 0 || r.GenTokens < 0 || r.PromptTokens > 0 && r.Ubatch == 0 || r.PromptTokens == 0 && r.GenTokens == 0) {
 		return fmt.Errorf("run %+v: counts must not be negative, a prompt needs a ubatch and a test a prompt or generated tokens", *r)
+	}
+	if m.Interference != nil {
+		if err := m.Interference.Validate(); err != nil {
+			return err
+		}
 	}
 	if m.Plan != nil && len(m.Plan.Threads) != len(m.Plan.Engines) {
 		return fmt.Errorf("plan has %d engines but %d thread counts", len(m.Plan.Engines), len(m.Plan.Threads))

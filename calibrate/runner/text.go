@@ -71,10 +71,11 @@ func eta(elapsed time.Duration, done, total int) string {
 	return fmt.Sprintf("  (eta %v)", left.Round(time.Second))
 }
 
-// outcome is "26.24 t/s" or "failed: why".
+// outcome is "26.24 t/s", with what disturbed it
+// (measure.Interference.Note), or "failed: why".
 func outcome(m *measure.Measurement) string {
 	if m.Status == "ok" {
-		return fmt.Sprintf("%.2f t/s", m.Median)
+		return fmt.Sprintf("%.2f t/s%s", m.Median, m.Interference.Note())
 	}
 	return m.Status + ": " + m.Error
 }

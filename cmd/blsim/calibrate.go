@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/blsim/blsim/calibrate"
+	"github.com/blsim/blsim/calibrate/busy"
 	"github.com/blsim/blsim/calibrate/dispatch"
 	"github.com/blsim/blsim/calibrate/fit"
 	"github.com/blsim/blsim/measure"
@@ -28,7 +29,7 @@ type calibrateOptions struct {
 	// Grid is --plans; Prior is --soc.
 	Out, Grid, Prior, Name, Workload, SysRoot, Stat, Kernels string
 	Clusters, Holdout                                        []string
-	Repeats, Rounds                                          int
+	Repeats, Rounds, Reruns                                  int
 	MicroBudget                                              time.Duration
 	Quick, NoFit, AcceptPoor, JSON                           bool
 
@@ -85,6 +86,7 @@ performance and stop everything else first.`,
 	f.StringVar(&o.Workload, "workload", "", "the model the runs execute: with --bench, what the benchmark command runs (required);\nelse the built-in dispatcher's (default: synthetic-moe-calib sized to twice the last-level cache)")
 	addGGUFFlag(cmd, &o.Workload)
 	f.IntVar(&o.Repeats, "repeats", 0, "timed repeats per dispatcher run (default 2)")
+	f.IntVar(&o.Reruns, "reruns", busy.DefaultMaxReruns, "run a run again, at most this many times, when other processes disturbed it\n(each after a quiet moment of its CPUs, within a quarter of the time measured; 0: never)")
 	f.IntVar(&o.Rounds, "rounds", 0, "passes over the grid, one plan after another, merged by --stat (default 5, 1 with --quick, 1 with --bench)")
 	addStatFlag(f, &o.Stat)
 	f.StringSliceVar(&o.Holdout, "holdout", nil, "fit on the runs matching none of these patterns and print the error on those that match\n(as blsim validate --holdout: f=0.15, a knob NAME=VALUE, part of the id; --plans fit+heldout: set=heldout)")
@@ -112,6 +114,13 @@ func calibrateRun(ctx context.Context, o *calibrateOptions, stdout, stderr io.Wr
 	if err := checkOutput("--measurements", o.Bench.Measurements, o.Prior); err != nil {
 		return err
 	}
+	if o.Reruns < 0 {
+		return fmt.Errorf("--reruns %d: must not be negative", o.Reruns)
+	}
+	o.Bench.Reruns = o.Reruns
+	if o.Reruns == 0 {
+		o.Bench.Reruns = -1 // none
+	}
 	if o.Bench.Bench != "" || o.Bench.Grid != "" {
 		return calibrateBench(ctx, o, stdout, stderr)
 	}
@@ -128,7 +137,7 @@ func calibrateRun(ctx context.Context, o *calibrateOptions, stdout, stderr io.Wr
 	}
 	path := o.Bench.Measurements
 	c, err := calibrate.Open(calibrate.Run{Settings: calibrate.Settings{Quick: o.Quick, Grid: o.Grid, NoMicro: o.NoFit, Repeats: o.Repeats,
-		Rounds: o.Rounds, MicroBudget: o.MicroBudget, Shuffle: o.Bench.Shuffle}, Clusters: o.Clusters, SysRoot: o.SysRoot, Path: path, Resume: o.Bench.Resume})
+		Rounds: o.Rounds, MicroBudget: o.MicroBudget, Shuffle: o.Bench.Shuffle, Reruns: o.Bench.Reruns}, Clusters: o.Clusters, SysRoot: o.SysRoot, Path: path, Resume: o.Bench.Resume})
 	if err != nil {
 		return calibrateError(err, path)
 	}

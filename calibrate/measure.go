@@ -1,0 +1,82 @@
+package calibrate
+
+import (
+	"context"
+	"math"
+
+	"github.com/blsim/blsim/calibrate/busy"
+	"github.com/blsim/blsim/calibrate/probe"
+	"github.com/blsim/blsim/measure"
+)
+
+// Progress reports a finished step: its index (from 1), the total, and the
+// measurement (Status failed when it did not finish).
+type Progress func(done, total int, st Step, m *measure.Measurement)
+
+// Measure runs the steps not already in done, appending each measurement
+// to w as soon as it finishes. A failed step is recorded with its error and
+// the rest go on; a cancelled ctx stops before the next step. It returns
+// the measurements it took.
+//
+// While a step runs, what else runs on the machine is measured
+// (package busy) and recorded with it (measure.Measurement.Interference).
+// A step that other processes disturbed is run again after a quiet moment,
+// within the bounds of policy (nil: busy's defaults); the least disturbed
+// attempt is recorded, flagged Disturbed when it stayed so.
+func Measure(ctx context.Context, steps []Step, done map[string]bool, w *measure.Writer, host *measure.Host, progress Progress) ([]measure.Measurement, error) {
+	return MeasureWith(ctx, steps, done, w, host, progress, nil)
+}
+
+// MeasureWith is Measure under a re-run policy of its own.
+func MeasureWith(ctx context.Context, steps []Step, done map[string]bool, w *measure.Writer, host *measure.Host, progress Progress, policy *busy.Policy) ([]measure.Measurement, error) {
+	if policy == nil {
+		policy = &busy.Policy{}
+	}
+	var out []measure.Measurement
+	for i, st := range steps {
+		if err := ctx.Err(); err != nil {
+			return out, err
+		}
+		if done[st.ID] {
+			if progress != nil {
+				progress(i+1, len(steps), st, nil)
+			}
+			continue
+		}
+		attempts := 0
+		m, in, err := busy.Run(policy, st.cpus, func(*busy.Watch) (measure.Measurement, float64, error) {
+			if attempts > 0 && st.reset != nil {
+				st.reset()
+			}
+			attempts++
+			m, err := st.run()
+			return m, -1, err
+		})
+		m.Interference = in
+		if m.ID == "" {
+			m.ID = st.ID
+		}
+		if err != nil {
+			m.Status, m.Error = "failed", err.Error()
+			m.Median, m.CV, m.Samples = 0, 0, nil
+		}
+		if m.Kind == "" {
+			m.Kind = "unknown"
+		}
+		if math.IsNaN(m.CV) || math.IsInf(m.CV, 0) {
+			m.CV = 0
+		}
+		stamp(&m, host)
+		if werr := w.Write(m); werr != nil {
+			return out, werr
+		}
+		out = append(out, m)
+		if progress != nil {
+			progress(i+1, len(steps), st, &m)
+		}
+		if err == probe.ErrNeedLinux {
+			return out, err
+		}
+	}
+	return out, nil
+}
