@@ -236,7 +236,7 @@ type result struct {
 	exitCode int
 	cpuSecs  float64 // the command's CPU time and its waited-for children's (-1: unknown)
 	startErr error   // the command could not be started
-	waitErr  error // exit status, signal, ErrWaitDelay
+	waitErr  error   // exit status, signal, ErrWaitDelay
 	timedOut bool
 }
 
