@@ -46,6 +46,7 @@ type Watch struct {
 	follow []int
 	last   map[int]taskTime // each thread's CPU time when last read, by thread ID
 	lastAt time.Time        // when the threads were last read
+	exitN  int              // the exits (Exiting) read so far
 	own    map[int]float64  // this process's time per CPU, seconds
 	kids   map[int]float64  // the followed processes' time per CPU
 	stop   chan struct{}
@@ -75,6 +76,7 @@ func Start(o Options) (*Watch, error) {
 	w.self0, _ = processSecs(o.Root, o.PID)
 	w.psi0, w.psiOK = readPressure(o.Root)
 	tasks(o.Root, o.PID, w.last)
+	_, w.exitN = exitsSince(0)
 	w.start = o.now()
 	w.lastAt = w.start
 	if o.Period > 0 {
@@ -139,6 +141,22 @@ func (w *Watch) Sample() {
 	most := at.Sub(w.lastAt).Seconds() + 1.0/userHZ
 	w.count(self, w.own, most)
 	w.count(kid, w.kids, most)
+	if w.o.PID == os.Getpid() {
+		// Threads of this process that ended since the last read: what
+		// they ran since (all of it, for one never read), on their CPU.
+		var ended []ThreadExit
+		ended, w.exitN = exitsSince(w.exitN)
+		for _, e := range ended {
+			d := math.Min(e.Secs, most)
+			if prev, ok := w.last[e.TID]; ok && prev.secs <= e.Secs {
+				d = e.Secs - prev.secs
+			}
+			w.last[e.TID] = taskTime{cpu: e.CPU, secs: e.Secs}
+			if d > 0 {
+				w.own[e.CPU] += d
+			}
+		}
+	}
 	w.lastAt = at
 }
 

@@ -105,8 +105,11 @@ type InterferenceError struct {
 	// Worst its worst configurations that ran with interference.
 	Poor  *PoorFitError
 	Worst []Residual
-	// Stat is the fit's statistic: with Median, Best may do better.
-	Stat Stat
+	// Stat is the fit's statistic; Intermittent says that some runs came
+	// out undisturbed when run again, so that the machine had quiet
+	// moments: with Median, Best may then do better.
+	Stat         Stat
+	Intermittent bool
 }
 
 func (e *InterferenceError) Error() string {
@@ -132,7 +135,7 @@ func (e *InterferenceError) Error() string {
 		b.WriteString(strings.Join(parts, ", "))
 	}
 	b.WriteString("; re-run on a quiet machine")
-	if e.Stat != Best {
+	if e.Stat != Best && e.Intermittent {
 		b.WriteString(", or use --stat best")
 	}
 	return b.String()
@@ -196,6 +199,9 @@ func groupByCPU(ds []Disturbance) string {
 func (r *Result) interferenceCheck(poor *PoorFitError) *InterferenceError {
 	n := len(r.Residuals) + len(r.Disturbed)
 	e := &InterferenceError{Disturbed: r.Disturbed, N: n, Stat: r.Stat}
+	for _, x := range r.Residuals {
+		e.Intermittent = e.Intermittent || x.Reruns > 0 && x.OtherPct < InterferedPct
+	}
 	tooMany := n > 0 && float64(len(r.Disturbed)) > PoorDownweightedFrac*float64(n)
 	if poor != nil {
 		for _, w := range poor.Worst {

@@ -1,6 +1,7 @@
 package fit
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"sort"
@@ -125,10 +126,22 @@ func Holdout(prior *model.SoC, ms []measure.Measurement, patterns []string, o Op
 		return nil, nil, fmt.Errorf("holdout: every throughput matches %q: none is left to fit", patterns)
 	}
 	r, err := Fit(prior, train, o)
+	var ie *InterferenceError
+	if errors.As(err, &ie) {
+		// Count the held-out configurations too, disturbed or not.
+		_, dist := splitDisturbed(throughputs(test, o.Stat))
+		ie.Disturbed = append(ie.Disturbed, dist...)
+		ie.N += len(throughputs(test, o.Stat))
+	}
 	if err != nil {
 		return nil, nil, err
 	}
 	v, err := Predictions(r.SoC, test, o)
+	if errors.As(err, &ie) {
+		// Every held-out configuration disturbed: the fit's too.
+		ie.Disturbed = append(r.Disturbed, ie.Disturbed...)
+		ie.N += len(r.Residuals) + len(r.Disturbed)
+	}
 	if err != nil {
 		return nil, nil, err
 	}
