@@ -13,17 +13,23 @@ import (
 	"github.com/blsim/blsim/model"
 )
 
+// FallbackLLC is the last-level cache Steps sizes the default workload
+// for when neither /sys nor the processor tells (probe.HostLLC): large, so
+// that the weights stay DRAM-bound on any host; the limits of Steps keep
+// the time it costs bounded.
+const FallbackLLC = 256 << 20
+
 // Steps lists what a calibration measures: the microbenchmarks
 // (MicroSteps) unless s.NoMicro, then the dispatcher grid
 // (DispatcherSteps). A nil s.Workload is set first to the default: the
-// synthetic-moe-calib preset sized to twice the last-level cache (8 MiB
-// when that cannot be read), with at most 1.5 GiB of weights (512 MiB
-// when Quick).
+// synthetic-moe-calib preset sized to twice the last-level cache
+// (probe.HostLLC: /sys, else the processor's CPUID; FallbackLLC when
+// neither tells), with at most 1.5 GiB of weights (512 MiB when Quick).
 func Steps(s *Settings) ([]Step, error) {
 	if s.Workload == nil {
-		llc, err := probe.LLCBytes()
+		llc, _, err := probe.HostLLC()
 		if err != nil {
-			llc = 8 << 20
+			llc = FallbackLLC
 		}
 		limit := int64(1536 << 20)
 		if s.Quick {

@@ -82,6 +82,10 @@ type Config struct {
 	// or speeds up over a round does not fall on the same points, in the
 	// same direction, round after round.
 	Shuffle bool
+	// Estimate, when not nil, says about how long one run of a point
+	// takes (false: it cannot tell), for Header's estimate of the grid's
+	// time (calibrate.EstimateGrid predicts it from a prior profile).
+	Estimate func(Point) (time.Duration, bool)
 	// PlanCheck, when not nil, says why a record's plan cannot be what ran
 	// (e.g. more threads than the profile's engine has cores), or "": such
 	// a record is flagged and kept out of fits, and the grid goes on.
@@ -153,7 +157,8 @@ func Run(ctx context.Context, cfg Config, w *measure.Writer, progress func(done,
 	}
 	r := &runner{cfg: cfg, environ: os.Environ(), inherited: inherited, policy: &busy.Policy{MaxReruns: cfg.Reruns}}
 
-	points := Schedule(cfg.Grid.Points(), cfg.Rounds, cfg.Shuffle)
+	distinct, _ := cfg.Distinct()
+	points := Schedule(distinct, cfg.Rounds, cfg.Shuffle)
 	sum.Points = len(points)
 	var todo []Point
 	for _, p := range points {

@@ -117,6 +117,9 @@ func runBenchGrid(ctx context.Context, o *benchGridOptions, workloadName, worklo
 	defer stop()
 	path := cmp.Or(o.Measurements, "runs.jsonl")
 	cfg.Workload, cfg.WorkloadYAML = workloadName, workloadYAML
+	if o.prior != nil {
+		calibrate.EstimateGrid(&cfg, o.prior)
+	}
 	if st, err := os.Stat(path); err == nil && st.Size() > 0 && !o.Resume {
 		fmt.Fprintf(stderr, "blsim: appending to %s, which holds earlier runs (--resume skips the ones measured)\n", path)
 	}
