@@ -33,7 +33,7 @@ func TestEstimateGrid(t *testing.T) {
 	got, ok := cfg.Estimate(p)
 	m := measure.Measurement{Kind: measure.LlamaBench, Workload: w.Name, WorkloadYAML: string(wyaml), Unit: "t/s",
 		Plan: &model.Plan{Mode: "native", Engines: []string{"big"}, Fracs: []float64{1}, Threads: []int{4}, Poll: 50},
-		Run: &measure.Run{PromptTokens: 64, Ubatch: 64}}
+		Run:  &measure.Run{PromptTokens: 64, Ubatch: 64}}
 	tps, err := fit.NewPredictor().Predict(prior, &m)
 	if err != nil {
 		t.Fatal(err)
@@ -51,4 +51,3 @@ func TestEstimateGrid(t *testing.T) {
 		t.Error("a point whose tests are not known was estimated")
 	}
 }
-
