@@ -93,7 +93,7 @@ func readRecorded(t *testing.T, path string) *recorded {
 // (testdata/llamacpp-quantize/make.py wrote the records).
 func TestLlamaQuantize(t *testing.T) {
 	files, err := filepath.Glob("testdata/llamacpp-quantize/*.tsv")
-	if err != nil || len(files) < 1 {
+	if err != nil || len(files) < 7 {
 		t.Fatalf("recorded models: %v, %v", files, err)
 	}
 	schemesSeen := map[string]bool{}
