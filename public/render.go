@@ -87,8 +87,11 @@ func (r *Report) markdown(w io.Writer) error {
 	}
 	b.WriteString("\n| sweep | rows | measured best | blsim's best | blsim's best measured | ok |\n|---|---|---|---|--:|---|\n")
 	for _, s := range r.Sweeps {
+		if s.ShortfallPct == 0 {
+			s.ShortfallPct = 0 // not -0
+		}
 		fmt.Fprintf(&b, "| %s | %d | -t %d (%s) | -t %d (%s) | %s | %v |\n", s.ID, len(s.Rows), s.MeasuredBestThreads, s.MeasuredBest,
-			s.PredictedBestThreads, s.PredictedBest, pct(-s.ShortfallPct, true), s.OK)
+			s.PredictedBestThreads, s.PredictedBest, pct(0-s.ShortfallPct, true), s.OK)
 	}
 	b.WriteString("\nTargets over the scored rows (the gap rows left out: each names the mechanism it awaits):\n\n")
 	for _, t := range r.Targets {
