@@ -40,6 +40,8 @@ type Policy struct {
 	Grace       time.Duration
 
 	measured, rerun time.Duration
+	// waitQuiet replaces WaitQuiet (tests).
+	waitQuiet func(root string, cpus []int, max time.Duration) bool
 }
 
 // Run runs attempt under a Watch (used: the CPUs the run is pinned to, nil
@@ -88,7 +90,11 @@ func Run[T any](p *Policy, used []int, attempt func(w *Watch) (T, float64, error
 			return best, bestIn, nil
 		}
 		t1 := time.Now()
-		quiet := WaitQuiet(p.Root, in.OverCPUs(), cmp.Or(p.Wait, DefaultWait))
+		wait := WaitQuiet
+		if p.waitQuiet != nil {
+			wait = p.waitQuiet
+		}
+		quiet := wait(p.Root, in.OverCPUs(), cmp.Or(p.Wait, DefaultWait))
 		p.rerun += time.Since(t1)
 		if !quiet {
 			return best, bestIn, nil

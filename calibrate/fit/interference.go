@@ -86,10 +86,18 @@ func splitDisturbed(obs []measure.Measurement) (clean []measure.Measurement, dis
 	return clean, dist
 }
 
-// interfered reports whether a residual's configuration ran with others
-// on its CPUs: at least InterferedPct of its time on one, or a first
-// attempt disturbed enough to be run again.
-func (r Residual) interfered() bool { return r.OtherPct >= InterferedPct || r.Reruns > 0 }
+// interfered reports whether the other processes on a residual's CPUs
+// can explain its error: they took at least InterferedPct of a CPU's
+// time, the run was slower than predicted (others only ever slow a run
+// down), and by no more than twice what they can explain: a pool that
+// shares a CPU for a share o of the run runs up to 1/(1-o) times longer.
+func (r Residual) interfered() bool {
+	o := r.OtherPct / 100
+	if r.OtherPct < InterferedPct || r.ErrPct <= 0 || o >= 1 {
+		return r.OtherPct >= InterferedPct && r.ErrPct > 0 && o >= 1
+	}
+	return r.ErrPct/100 <= 2*o/(1-o)
+}
 
 // InterferenceError says that a fit failed because of other processes,
 // not because the model and the measurements disagree: too many

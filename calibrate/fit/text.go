@@ -63,6 +63,7 @@ func (r *Result) WriteText(w io.Writer) error {
 	}
 	fmt.Fprintf(w, "\n%d throughputs: RMS error %.2f%%, MAPE %.2f%% (%s after %d iterations; %d %s down-weighted)\n",
 		len(r.Residuals), r.RMSPct, r.MAPE, words(r.Status), r.Iterations, r.Downweighted, outliers)
+	fmt.Fprintln(w, r.preciseLine())
 	var prior, moved, unpinned []string
 	for _, p := range r.Params {
 		if p.SameAs != "" {

@@ -26,9 +26,13 @@ func (c Config) Header(path string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%d points", n)
 	if d < n {
-		names := make([]string, 0, len(collapsed))
-		for k := range collapsed {
-			names = append(names, k)
+		// The knobs the grid varies that cannot change the points that
+		// collapsed (a knob it sets to one value changes nothing anyway).
+		var names []string
+		for _, k := range c.Grid.Varying() {
+			if collapsed[k] > 0 {
+				names = append(names, k)
+			}
 		}
 		sort.Strings(names)
 		fmt.Fprintf(&b, ", %d distinct (%d collapse: %s cannot change them)", d, n-d, strings.Join(names, ", "))
