@@ -3,9 +3,11 @@ package calibrate
 import (
 	"context"
 	"math"
+	"slices"
 
 	"github.com/blsim/blsim/calibrate/busy"
 	"github.com/blsim/blsim/calibrate/probe"
+	"github.com/blsim/blsim/calibrate/topology"
 	"github.com/blsim/blsim/measure"
 )
 
@@ -79,4 +81,38 @@ func MeasureWith(ctx context.Context, steps []Step, done map[string]bool, w *mea
 		}
 	}
 	return out, nil
+}
+
+// QuietCPUs lists the CPUs that ms's runs were pinned to and that stayed
+// quiet in all of them, as a CPU list ("1", "2-3"), when others disturbed
+// some other CPU to the end of a run (measure.Interference.Disturbed);
+// else "". A calibration on those CPUs alone can go on while the others
+// are busy.
+func QuietCPUs(ms []measure.Measurement) string {
+	used, over := map[int]bool{}, map[int]bool{}
+	for _, m := range ms {
+		in := m.Interference
+		if in == nil {
+			continue
+		}
+		for _, c := range in.Used {
+			used[c] = true
+		}
+		if in.Disturbed {
+			for _, c := range in.OverCPUs() {
+				over[c] = true
+			}
+		}
+	}
+	var quiet []int
+	for c := range used {
+		if !over[c] {
+			quiet = append(quiet, c)
+		}
+	}
+	if len(quiet) == 0 || len(over) == 0 {
+		return ""
+	}
+	slices.Sort(quiet)
+	return topology.FormatCPUList(quiet)
 }

@@ -196,7 +196,7 @@ func TestCalibrateGridFileSettings(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
 	}
-	if !strings.Contains(stdout, "12 runs (4 points x 3 rounds, shuffled) over ORK_BL_LITTLE_FRAC (4)") || !strings.Contains(stdout, "holdout: 1 held-out throughput,") {
+	if !strings.Contains(stdout, "4 points x 3 rounds, shuffled = 12 runs over ORK_BL_LITTLE_FRAC (4)") || !strings.Contains(stdout, "holdout: 1 held-out throughput,") {
 		t.Errorf("output:\n%s", stdout)
 	}
 	ms, errs := measure.ReadFile(runs)

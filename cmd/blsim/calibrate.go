@@ -8,14 +8,12 @@ import (
 	"io"
 	"os/signal"
 	"runtime"
-	"slices"
 	"time"
 
 	"github.com/blsim/blsim/calibrate"
 	"github.com/blsim/blsim/calibrate/busy"
 	"github.com/blsim/blsim/calibrate/dispatch"
 	"github.com/blsim/blsim/calibrate/fit"
-	"github.com/blsim/blsim/calibrate/topology"
 	"github.com/blsim/blsim/measure"
 	"github.com/blsim/blsim/model"
 	"github.com/blsim/blsim/presets"
@@ -185,43 +183,11 @@ func calibrateRun(ctx context.Context, o *calibrateOptions, stdout, stderr io.Wr
 	err = fitProfile(stdout, stderr, o, prior, ms, holdout, "blsim calibrate on "+c.Host.Name, c.Host.Governors)
 	var ie *fit.InterferenceError
 	if errors.As(err, &ie) {
-		if quiet := quietCPUs(ms); quiet != "" {
+		if quiet := calibrate.QuietCPUs(ms); quiet != "" {
 			err = fmt.Errorf("%w; %s stayed quiet: --cluster big=%s calibrates on it alone", err, quiet, quiet)
 		}
 	}
 	return err
-}
-
-// quietCPUs lists the CPUs that ms's runs used and that stayed quiet in
-// all of them, as a CPU list ("1", "2-3"), when others disturbed some
-// other CPU to the end; else "".
-func quietCPUs(ms []measure.Measurement) string {
-	used, over := map[int]bool{}, map[int]bool{}
-	for _, m := range ms {
-		in := m.Interference
-		if in == nil {
-			continue
-		}
-		for _, c := range in.Used {
-			used[c] = true
-		}
-		if in.Disturbed {
-			for _, c := range in.OverCPUs() {
-				over[c] = true
-			}
-		}
-	}
-	var quiet []int
-	for c := range used {
-		if !over[c] {
-			quiet = append(quiet, c)
-		}
-	}
-	if len(quiet) == 0 || len(over) == 0 {
-		return ""
-	}
-	slices.Sort(quiet)
-	return topology.FormatCPUList(quiet)
 }
 
 // recorded says where a calibration without a fit (--no-fit) put its
