@@ -3,11 +3,14 @@ package calibrate
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/blsim/blsim/calibrate/dispatch"
+	"github.com/blsim/blsim/calibrate/fit"
 	"github.com/blsim/blsim/calibrate/topology"
 	"github.com/blsim/blsim/internal/shuffle"
 	"github.com/blsim/blsim/measure"
+	"github.com/blsim/blsim/model"
 )
 
 // DispatcherSteps times the built-in dispatcher over the grid, on weights
@@ -31,6 +34,7 @@ func DispatcherSteps(s *Settings, workloadYAML string) ([]Step, error) {
 		}
 	}
 	reps := NewRepeats(s)
+	pred := fit.NewPredictor()
 	var m *dispatch.Model
 	var steps []Step
 	for round := 1; round <= rounds; round++ {
@@ -39,7 +43,9 @@ func DispatcherSteps(s *Settings, workloadYAML string) ([]Step, error) {
 			shuffle.Round(these, round)
 		}
 		for _, sp := range these {
-			steps = append(steps, dispatcherStep(s, sp, round, rounds, reps, cpus, workloadYAML, &m))
+			st := dispatcherStep(s, sp, round, rounds, reps, cpus, workloadYAML, &m)
+			st.predict = predictStep(pred, s, sp, reps.Min, workloadYAML)
+			steps = append(steps, st)
 		}
 	}
 	return steps, nil
@@ -90,4 +96,30 @@ func dispatcherStep(s *Settings, sp Point, round, rounds int, reps *Repeats, cpu
 		out.Summarize()
 		return out, err
 	}}
+}
+
+// predictStep is how long a dispatcher run of sp takes on a profile: its
+// warm-up and its first repeats of the prompt at the rate the profile
+// predicts.
+func predictStep(pred *fit.Predictor, s *Settings, sp Point, repeats int, workloadYAML string) func(*model.SoC) (time.Duration, bool) {
+	return func(soc *model.SoC) (time.Duration, bool) {
+		m := measure.Measurement{Kind: measure.Dispatcher, Workload: s.Workload.Name, WorkloadYAML: workloadYAML, Plan: measure.PlanOf(sp.Plan), Unit: "t/s"}
+		tokens := s.Workload.Run.PromptTokens
+		if sp.Alone {
+			m.Engine = sp.Plan.Engines[0]
+		}
+		if r := sp.Run; r != nil {
+			m.Run = &measure.Run{PromptTokens: r.PromptTokens, Ubatch: r.Ubatch, Depth: r.Depth}
+			tokens = r.PromptTokens
+		}
+		tps, err := pred.Predict(soc, &m)
+		if err != nil || !(tps > 0) {
+			return 0, false
+		}
+		runs := float64(repeats)
+		if !sp.NoWarmup {
+			runs++
+		}
+		return time.Duration(runs * float64(tokens) / tps * float64(time.Second)), true
+	}
 }

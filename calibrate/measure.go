@@ -31,6 +31,13 @@ func Measure(ctx context.Context, steps []Step, done map[string]bool, w *measure
 
 // MeasureWith is Measure under a re-run policy of its own.
 func MeasureWith(ctx context.Context, steps []Step, done map[string]bool, w *measure.Writer, host *measure.Host, progress Progress, policy *busy.Policy) ([]measure.Measurement, error) {
+	return measureSteps(ctx, steps, done, w, host, progress, policy, nil)
+}
+
+// measureSteps is MeasureWith, calling beforeGrid (when not nil) with the
+// measurements taken so far before the first dispatcher run it takes.
+func measureSteps(ctx context.Context, steps []Step, done map[string]bool, w *measure.Writer, host *measure.Host, progress Progress,
+	policy *busy.Policy, beforeGrid func([]measure.Measurement)) ([]measure.Measurement, error) {
 	if policy == nil {
 		policy = &busy.Policy{}
 	}
@@ -38,6 +45,10 @@ func MeasureWith(ctx context.Context, steps []Step, done map[string]bool, w *mea
 	for i, st := range steps {
 		if err := ctx.Err(); err != nil {
 			return out, err
+		}
+		if st.predict != nil && !done[st.ID] && beforeGrid != nil {
+			beforeGrid(out)
+			beforeGrid = nil
 		}
 		if done[st.ID] {
 			if progress != nil {

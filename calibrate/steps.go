@@ -22,6 +22,9 @@ type Step struct {
 	// reset, when not nil, drops what an earlier attempt kept, before the
 	// step is run again.
 	reset func()
+	// predict, for a dispatcher run, is how long it takes on a profile
+	// (Announce); nil for a microbenchmark.
+	predict func(*model.SoC) (time.Duration, bool)
 }
 
 // on returns st pinned to cpus.
@@ -55,7 +58,7 @@ type Settings struct {
 	Repeats      int
 	FixedRepeats bool
 	// Reruns bounds the re-runs of a step other processes disturbed
-	// (busy.Policy.MaxReruns): 0 is busy.DefaultMaxReruns, negative none.
+	// (busy.NewPolicy); 0: none.
 	Reruns int
 	// Rounds runs the whole dispatcher grid this many times, one plan
 	// after another, so that a slow spell of a shared machine hits one run

@@ -44,6 +44,15 @@ type Policy struct {
 	waitQuiet func(root string, cpus []int, max time.Duration) bool
 }
 
+// NewPolicy is the default policy with at most n re-runs of a run; 0:
+// none.
+func NewPolicy(n int) *Policy {
+	if n <= 0 {
+		return &Policy{MaxReruns: -1}
+	}
+	return &Policy{MaxReruns: n}
+}
+
 // Run runs attempt under a Watch (used: the CPUs the run is pinned to, nil
 // when it is not), and while the run is disturbed (measure.Interference.Over)
 // runs it again, when the machine has a quiet moment first and the budget

@@ -49,8 +49,7 @@ type Config struct {
 	// Reruns is how many more times, at most, a run that other processes
 	// disturbed (package busy) is run, each after a quiet moment, within a
 	// budget of time over the grid (busy.Policy): the least disturbed is
-	// recorded, with its interference. 0 is busy.DefaultMaxReruns,
-	// negative none.
+	// recorded, with its interference. 0: none.
 	Reruns int
 	// Done holds the IDs already measured (measure.Done, for --resume):
 	// their points are skipped.
@@ -155,7 +154,7 @@ func Run(ctx context.Context, cfg Config, w *measure.Writer, progress func(done,
 			inherited[name] = v
 		}
 	}
-	r := &runner{cfg: cfg, environ: os.Environ(), inherited: inherited, policy: &busy.Policy{MaxReruns: cfg.Reruns}}
+	r := &runner{cfg: cfg, environ: os.Environ(), inherited: inherited, policy: busy.NewPolicy(cfg.Reruns)}
 
 	distinct, _ := cfg.Distinct()
 	points := Schedule(distinct, cfg.Rounds, cfg.Shuffle)

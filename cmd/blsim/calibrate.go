@@ -65,6 +65,14 @@ grid instead of the built-in dispatcher; --holdout then names the points to
 hold out. --stat says what the runs of one configuration count as: their
 median (a quiet board) or the fastest sample (a shared host, short runs).
 
+While each run is timed, blsim measures what else ran on its CPUs (the
+kernel's busy time less its own and the benchmark's threads, steal, CPU
+pressure) and records it with the run. A run others disturbed is run again
+after a quiet moment (--reruns), and flagged when it stays disturbed; the
+fit keeps such runs out, and says when other processes, not the model,
+are why it fails. A grid runs each distinct configuration once and says
+its size and time before it starts.
+
 Set the cpufreq governors (and the memory controller's devfreq governor) to
 performance and stop everything else first.`,
 		Args: cobra.NoArgs,
@@ -118,9 +126,6 @@ func calibrateRun(ctx context.Context, o *calibrateOptions, stdout, stderr io.Wr
 		return fmt.Errorf("--reruns %d: must not be negative", o.Reruns)
 	}
 	o.Bench.Reruns = o.Reruns
-	if o.Reruns == 0 {
-		o.Bench.Reruns = -1 // none
-	}
 	if o.Bench.Bench != "" || o.Bench.Grid != "" {
 		return calibrateBench(ctx, o, stdout, stderr)
 	}
@@ -158,6 +163,7 @@ func calibrateRun(ctx context.Context, o *calibrateOptions, stdout, stderr io.Wr
 		return calibrateError(err, path)
 	}
 	fmt.Fprintf(stderr, "blsim %s\n", c.Header())
+	c.Announce = func(line string) { fmt.Fprintf(stderr, "blsim: %s\n", line) }
 	taken, err := c.Measure(ctx, calibrate.NewProgress(stderr, len(c.Steps)))
 	if errors.Is(err, context.Canceled) {
 		return fmt.Errorf("interrupted: every finished measurement is in %s; run again with --resume", path)
