@@ -101,7 +101,8 @@ func microTime(s *Settings, n int) time.Duration {
 
 // Announce is the line to print once the microbenchmarks are in: "the
 // dispatcher grid: 185 runs, about 2m50s at the rates the
-// microbenchmarks measured", predicted by prior (Prior of what they
+// microbenchmarks measured (up to 5m40s with the extra repeats of noisy
+// runs)", predicted by prior (Prior of what they
 // measured) for the dispatcher steps of steps that done does not hold; ""
 // when there are none, or prior cannot run one of them.
 func Announce(steps []Step, done map[string]bool, prior *model.SoC) string {
@@ -121,7 +122,9 @@ func Announce(steps []Step, done map[string]bool, prior *model.SoC) string {
 	if n == 0 {
 		return ""
 	}
-	return fmt.Sprintf("the dispatcher grid: %d runs, about %v at the rates the microbenchmarks measured", n, total.Round(time.Second))
+	// Extra repeats (Repeats) take at most as long again.
+	return fmt.Sprintf("the dispatcher grid: %d runs, about %v at the rates the microbenchmarks measured (up to %v with the extra repeats of noisy runs)",
+		n, total.Round(time.Second), (2 * total).Round(time.Second))
 }
 
 // DispatcherFailures counts the dispatcher runs among ms and how many of
