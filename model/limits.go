@@ -28,13 +28,16 @@ var (
 	BandwidthRange = Range{Min: 0.01, Max: 10000, Unit: "GB/s", What: "a bandwidth"}
 	// KernelRateRange spans kernel rates per thread per cycle.
 	KernelRateRange = Range{Min: 1e-6, Max: 4096, Unit: "ops/cycle", What: "a kernel rate"}
+	// TransferRateRange spans DRAM transfer rates (DDR3-800 to beyond
+	// LPDDR6).
+	TransferRateRange = Range{Min: 100, Max: 20000, Unit: "MT/s", What: "a DRAM transfer rate"}
 	// LatencyRange spans wake, handoff and submit costs.
 	LatencyRange = Range{Min: 1e-4, Max: 1e7, Unit: "us", What: "a latency"}
 )
 
 // RangeOf is the range of values measured in unit, and whether there is one.
 func RangeOf(unit string) (Range, bool) {
-	for _, r := range []Range{ClockRange, ThroughputRange, BandwidthRange, KernelRateRange, LatencyRange} {
+	for _, r := range []Range{ClockRange, ThroughputRange, BandwidthRange, KernelRateRange, LatencyRange, TransferRateRange} {
 		if r.Unit == unit {
 			return r, true
 		}

@@ -10,7 +10,9 @@ import (
 	"strings"
 
 	"github.com/blsim/blsim/gguf"
+	"github.com/blsim/blsim/internal/readfile"
 	"github.com/blsim/blsim/model"
+	"github.com/blsim/blsim/parts"
 )
 
 //go:embed socs/*.yaml workloads/*.yaml
@@ -114,4 +116,22 @@ func isFile(ref string) bool {
 	}
 	_, err := os.Stat(ref)
 	return err == nil
+}
+
+// ResolveSoC loads a SoC like LoadSoC and says where each of its values
+// came from: the parts it names, the file, or a calibration
+// (parts.Resolve).
+func ResolveSoC(ref string) (*model.SoC, *parts.Resolution, error) {
+	if isFile(ref) {
+		data, err := readfile.Read(ref, readfile.YAMLLimit)
+		if err != nil {
+			return nil, nil, fmt.Errorf("soc: %w", err)
+		}
+		return parts.Resolve(data, ref)
+	}
+	b, err := SoCData(ref)
+	if err != nil {
+		return nil, nil, err
+	}
+	return parts.Resolve(b, "preset "+ref)
 }

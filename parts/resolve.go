@@ -1,0 +1,192 @@
+package parts
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/blsim/blsim/model"
+	"go.yaml.in/yaml/v3"
+)
+
+func init() {
+	model.RegisterPartResolver(func(root *yaml.Node, name string) error {
+		return fill(root, name, nil)
+	})
+}
+
+// Layer is where a resolved value came from.
+type Layer string
+
+// The layers, lowest first: a file's value overrides its part's, and a
+// calibration's (a fitted profile's measured values) the file's.
+const (
+	FromPart        Layer = "part"
+	FromFile        Layer = "file"
+	FromCalibration Layer = "calibration"
+)
+
+// A Source is where one value of a resolved SoC came from.
+type Source struct {
+	Layer Layer `json:"layer"`
+	// Part names the part for a part's value (cortex-a76, lpddr4x,
+	// llama.cpp).
+	Part string `json:"part,omitempty"`
+	// Line is the file's line for a file's value.
+	Line int `json:"line,omitempty"`
+	// Note is the source the part or the file gives for the value (its
+	// comment), or how a part's value was derived.
+	Note string `json:"note,omitempty"`
+}
+
+func (s Source) String() string {
+	var b strings.Builder
+	b.WriteString(string(s.Layer))
+	if s.Part != "" {
+		b.WriteString(" " + s.Part)
+	}
+	if s.Line > 0 {
+		fmt.Fprintf(&b, " line %d", s.Line)
+	}
+	if s.Note != "" {
+		b.WriteString(": " + s.Note)
+	}
+	return b.String()
+}
+
+// A Resolution records where every value of a resolved SoC came from, by
+// path: dram.peak_gb_s, engines.big.kernel_ops_per_cycle.q4_k,
+// engines.big.repacked_types, handoff.futex_wake_us, uncertainty.KEY.
+type Resolution struct {
+	File    string
+	Sources map[string]Source
+}
+
+// Of is the source of the value at path; a path nothing recorded is the
+// file's.
+func (r *Resolution) Of(path string) Source {
+	if s, ok := r.Sources[path]; ok {
+		return s
+	}
+	return Source{Layer: FromFile}
+}
+
+func (r *Resolution) set(path string, s Source) {
+	if r != nil {
+		r.Sources[path] = s
+	}
+}
+
+// Resolve reads a SoC document, fills in what it leaves to the parts it
+// names, and says where each value came from. A document that names no
+// part is read as it is (every value the file's). Errors are one line and
+// name the file, line and field; a value a part gave says so.
+func Resolve(data []byte, name string) (*model.SoC, *Resolution, error) {
+	root, err := model.ParseSoCNode(data, name)
+	if err != nil {
+		return nil, nil, err
+	}
+	res := &Resolution{File: name, Sources: map[string]Source{}}
+	recordFile(root, "", res)
+	if model.NamesParts(root) {
+		if err := fill(root, name, res); err != nil {
+			return nil, nil, err
+		}
+	}
+	s, err := model.DecodeSoC(root, name)
+	if err != nil {
+		var fe *model.FieldError
+		if errors.As(err, &fe) {
+			if src := res.Of(namedPath(root, fe.Path)); src.Layer == FromPart {
+				fe.Msg += fmt.Sprintf(" (the value part %s gives; override it in the file)", src.Part)
+			}
+		}
+		return nil, nil, err
+	}
+	if p := s.Provenance; p != nil {
+		for _, path := range p.Measured {
+			res.set(path, Source{Layer: FromCalibration, Note: calibrationNote(p)})
+		}
+	}
+	return s, res, nil
+}
+
+func calibrationNote(p *model.Provenance) string {
+	note := p.Source
+	if p.Host != "" {
+		note += ", host " + p.Host
+	}
+	if p.Date != "" {
+		note += ", " + p.Date
+	}
+	return note
+}
+
+// recordFile records every value of node n (at path) as the file's.
+func recordFile(n *yaml.Node, path string, res *Resolution) {
+	switch n.Kind {
+	case yaml.MappingNode:
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k, v := n.Content[i], n.Content[i+1]
+			p := join(path, k.Value)
+			if v.Kind == yaml.ScalarNode || v.Kind == yaml.SequenceNode && k.Value != "engines" {
+				res.set(p, Source{Layer: FromFile, Line: v.Line, Note: comment(k, v)})
+				continue
+			}
+			recordFile(v, p, res)
+		}
+	case yaml.SequenceNode: // engines
+		for i, e := range n.Content {
+			recordFile(e, join(path, engineName(e, i)), res)
+		}
+	}
+}
+
+func join(path, key string) string {
+	if path == "" {
+		return key
+	}
+	return path + "." + key
+}
+
+// engineName is an engine node's name, or [i] without one.
+func engineName(e *yaml.Node, i int) string {
+	if n := mapValue(e, "name"); n != nil && n.Kind == yaml.ScalarNode {
+		return n.Value
+	}
+	return fmt.Sprintf("[%d]", i)
+}
+
+// namedPath turns a validation path (engines[1].clock_ghz) into a named
+// one (engines.little.clock_ghz).
+func namedPath(root *yaml.Node, path string) string {
+	rest, ok := strings.CutPrefix(path, "engines[")
+	if !ok {
+		return path
+	}
+	end := strings.IndexByte(rest, ']')
+	if end < 0 {
+		return path
+	}
+	var i int
+	if _, err := fmt.Sscan(rest[:end], &i); err != nil {
+		return path
+	}
+	engines := mapValue(root, "engines")
+	if engines == nil || i < 0 || i >= len(engines.Content) {
+		return path
+	}
+	return "engines." + engineName(engines.Content[i], i) + rest[end+1:]
+}
+
+func mapValue(n *yaml.Node, key string) *yaml.Node {
+	if n == nil || n.Kind != yaml.MappingNode {
+		return nil
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if n.Content[i].Value == key {
+			return n.Content[i+1]
+		}
+	}
+	return nil
+}
