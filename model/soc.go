@@ -8,17 +8,17 @@ const SoCSchema = "blsim/soc/v1"
 // SoC is a system on chip: compute engines sharing one DRAM system, and the
 // cost of handing one op's work between their thread pools.
 type SoC struct {
-	Schema      string   `yaml:"schema"`
-	Name        string   `yaml:"name"`
-	Description string   `yaml:"description,omitempty"`
+	Schema      string `yaml:"schema"`
+	Name        string `yaml:"name"`
+	Description string `yaml:"description,omitempty"`
 	// SharedCacheKiB is the chip's last-level cache shared by its CPU
 	// clusters, as a spec sheet gives it: the default of every CPU
 	// engine's shared_cache_kib when the SoC names parts (package parts).
 	// Optional; each engine's own value is the one the model uses.
-	SharedCacheKiB float64 `yaml:"shared_cache_kib,omitempty"`
-	DRAM           DRAM    `yaml:"dram"`
-	Engines     []Engine `yaml:"engines"`
-	Handoff     Handoff  `yaml:"handoff"`
+	SharedCacheKiB float64  `yaml:"shared_cache_kib,omitempty"`
+	DRAM           DRAM     `yaml:"dram"`
+	Engines        []Engine `yaml:"engines"`
+	Handoff        Handoff  `yaml:"handoff"`
 	// Uncertainty maps a parameter path (see Get) to its standard deviation,
 	// in the parameter's own unit. Predictions sample it to give intervals.
 	Uncertainty map[string]float64 `yaml:"uncertainty,omitempty"`
@@ -81,13 +81,13 @@ var EngineKinds = []string{KindCPU, KindNPU}
 // tokens that share one weight walk. Its scalar rate is never used (it runs
 // no scalar ops) but must be positive.
 type Engine struct {
-	Name     string  `yaml:"name"`
-	Kind     string  `yaml:"kind"` // "cpu" or "npu"
-	CoreType string  `yaml:"core_type,omitempty"`
+	Name     string `yaml:"name"`
+	Kind     string `yaml:"kind"` // "cpu" or "npu"
+	CoreType string `yaml:"core_type,omitempty"`
 	// Core names the core part (package parts: cortex-a76, zen4, ...)
 	// that gives the engine every value its file leaves out: kernel
 	// rates, overlaps, caches, SMT ways, per-core bandwidth. Optional.
-	Core string `yaml:"core,omitempty"`
+	Core     string  `yaml:"core,omitempty"`
 	Cores    int     `yaml:"cores"`
 	ClockGHz float64 `yaml:"clock_ghz"`
 	// KernelOpsPerCycle is one thread's matmul throughput per clock cycle, in
