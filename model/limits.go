@@ -48,7 +48,7 @@ func RangeOf(unit string) (Range, bool) {
 // Check returns nil when v is in the range, else a one-line reason.
 func (r Range) Check(v float64) error {
 	if !finite(v) || v < r.Min || v > r.Max {
-		return fmt.Errorf("%g %s is outside [%g, %g] %s for %s", v, r.Unit, r.Min, r.Max, r.Unit, r.What)
+		return fmt.Errorf("%g %s is outside [%g, %g] %s for %s%s", v, r.Unit, r.Min, r.Max, r.Unit, r.What, unitHint(r, v))
 	}
 	return nil
 }

@@ -8,17 +8,12 @@ const SoCSchema = "blsim/soc/v1"
 // SoC is a system on chip: compute engines sharing one DRAM system, and the
 // cost of handing one op's work between their thread pools.
 type SoC struct {
-	Schema      string `yaml:"schema"`
-	Name        string `yaml:"name"`
-	Description string `yaml:"description,omitempty"`
-	// SharedCacheKiB is the chip's last-level cache shared by its CPU
-	// clusters, as a spec sheet gives it: the default of every CPU
-	// engine's shared_cache_kib when the SoC names parts (package parts).
-	// Optional; each engine's own value is the one the model uses.
-	SharedCacheKiB float64  `yaml:"shared_cache_kib,omitempty"`
-	DRAM           DRAM     `yaml:"dram"`
-	Engines        []Engine `yaml:"engines"`
-	Handoff        Handoff  `yaml:"handoff"`
+	Schema      string   `yaml:"schema"`
+	Name        string   `yaml:"name"`
+	Description string   `yaml:"description,omitempty"`
+	DRAM        DRAM     `yaml:"dram"`
+	Engines     []Engine `yaml:"engines"`
+	Handoff     Handoff  `yaml:"handoff"`
 	// Uncertainty maps a parameter path (see Get) to its standard deviation,
 	// in the parameter's own unit. Predictions sample it to give intervals.
 	Uncertainty map[string]float64 `yaml:"uncertainty,omitempty"`

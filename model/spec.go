@@ -26,10 +26,15 @@ var partResolver PartResolver
 func RegisterPartResolver(r PartResolver) { partResolver = r }
 
 // NamesParts says whether a SoC document's root mapping names a part: a
-// core in an engine or a type in its dram.
+// core in an engine or a type in its dram; or gives the chip's
+// shared_cache_kib at the top, which only the part resolver reads (it
+// gives each engine that leaves it out, and is not a key of the SoC).
 func NamesParts(root *yaml.Node) bool {
 	if root == nil || root.Kind != yaml.MappingNode {
 		return false
+	}
+	if mapValue(root, "shared_cache_kib") != nil {
+		return true
 	}
 	if d := mapValue(root, "dram"); d != nil && mapValue(d, "type") != nil {
 		return true
@@ -78,10 +83,8 @@ func DecodeSoC(root *yaml.Node, name string) (*SoC, error) {
 	return &s, nil
 }
 
-// spec checks the spec-sheet values of a SoC: the DRAM's bus and rate,
-// the chip's shared cache, and each CPU engine's SMT ways and sibling CPUs.
+// spec checks the spec-sheet values of a SoC: the DRAM's bus and rate.
 func (c *checker) spec(s *SoC) {
-	c.num("shared_cache_kib", s.SharedCacheKiB, 0, 1<<22)
 	d := s.DRAM
 	if d.BusBits != 0 {
 		c.integer("dram.bus_bits", d.BusBits, 8, 8192)
@@ -147,6 +150,10 @@ func unitHint(r Range, v float64) string {
 	}
 	return ""
 }
+
+// specOnly are the numeric keys of a spec sheet that are not parameters
+// of the model (Params, Get): the DRAM's bus and rate, a core's SMT ways.
+var specOnly = map[string]bool{"bus_bits": true, "mt_s": true, "smt_ways": true}
 
 // keyUnit is the unit a YAML key's suffix names (clock_ghz: GHz), for the
 // error of a value written with a unit or in words.

@@ -73,7 +73,7 @@ func (c *checker) in(path string, v float64, r Range) {
 		return
 	}
 	if err := r.Check(v); err != nil {
-		c.fail(path, "%v%s", err, unitHint(r, v))
+		c.fail(path, "%v", err)
 	}
 }
 

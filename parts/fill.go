@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"strings"
 
 	"github.com/blsim/blsim/model"
 	"go.yaml.in/yaml/v3"
@@ -40,6 +41,14 @@ func fill(root *yaml.Node, file string, res *Resolution) error {
 		}
 	}
 	f.handoff()
+	// The chip's shared cache went to each engine; it is no key of the
+	// SoC itself.
+	for i := 0; i+1 < len(root.Content); i += 2 {
+		if root.Content[i].Value == "shared_cache_kib" {
+			root.Content = append(root.Content[:i], root.Content[i+2:]...)
+			break
+		}
+	}
 	return nil
 }
 
@@ -89,8 +98,11 @@ func (f *filler) dram(d *yaml.Node) error {
 		if !okBus || !okMTs {
 			return f.fail(d, "dram", "type %s needs bus_bits and mt_s (the bus width in bits and the transfer rate in MT/s) for the peak, or peak_gb_s", m.Name)
 		}
-		if err := model.TransferRateRange.Check(mts); err != nil || bus < 8 {
-			return nil // the model's validation names the bad value
+		if err := model.TransferRateRange.Check(mts); err != nil {
+			return f.fail(mapValue(d, "mt_s"), "dram.mt_s", "%v", err)
+		}
+		if bus < 8 || bus > 8192 || bus != math.Trunc(bus) {
+			return f.fail(mapValue(d, "bus_bits"), "dram.bus_bits", "%g is not a bus width in bits (8 to 8192)", bus)
 		}
 		peak = PeakGBs(int(bus), mts)
 		f.put(d, "peak_gb_s", round3(peak), "dram.peak_gb_s",
@@ -147,7 +159,7 @@ func (f *filler) engine(e *yaml.Node, i int, sustained, peak float64) error {
 		_ = rn.Decode(&repacked) // a wrong shape is the model's error to report
 	} else if len(repacked) > 0 {
 		f.put(e, "repacked_types", repacked, p+"repacked_types",
-			part(fmt.Sprintf("the types ggml repacks on a core with %v: %s", c.Features, "ggml-cpu repack.cpp (see the part)")), line)
+			part(fmt.Sprintf("the types ggml repacks at load on a core with %s (Core.RepackedTypes: ggml-cpu repack.cpp)", strings.Join(c.Features, ", "))), line)
 	}
 	rates, notes := c.Rates(repacked)
 	kn := mapValue(e, "kernel_ops_per_cycle")

@@ -26,7 +26,6 @@ func TestLegacyPresets(t *testing.T) {
 			for i := range g.Engines {
 				g.Engines[i].Core = ""
 			}
-			g.SharedCacheKiB = 0
 			g.DRAM.Type, g.DRAM.BusBits, g.DRAM.MTs, g.DRAM.Controller = "", 0, 0, ""
 			g.Provenance.Notes, want.Provenance.Notes = nil, nil
 			if !reflect.DeepEqual(g, want) {

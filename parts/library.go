@@ -186,6 +186,7 @@ func collectNotes(n *yaml.Node, path string, notes map[string]string) {
 	if n.Kind != yaml.MappingNode {
 		return
 	}
+	last := "" // a comment heads the keys below it, up to the next one
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
 		p := k.Value
@@ -193,7 +194,10 @@ func collectNotes(n *yaml.Node, path string, notes map[string]string) {
 			p = path + "." + k.Value
 		}
 		if c := comment(k, v); c != "" {
-			notes[p] = c
+			last = c
+		}
+		if last != "" {
+			notes[p] = last
 		}
 		collectNotes(v, p, notes)
 	}

@@ -6,11 +6,12 @@ import (
 	"strings"
 )
 
-// nearestText names the known names nearest to s, for an error: "nearest:
-// cortex-a76, cortex-a78; blsim parts lists all 40 cores".
-func nearestText(s string, known []string, what string) string {
+// nearestText names the known names (and aliases) nearest to s, for an
+// error: "nearest: cortex-a76, cortex-a78; blsim parts lists all 40
+// cores", total the parts of the kind.
+func nearestText(s string, known []string, what string, total int) string {
 	near := nearest(s, known, 3)
-	all := fmt.Sprintf("blsim parts lists all %d %s", len(known), what)
+	all := fmt.Sprintf("blsim parts lists all %d %s", total, what)
 	if len(near) == 0 {
 		return all
 	}

@@ -24,6 +24,9 @@ const (
 	FromPart        Layer = "part"
 	FromFile        Layer = "file"
 	FromCalibration Layer = "calibration"
+	// FromDefault: neither the file nor a part gives the value; it is the
+	// model's default for an optional key (0, or absent).
+	FromDefault Layer = "default"
 )
 
 // A Source is where one value of a resolved SoC came from.
@@ -62,13 +65,13 @@ type Resolution struct {
 	Sources map[string]Source
 }
 
-// Of is the source of the value at path; a path nothing recorded is the
-// file's.
+// Of is the source of the value at path; a path nothing recorded is an
+// optional key left at the model's default.
 func (r *Resolution) Of(path string) Source {
 	if s, ok := r.Sources[path]; ok {
 		return s
 	}
-	return Source{Layer: FromFile}
+	return Source{Layer: FromDefault}
 }
 
 func (r *Resolution) set(path string, s Source) {

@@ -135,3 +135,31 @@ func ResolveSoC(ref string) (*model.SoC, *parts.Resolution, error) {
 	}
 	return parts.Resolve(b, "preset "+ref)
 }
+
+// SoCDescription is the description of the SoC preset name.
+func SoCDescription(name string) (string, error) {
+	s, err := SoC(name)
+	if err != nil {
+		return "", err
+	}
+	return s.Description, nil
+}
+
+// WorkloadDescription is the description of the workload preset name.
+func WorkloadDescription(name string) (string, error) {
+	w, err := Workload(name)
+	if err != nil {
+		return "", err
+	}
+	return w.Description, nil
+}
+
+// WriteResolvedSoC writes the SoC ref (a preset or a file) resolved, each
+// value with its source (parts.WriteResolved).
+func WriteResolvedSoC(w io.Writer, ref string) error {
+	s, res, err := ResolveSoC(ref)
+	if err != nil {
+		return err
+	}
+	return parts.WriteResolved(w, s, res)
+}
