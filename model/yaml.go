@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/blsim/blsim/internal/readfile"
+	"github.com/blsim/blsim/parts"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -86,10 +87,7 @@ func decodeStrict(data []byte, name string, v validator) error {
 		return err
 	}
 	if _, soc := v.(*SoC); soc && NamesParts(root) {
-		if partResolver == nil {
-			return &FieldError{File: name, Line: root.Line, Msg: "the file names parts (an engine's core, the dram's type) but no part library is linked: load it with package presets, or import github.com/blsim/blsim/parts"}
-		}
-		if err := partResolver(root, name); err != nil {
+		if err := parts.Fill(root, name, nil); err != nil {
 			return err
 		}
 	}

@@ -14,11 +14,13 @@
 //	  - {name: big, core: cortex-a76, cores: 4, clock_ghz: 2.4}
 //	  - {name: little, core: cortex-a55, cores: 4, clock_ghz: 1.8}
 //
-// Resolve fills in what the file leaves out, from its parts, and records
+// Fill fills in what the file leaves out, from its parts, and records
 // where every value came from (Resolution): a part (with the part's own
 // source), the file (its line and comment), or a calibration (a fitted
 // profile's provenance.measured). Every value a part gives can be
 // overridden in the file; a calibrated profile overrides what it measured.
+// Package model reads such files with it (model.ParseSoC, and
+// model.ResolveSoC with the sources).
 //
 // Kernel rates are per thread per cycle, by kernel class and GGML type,
 // on the path the build takes for each type (repacked at load, or the
@@ -27,8 +29,4 @@
 // are derived from its ISA's per-cycle throughput and a reference core's
 // path efficiency (its rate over its peak): Core.Rates says how, value by
 // value.
-//
-// The package registers its resolver with package model, so
-// model.ParseSoC reads a file that names parts in any program that links
-// this package.
 package parts

@@ -3,13 +3,14 @@ package parts_test
 import (
 	"fmt"
 
+	"github.com/blsim/blsim/model"
 	"github.com/blsim/blsim/parts"
 )
 
 // A SoC from its spec sheet: two clusters of named cores, the memory's
 // type, bus and rate; the parts give the rest, each value with its source.
-func ExampleResolve() {
-	s, res, err := parts.Resolve([]byte(spec), "my.yaml")
+func Example() {
+	s, res, err := model.ResolveSoC([]byte(spec), "my.yaml")
 	if err != nil {
 		panic(err)
 	}

@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/blsim/blsim/model"
+	"github.com/blsim/blsim/internal/units"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -18,10 +18,13 @@ type filler struct {
 	res  *Resolution
 }
 
-// fill fills root, the mapping of a SoC document that names parts: the
-// dram from its memory type, each engine that names a core from it, the
-// handoff from the default runtime. A value the document gives is kept.
-func fill(root *yaml.Node, file string, res *Resolution) error {
+// Fill fills in root, the mapping of a SoC document that names parts:
+// the dram from its memory type, each engine that names a core from it,
+// the handoff from the default runtime, each engine's shared cache from
+// the chip's shared_cache_kib (which it then removes: it is no key of a
+// SoC). A value the document gives is kept. Each value it adds is
+// recorded in res (nil: none is). Errors are *FieldError.
+func Fill(root *yaml.Node, file string, res *Resolution) error {
 	f := &filler{root: root, file: file, res: res}
 	dram := mapValue(root, "dram")
 	if dram != nil && dram.Kind == yaml.MappingNode && mapValue(dram, "type") != nil {
@@ -53,7 +56,11 @@ func fill(root *yaml.Node, file string, res *Resolution) error {
 }
 
 func (f *filler) fail(n *yaml.Node, path, format string, a ...any) error {
-	return &model.FieldError{File: f.file, Line: n.Line, Path: path, Msg: fmt.Sprintf(format, a...)}
+	line := 0
+	if n != nil {
+		line = n.Line
+	}
+	return &FieldError{File: f.file, Line: line, Path: path, Msg: fmt.Sprintf(format, a...)}
 }
 
 // put adds key to mapping m with value v unless m has it, recording the
@@ -98,7 +105,7 @@ func (f *filler) dram(d *yaml.Node) error {
 		if !okBus || !okMTs {
 			return f.fail(d, "dram", "type %s needs bus_bits and mt_s (the bus width in bits and the transfer rate in MT/s) for the peak, or peak_gb_s", m.Name)
 		}
-		if err := model.TransferRateRange.Check(mts); err != nil {
+		if err := units.TransferRateRange.Check(mts); err != nil {
 			return f.fail(mapValue(d, "mt_s"), "dram.mt_s", "%v", err)
 		}
 		if bus < 8 || bus > 8192 || bus != math.Trunc(bus) {
@@ -134,7 +141,7 @@ func (f *filler) engine(e *yaml.Node, i int, sustained, peak float64) error {
 	p := "engines." + name + "."
 	line := cn.Line
 	part := func(note string) Source { return Source{Layer: FromPart, Part: c.Name, Note: note} }
-	f.put(e, "kind", model.KindCPU, p+"kind", part("a core part is a CPU cluster"), line)
+	f.put(e, "kind", "cpu", p+"kind", part("a core part is a CPU cluster"), line)
 	f.put(e, "core_type", c.Title, p+"core_type", part("the part's title"), line)
 	if c.SMTWays > 1 {
 		f.put(e, "smt_ways", c.SMTWays, p+"smt_ways", part(c.Note("smt_ways")), line)
@@ -181,6 +188,10 @@ func (f *filler) engine(e *yaml.Node, i int, sustained, peak float64) error {
 	}
 	if sustained > 0 {
 		f.bandwidth(e, c, p, sustained, peak, line, filled)
+	} else if mapValue(e, "bandwidth_max_gb_s") == nil {
+		// No sustained figure to derive the cap from: the model's
+		// validation names the DRAM's missing or bad value, not this one.
+		f.put(e, "bandwidth_max_gb_s", 0, p+"bandwidth_max_gb_s", part("no DRAM sustained bandwidth to take a share of"), line)
 	}
 	f.uncertainty(c, p, filled, line)
 	return nil

@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/blsim/blsim/model"
-	"github.com/blsim/blsim/parts"
 	"github.com/blsim/blsim/presets"
 )
 
@@ -49,5 +48,3 @@ func legacy(t *testing.T, name string) *model.SoC {
 	}
 	return s
 }
-
-var _ = parts.Resolve

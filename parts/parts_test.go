@@ -81,7 +81,7 @@ func TestResolveSpec(t *testing.T) {
 	if n := strings.Count(spec, "\n"); n > 10 {
 		t.Fatalf("the spec has %d lines; the issue asks for at most 10", n)
 	}
-	s, res, err := parts.Resolve([]byte(spec), "my.yaml")
+	s, res, err := model.ResolveSoC([]byte(spec), "my.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,7 +119,7 @@ func TestResolveSpec(t *testing.T) {
 
 	// The file overrides what the part gives, and says so.
 	over := strings.Replace(spec, "clock_ghz: 2.4}", "clock_ghz: 2.4, gemv_overlap: 0.5, kernel_ops_per_cycle: {q4_k: 30}}", 1)
-	s, res, err = parts.Resolve([]byte(over), "my.yaml")
+	s, res, err = model.ResolveSoC([]byte(over), "my.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -141,7 +141,7 @@ func TestModelParsesSpec(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, _, err := parts.Resolve([]byte(spec), "my.yaml")
+	b, _, err := model.ResolveSoC([]byte(spec), "my.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -169,7 +169,7 @@ func TestCalibrationLayer(t *testing.T) {
   date: "2026-12-01"
   measured: [engines.big.kernel_ops_per_cycle.q4_k, dram.sustained_gb_s]
 `
-	_, res, err := parts.Resolve([]byte(prof), "profile.yaml")
+	_, res, err := model.ResolveSoC([]byte(prof), "profile.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -206,7 +206,7 @@ func TestBadInput(t *testing.T) {
 		{"a part value out of range", "shared_cache_kib: 3072\n", "", nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, _, err := parts.Resolve([]byte(strings.Replace(spec, tc.old, tc.new, 1)), "my.yaml")
+			_, _, err := model.ResolveSoC([]byte(strings.Replace(spec, tc.old, tc.new, 1)), "my.yaml")
 			if tc.want == nil {
 				if err != nil {
 					t.Fatalf("no shared cache: %v", err)
@@ -228,7 +228,7 @@ func TestBadInput(t *testing.T) {
 	// which part gave it.
 	tiny := strings.Replace(spec, "{type: lpddr4x, bus_bits: 64, mt_s: 4224}", "{type: lpddr4x, bus_bits: 64, mt_s: 4224, peak_gb_s: 33.8, sustained_gb_s: 20}", 1)
 	tiny = strings.Replace(tiny, "cores: 4, clock_ghz: 2.4}", "cores: 4, clock_ghz: 2.4, bandwidth_per_thread_gb_s: 50}", 1)
-	if _, _, err := parts.Resolve([]byte(tiny), "my.yaml"); err != nil {
+	if _, _, err := model.ResolveSoC([]byte(tiny), "my.yaml"); err != nil {
 		t.Errorf("per-thread stream above sustained: %v (the cluster cap is the least of them)", err)
 	}
 }
@@ -236,7 +236,7 @@ func TestBadInput(t *testing.T) {
 // TestMissingRateWarns: a type the core part has no rate for runs at its
 // class's rate, and the model says so (the warning predict prints).
 func TestMissingRateWarns(t *testing.T) {
-	s, _, err := parts.Resolve([]byte(spec), "my.yaml")
+	s, _, err := model.ResolveSoC([]byte(spec), "my.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}

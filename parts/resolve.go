@@ -1,19 +1,11 @@
 package parts
 
 import (
-	"errors"
 	"fmt"
 	"strings"
 
-	"github.com/blsim/blsim/model"
 	"go.yaml.in/yaml/v3"
 )
-
-func init() {
-	model.RegisterPartResolver(func(root *yaml.Node, name string) error {
-		return fill(root, name, nil)
-	})
-}
 
 // Layer is where a resolved value came from.
 type Layer string
@@ -80,53 +72,44 @@ func (r *Resolution) set(path string, s Source) {
 	}
 }
 
-// Resolve reads a SoC document, fills in what it leaves to the parts it
-// names, and says where each value came from. A document that names no
-// part is read as it is (every value the file's). Errors are one line and
-// name the file, line and field; a value a part gave says so.
-func Resolve(data []byte, name string) (*model.SoC, *Resolution, error) {
-	root, err := model.ParseSoCNode(data, name)
-	if err != nil {
-		return nil, nil, err
-	}
-	res := &Resolution{File: name, Sources: map[string]Source{}}
-	recordFile(root, "", res)
-	if model.NamesParts(root) {
-		if err := fill(root, name, res); err != nil {
-			return nil, nil, err
-		}
-	}
-	s, err := model.DecodeSoC(root, name)
-	if err != nil {
-		var fe *model.FieldError
-		if errors.As(err, &fe) {
-			if src := res.Of(namedPath(root, fe.Path)); src.Layer == FromPart {
-				fe.Msg += fmt.Sprintf(" (the value part %s gives; override it in the file)", src.Part)
-			}
-		}
-		return nil, nil, err
-	}
-	if p := s.Provenance; p != nil {
-		for _, path := range p.Measured {
-			res.set(path, Source{Layer: FromCalibration, Note: calibrationNote(p)})
-		}
-	}
-	return s, res, nil
+// NewResolution is an empty resolution of the file name.
+func NewResolution(name string) *Resolution {
+	return &Resolution{File: name, Sources: map[string]Source{}}
 }
 
-func calibrationNote(p *model.Provenance) string {
-	note := p.Source
-	if p.Host != "" {
-		note += ", host " + p.Host
-	}
-	if p.Date != "" {
-		note += ", " + p.Date
-	}
-	return note
+// Set records path's source.
+func (r *Resolution) Set(path string, s Source) { r.set(path, s) }
+
+// A FieldError is a part named wrong, or a spec-sheet value it cannot
+// use, with the file, line and field: one line.
+type FieldError struct {
+	File string
+	Line int
+	Path string
+	Msg  string
 }
 
-// recordFile records every value of node n (at path) as the file's.
-func recordFile(n *yaml.Node, path string, res *Resolution) {
+func (e *FieldError) Error() string {
+	var b strings.Builder
+	if e.File != "" {
+		b.WriteString(e.File + ":")
+	}
+	if e.Line > 0 {
+		fmt.Fprintf(&b, "%d:", e.Line)
+	}
+	if b.Len() > 0 {
+		b.WriteString(" ")
+	}
+	if e.Path != "" {
+		b.WriteString(e.Path + ": ")
+	}
+	b.WriteString(e.Msg)
+	return b.String()
+}
+
+// RecordFile records every value of node n (at path, "" for a
+// document's root) as the file's, with its line and comment.
+func RecordFile(n *yaml.Node, path string, res *Resolution) {
 	switch n.Kind {
 	case yaml.MappingNode:
 		for i := 0; i+1 < len(n.Content); i += 2 {
@@ -136,11 +119,11 @@ func recordFile(n *yaml.Node, path string, res *Resolution) {
 				res.set(p, Source{Layer: FromFile, Line: v.Line, Note: comment(k, v)})
 				continue
 			}
-			recordFile(v, p, res)
+			RecordFile(v, p, res)
 		}
 	case yaml.SequenceNode: // engines
 		for i, e := range n.Content {
-			recordFile(e, join(path, engineName(e, i)), res)
+			RecordFile(e, join(path, engineName(e, i)), res)
 		}
 	}
 }
@@ -160,9 +143,9 @@ func engineName(e *yaml.Node, i int) string {
 	return fmt.Sprintf("[%d]", i)
 }
 
-// namedPath turns a validation path (engines[1].clock_ghz) into a named
+// NamedPath turns a validation path (engines[1].clock_ghz) into a named
 // one (engines.little.clock_ghz).
-func namedPath(root *yaml.Node, path string) string {
+func NamedPath(root *yaml.Node, path string) string {
 	rest, ok := strings.CutPrefix(path, "engines[")
 	if !ok {
 		return path
@@ -180,6 +163,30 @@ func namedPath(root *yaml.Node, path string) string {
 		return path
 	}
 	return "engines." + engineName(engines.Content[i], i) + rest[end+1:]
+}
+
+// NamesParts says whether a SoC document's root mapping names a part: a
+// core in an engine or a type in its dram; or gives the chip's
+// shared_cache_kib at the top, which only the part resolver reads (it
+// gives each engine that leaves it out, and is not a key of the SoC).
+func NamesParts(root *yaml.Node) bool {
+	if root == nil || root.Kind != yaml.MappingNode {
+		return false
+	}
+	if mapValue(root, "shared_cache_kib") != nil {
+		return true
+	}
+	if d := mapValue(root, "dram"); d != nil && mapValue(d, "type") != nil {
+		return true
+	}
+	if e := mapValue(root, "engines"); e != nil && e.Kind == yaml.SequenceNode {
+		for _, n := range e.Content {
+			if mapValue(n, "core") != nil {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func mapValue(n *yaml.Node, key string) *yaml.Node {

@@ -1,43 +1,21 @@
 package parts
 
 import (
-	"bytes"
 	"fmt"
 	"io"
 	"io/fs"
 	"strings"
 	"text/tabwriter"
 
-	"github.com/blsim/blsim/model"
 	"go.yaml.in/yaml/v3"
 )
 
-// WriteResolved writes the resolved SoC s as YAML, a complete profile to
-// copy and edit, with each value's source as its line's comment: the part
-// and the part's own source, the file and its line, or the calibration.
-func WriteResolved(w io.Writer, s *model.SoC, res *Resolution) error {
-	b, err := model.MarshalSoC(s)
-	if err != nil {
-		return err
-	}
-	var doc yaml.Node
-	if err := yaml.Unmarshal(b, &doc); err != nil {
-		return err
-	}
-	root := doc.Content[0]
+// Annotate sets the line comment of each value under root, a resolved
+// SoC's YAML, to its source in res, and heads the document with how to
+// read them.
+func Annotate(root *yaml.Node, res *Resolution) {
 	annotate(root, "", res)
 	root.HeadComment = fmt.Sprintf("%s, resolved: each value's source is its comment (part NAME: the part's source;\nfile line N: the file's own comment; calibration: a fit's provenance).", res.File)
-	var out bytes.Buffer
-	enc := yaml.NewEncoder(&out)
-	enc.SetIndent(2)
-	if err := enc.Encode(&doc); err != nil {
-		return err
-	}
-	if err := enc.Close(); err != nil {
-		return err
-	}
-	_, err = w.Write(out.Bytes())
-	return err
 }
 
 // annotate sets each value's line comment under node n (at path) from res.

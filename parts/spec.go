@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/blsim/blsim/model"
+	"github.com/blsim/blsim/internal/units"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -41,12 +41,8 @@ func ParseCluster(s string) (Cluster, error) {
 	if c.ClockGHz, err = strconv.ParseFloat(m[4], 64); err != nil {
 		return Cluster{}, fmt.Errorf("cluster %q: clock %q is not a number in GHz; %s", s, m[4], form)
 	}
-	if err := model.ClockRange.Check(c.ClockGHz); err != nil {
-		hint := ""
-		if c.ClockGHz > model.ClockRange.Max && c.ClockGHz/1000 <= model.ClockRange.Max {
-			hint = fmt.Sprintf(" (in MHz? write %g)", c.ClockGHz/1000)
-		}
-		return Cluster{}, fmt.Errorf("cluster %q: %v%s", s, err, hint)
+	if err := units.ClockRange.Check(c.ClockGHz); err != nil {
+		return Cluster{}, fmt.Errorf("cluster %q: %v", s, err)
 	}
 	core, err := LookupCore(c.Core)
 	if err != nil {
@@ -105,7 +101,7 @@ func ParseDRAM(s string) (DRAM, error) {
 	}
 	d := DRAM{Type: mem.Name}
 	d.MTs, _ = strconv.ParseFloat(m[2], 64)
-	if err := model.TransferRateRange.Check(d.MTs); err != nil {
+	if err := units.TransferRateRange.Check(d.MTs); err != nil {
 		return DRAM{}, fmt.Errorf("dram %q: %v", s, err)
 	}
 	if d.BusBits, err = strconv.Atoi(m[3]); err != nil || d.BusBits < 8 || d.BusBits > 8192 {
@@ -135,8 +131,8 @@ func defaultNames(n int) []string {
 }
 
 // NewSoC writes the SoC file of a spec sheet: its clusters, memory and
-// shared cache (KiB, 0 for none), naming parts for everything else, and
-// checks that it resolves. name is the SoC's name.
+// shared cache (KiB, 0 for none), naming parts for everything else. name
+// is the SoC's name. (package model's NewSoC checks that it resolves.)
 func NewSoC(name string, clusters []Cluster, dram DRAM, l3KiB float64) ([]byte, error) {
 	if len(clusters) == 0 {
 		return nil, fmt.Errorf("no cluster: give at least one --cluster COUNTxCORE@GHZ")
@@ -149,7 +145,7 @@ func NewSoC(name string, clusters []Cluster, dram DRAM, l3KiB float64) ([]byte, 
 		_ = n.Encode(v)
 		m.Content = append(m.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: k}, &n)
 	}
-	add(doc, "schema", model.SoCSchema)
+	add(doc, "schema", "blsim/soc/v1")
 	add(doc, "name", name)
 	engines := &yaml.Node{Kind: yaml.SequenceNode}
 	seen := map[string]bool{}
@@ -190,9 +186,6 @@ func NewSoC(name string, clusters []Cluster, dram DRAM, l3KiB float64) ([]byte, 
 		return nil, err
 	}
 	_ = enc.Close()
-	if _, _, err := Resolve(out.Bytes(), name); err != nil {
-		return nil, err
-	}
 	return out.Bytes(), nil
 }
 

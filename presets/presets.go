@@ -127,13 +127,13 @@ func ResolveSoC(ref string) (*model.SoC, *parts.Resolution, error) {
 		if err != nil {
 			return nil, nil, fmt.Errorf("soc: %w", err)
 		}
-		return parts.Resolve(data, ref)
+		return model.ResolveSoC(data, ref)
 	}
 	b, err := SoCData(ref)
 	if err != nil {
 		return nil, nil, err
 	}
-	return parts.Resolve(b, "preset "+ref)
+	return model.ResolveSoC(b, "preset "+ref)
 }
 
 // SoCDescription is the description of the SoC preset name.
@@ -161,5 +161,5 @@ func WriteResolvedSoC(w io.Writer, ref string) error {
 	if err != nil {
 		return err
 	}
-	return parts.WriteResolved(w, s, res)
+	return model.WriteResolved(w, s, res)
 }

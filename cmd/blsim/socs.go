@@ -4,6 +4,7 @@ import (
 	"io"
 
 	"github.com/blsim/blsim/internal/atomicfile"
+	"github.com/blsim/blsim/model"
 	"github.com/blsim/blsim/parts"
 	"github.com/spf13/cobra"
 )
@@ -17,7 +18,7 @@ func newSoCNewCmd(stdout io.Writer) *cobra.Command {
 		Short: "Write a SoC file from a spec sheet (core parts, clocks, memory), naming parts for the rest",
 		Args:  cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
-			b, err := spec.SoC()
+			b, err := model.NewSoCFile(spec)
 			if err != nil || out == "" {
 				if err == nil {
 					_, err = stdout.Write(b)

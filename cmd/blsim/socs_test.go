@@ -52,7 +52,7 @@ func TestSoCsNewBadInput(t *testing.T) {
 		{[]string{"--cluster", "4cortex-a76@2.4", "--dram", "lpddr4x-4224x64"}, "--cluster: cluster \"4cortex-a76@2.4\": want [NAME=]COUNTxCORE@GHZ"},
 		{[]string{"--cluster", "4xcortex-a76", "--dram", "lpddr4x-4224x64"}, "want [NAME=]COUNTxCORE@GHZ"},
 		{[]string{"--cluster", "4xcortex-a67@2.4", "--dram", "lpddr4x-4224x64"}, "unknown core \"cortex-a67\" (nearest: "},
-		{[]string{"--cluster", "4xcortex-a76@2400", "--dram", "lpddr4x-4224x64"}, "in MHz? write 2.4"},
+		{[]string{"--cluster", "4xcortex-a76@2400", "--dram", "lpddr4x-4224x64"}, "in MHz? 2400 MHz is 2.4 GHz"},
 		{[]string{"--cluster", "4xcortex-a76@2.4:0-2", "--dram", "lpddr4x-4224x64"}, "want 4 CPU ids"},
 		{[]string{"--cluster", "4xcortex-a76@2.4", "--dram", "lpddr4x-4224"}, "--dram: dram \"lpddr4x-4224\": want TYPE-MTSxBITS"},
 		{[]string{"--cluster", "4xcortex-a76@2.4", "--dram", "lpddr9-4224x64"}, "unknown memory type \"lpddr9\""},
