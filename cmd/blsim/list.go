@@ -23,7 +23,7 @@ func newSoCsCmd(stdout io.Writer) *cobra.Command {
 
 func newWorkloadsCmd(stdout, stderr io.Writer) *cobra.Command {
 	cmd := listCmd(stdout, "workloads", "workload", "workload", presets.WorkloadNames, presets.WorkloadDescription, presets.WorkloadData)
-	cmd.AddCommand(newFromGGUFCmd(stdout, stderr))
+	cmd.AddCommand(newFromGGUFCmd(stdout, stderr), newWorkloadsNewCmd(stdout, stderr))
 	return cmd
 }
 
