@@ -32,6 +32,9 @@ func TestLayering(t *testing.T) {
 		{"plots", []string{"report", "calibrate", "calibrate/", "presets", "cmd/"}},
 		{"calibrate/fit", []string{"report", "plots", "cmd/"}},
 		{"calibrate", []string{"report", "plots", "cmd/"}},
+		{"quantize", []string{"sim", "predict", "report", "plots", "calibrate", "calibrate/", "presets", "hfconfig", "public", "cmd/"}},
+		{"hfconfig", []string{"sim", "predict", "report", "plots", "calibrate", "calibrate/", "presets", "public", "cmd/"}},
+		{"public", []string{"report", "plots", "calibrate", "calibrate/", "cmd/"}},
 	} {
 		out, err := exec.Command(gobin, "list", "-deps", mod+tc.pkg).Output()
 		if err != nil {
