@@ -163,6 +163,9 @@ func TestRefusals(t *testing.T) {
 	if _, err := Parse("Q4_K_X"); err == nil || !strings.Contains(err.Error(), "nearest: Q4_K_S, Q4_K_M") {
 		t.Errorf("Parse(Q4_K_X): %v", err)
 	}
+	if _, err := Parse("mxfp4_moe"); err == nil || !strings.Contains(err.Error(), "after llama.cpp c392e50") {
+		t.Errorf("Parse(mxfp4_moe): %v", err)
+	}
 	for _, n := range []string{"q4_k_m", "Q4_K", " iq4_xs "} {
 		if _, err := Parse(n); err != nil {
 			t.Errorf("Parse(%q): %v", n, err)

@@ -103,6 +103,12 @@ var schemes = map[Scheme]schemeInfo{
 	Q4_0_4_4: {"Q4_0_4_4", tQ4_0}, Q4_0_4_8: {"Q4_0_4_8", tQ4_0}, Q4_0_8_8: {"Q4_0_8_8", tQ4_0},
 }
 
+// laterSchemes are file types of llama.cpp builds after c392e50.
+var laterSchemes = map[string]string{
+	"MXFP4_MOE": "a 2025-08 file type for routed experts (MXFP4 experts, the rest Q8_0: gpt-oss)",
+	"NVFP4":     "a 2026 file type",
+}
+
 // aliases are llama-quantize's other names for a scheme.
 var aliases = map[string]Scheme{"Q3_K": Q3_K_M, "Q4_K": Q4_K_M, "Q5_K": Q5_K_M}
 
@@ -173,6 +179,9 @@ func Parse(name string) (Scheme, error) {
 		if i.name == n {
 			return s, nil
 		}
+	}
+	if later, ok := laterSchemes[n]; ok {
+		return 0, fmt.Errorf("quantization scheme %s is %s, after llama.cpp c392e50, whose rules blsim follows: read such a GGUF with --gguf", n, later)
 	}
 	return 0, fmt.Errorf("unknown quantization scheme %q (nearest: %s; all: %s)", name, strings.Join(nearest(n, Names(), 3), ", "), strings.Join(Names(), " "))
 }
