@@ -249,3 +249,30 @@ func TestMeasureResumesAndRecordsFailures(t *testing.T) {
 		t.Errorf("cancelled: %v", err)
 	}
 }
+
+// TestQuietCPUs: the CPUs others left alone in (nearly) every run pinned
+// to them, when another was busy in most of its runs.
+func TestQuietCPUs(t *testing.T) {
+	run := func(used []int, other0, other1 float64) measure.Measurement {
+		return measure.Measurement{Interference: &measure.Interference{WallS: 1, Used: used,
+			CPUs: []measure.CPULoad{{CPU: 0, OwnPct: 50, OtherPct: other0}, {CPU: 1, OwnPct: 90, OtherPct: other1}}}}
+	}
+	var loaded []measure.Measurement
+	for i := range 20 {
+		other1 := 0.0
+		if i == 3 {
+			other1 = 9 // one run over, on the edge
+		}
+		loaded = append(loaded, run([]int{1, 0}, 50, other1), run([]int{1}, 50, 0))
+	}
+	if got := QuietCPUs(loaded); got != "1" {
+		t.Errorf("busy loop on cpu0: QuietCPUs = %q, want 1", got)
+	}
+	quiet := []measure.Measurement{run([]int{1, 0}, 1, 0), run([]int{0}, 0, 0), {}}
+	if got := QuietCPUs(quiet); got != "" {
+		t.Errorf("nothing busy: QuietCPUs = %q", got)
+	}
+	if got := QuietCPUs([]measure.Measurement{run([]int{1, 0}, 50, 50)}); got != "" {
+		t.Errorf("everything busy: QuietCPUs = %q", got)
+	}
+}

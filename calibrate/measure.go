@@ -94,34 +94,36 @@ func measureSteps(ctx context.Context, steps []Step, done map[string]bool, w *me
 	return out, nil
 }
 
-// QuietCPUs lists the CPUs that ms's runs were pinned to and that stayed
-// quiet in all of them, as a CPU list ("1", "2-3"), when others disturbed
-// some other CPU to the end of a run (measure.Interference.Disturbed);
-// else "". A calibration on those CPUs alone can go on while the others
-// are busy.
+// QuietCPUs lists the CPUs that ms's runs were pinned to and that others
+// left quiet (disturbed beyond the thresholds in at most a tenth of the
+// runs pinned to them), as a CPU list ("1", "2-3"), when others disturbed
+// some other CPU in most of the runs pinned to it; else "". A calibration
+// on the quiet CPUs alone can go on while the others are busy.
 func QuietCPUs(ms []measure.Measurement) string {
-	used, over := map[int]bool{}, map[int]bool{}
+	used, over := map[int]int{}, map[int]int{}
 	for _, m := range ms {
 		in := m.Interference
 		if in == nil {
 			continue
 		}
 		for _, c := range in.Used {
-			used[c] = true
+			used[c]++
 		}
-		if in.Disturbed {
-			for _, c := range in.OverCPUs() {
-				over[c] = true
-			}
+		for _, c := range in.OverCPUs() {
+			over[c]++
 		}
 	}
 	var quiet []int
-	for c := range used {
-		if !over[c] {
+	busy := false
+	for c, n := range used {
+		switch {
+		case 10*over[c] <= n:
 			quiet = append(quiet, c)
+		case 2*over[c] > n:
+			busy = true
 		}
 	}
-	if len(quiet) == 0 || len(over) == 0 {
+	if len(quiet) == 0 || !busy {
 		return ""
 	}
 	slices.Sort(quiet)

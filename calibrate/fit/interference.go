@@ -81,9 +81,23 @@ func splitDisturbed(obs []measure.Measurement) (clean []measure.Measurement, dis
 		if n, err := fmt.Sscan(m.Knobs["runs"], &runs); n != 1 || err != nil {
 			runs = 1
 		}
-		dist = append(dist, Disturbance{ID: m.ID, Label: m.Label(), Runs: runs, CPU: cpu, OtherPct: pct, Describe: in.Describe(), Reruns: in.Reruns})
+		dist = append(dist, Disturbance{ID: m.ID, Label: threadsLabel(&m), Runs: runs, CPU: cpu, OtherPct: pct, Describe: in.Describe(), Reruns: in.Reruns})
 	}
 	return clean, dist
+}
+
+// threadsLabel is m's label with its threads when the label does not
+// say them (a run on its workload's own prompt): "native poll=50 t=2".
+func threadsLabel(m *measure.Measurement) string {
+	l := m.Label()
+	if m.Plan == nil || strings.Contains(l, " t=") {
+		return l
+	}
+	t := make([]string, len(m.Plan.Threads))
+	for i, n := range m.Plan.Threads {
+		t[i] = fmt.Sprint(n)
+	}
+	return l + " t=" + strings.Join(t, "+")
 }
 
 // interfered reports whether the other processes on a residual's CPUs

@@ -190,7 +190,7 @@ func calibrateRun(ctx context.Context, o *calibrateOptions, stdout, stderr io.Wr
 	var ie *fit.InterferenceError
 	if errors.As(err, &ie) {
 		if quiet := calibrate.QuietCPUs(ms); quiet != "" {
-			err = fmt.Errorf("%w; %s stayed quiet: --cluster big=%s calibrates on it alone", err, quiet, quiet)
+			err = fmt.Errorf("%w; cpu %s stayed quiet: --cluster big=%s calibrates on it alone", err, quiet, quiet)
 		}
 	}
 	return err
