@@ -102,7 +102,7 @@ func TestHeatmapOfPrediction(t *testing.T) {
 		legend = append(legend, e.Label)
 	}
 	all := strings.Join(legend, "\n")
-	for _, want := range []string{"gain 0 (parity)", "±1% (parity band)", "studied SoC (best gain at its best fraction)"} {
+	for _, want := range []string{"WIN above +1%, LOSS below -1% (the verdict rule, studied interval)", "studied SoC (best gain at its best fraction)"} {
 		if !strings.Contains(all, want) {
 			t.Errorf("legend %q lacks %q", legend, want)
 		}
