@@ -1,8 +1,6 @@
 package sim
 
 import (
-	"math"
-
 	"github.com/blsim/blsim/model"
 )
 
@@ -52,17 +50,18 @@ func (v Verdict) rank() int {
 	return 0
 }
 
-// Judge gives the verdict on a gain in percent and its interval: Parity
-// when the gain is within ±1% or the interval includes zero, else Win or
-// Loss. JudgePlan applies it to a plan.
+// Judge gives the verdict on a gain in percent and its interval: Win
+// when the gain is above +1% and the whole interval above zero, Loss when
+// it is below -1% and the whole interval below zero, else Parity.
+// JudgePlan applies it to a plan.
 func Judge(gainPct float64, iv Interval) Verdict {
 	switch {
-	case math.Abs(gainPct) <= 1, iv.LoPct <= 0 && iv.HiPct >= 0:
-		return Parity
-	case gainPct > 0:
+	case gainPct > 1 && iv.LoPct > 0:
 		return Win
+	case gainPct < -1 && iv.HiPct < 0:
+		return Loss
 	}
-	return Loss
+	return Parity
 }
 
 // JudgePlan is the verdict on plan p's gain over its baseline and the
