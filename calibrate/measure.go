@@ -2,10 +2,13 @@ package calibrate
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"math"
 	"slices"
 
 	"github.com/blsim/blsim/calibrate/busy"
+	"github.com/blsim/blsim/calibrate/fit"
 	"github.com/blsim/blsim/calibrate/probe"
 	"github.com/blsim/blsim/calibrate/topology"
 	"github.com/blsim/blsim/measure"
@@ -128,4 +131,18 @@ func QuietCPUs(ms []measure.Measurement) string {
 	}
 	slices.Sort(quiet)
 	return topology.FormatCPUList(quiet)
+}
+
+// HintQuiet adds to a fit refused for interference (a fit.InterferenceError)
+// the CPUs of ms that others left quiet, on which a calibration can go on;
+// any other err is returned as it is.
+func HintQuiet(err error, ms []measure.Measurement) error {
+	var ie *fit.InterferenceError
+	if !errors.As(err, &ie) {
+		return err
+	}
+	if quiet := QuietCPUs(ms); quiet != "" {
+		return fmt.Errorf("%w; cpu %s stayed quiet: --cluster big=%s calibrates on it alone", err, quiet, quiet)
+	}
+	return err
 }

@@ -65,13 +65,11 @@ grid instead of the built-in dispatcher; --holdout then names the points to
 hold out. --stat says what the runs of one configuration count as: their
 median (a quiet board) or the fastest sample (a shared host, short runs).
 
-While each run is timed, blsim measures what else ran on its CPUs (the
-kernel's busy time less its own and the benchmark's threads, steal, CPU
-pressure) and records it with the run. A run others disturbed is run again
-after a quiet moment (--reruns), and flagged when it stays disturbed; the
-fit keeps such runs out, and says when other processes, not the model,
-are why it fails. A grid runs each distinct configuration once and says
-its size and time before it starts.
+Each run records what else ran on its CPUs (busy time less its own and the
+benchmark's threads, steal, CPU pressure); a disturbed run is run again after
+a quiet moment (--reruns) and flagged if it stays disturbed; the fit keeps
+such runs out and says when other processes, not the model, made it fail.
+A grid runs each distinct configuration once and says its size and time first.
 
 Set the cpufreq governors (and the memory controller's devfreq governor) to
 performance and stop everything else first.`,
@@ -186,14 +184,7 @@ func calibrateRun(ctx context.Context, o *calibrateOptions, stdout, stderr io.Wr
 	if len(holdout) == 0 && o.Grid == calibrate.BothGrids {
 		holdout = []string{"set=" + calibrate.HeldOutGrid}
 	}
-	err = fitProfile(stdout, stderr, o, prior, ms, holdout, "blsim calibrate on "+c.Host.Name, c.Host.Governors)
-	var ie *fit.InterferenceError
-	if errors.As(err, &ie) {
-		if quiet := calibrate.QuietCPUs(ms); quiet != "" {
-			err = fmt.Errorf("%w; cpu %s stayed quiet: --cluster big=%s calibrates on it alone", err, quiet, quiet)
-		}
-	}
-	return err
+	return calibrate.HintQuiet(fitProfile(stdout, stderr, o, prior, ms, holdout, "blsim calibrate on "+c.Host.Name, c.Host.Governors), ms)
 }
 
 // recorded says where a calibration without a fit (--no-fit) put its
