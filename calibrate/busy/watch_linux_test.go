@@ -162,10 +162,13 @@ func TestExitingThreadsCounted(t *testing.T) {
 	go func() {
 		defer close(done)
 		runtime.LockOSThread() // exit locked: the thread ends with the goroutine
+		// The thread may have run before the watch began (Go reuses its
+		// threads): what it used during the watch is the time since.
+		e0, ok0 := threadNow()
 		spinPinned(t, cpu, 300*time.Millisecond)
 		e, ok := threadNow()
-		if ok {
-			used = e.Secs
+		if ok && ok0 {
+			used = e.Secs - e0.Secs
 		}
 		Exiting()
 	}()
