@@ -136,6 +136,15 @@ func (p Plan) poolString() string {
 			fmt.Fprint(&b, n)
 		}
 	}
+	if p.Allowed != nil {
+		b.WriteString(" cores=")
+		for i, a := range p.Allowed {
+			if i > 0 {
+				b.WriteByte('+')
+			}
+			fmt.Fprintf(&b, "%dx%d", a.Cores, a.Ways)
+		}
+	}
 	return b.String()
 }
 
