@@ -213,7 +213,7 @@ func (o *plotOptions) splitCurve(q *predict.Request, vd *plots.ViewData) (*predi
 	var err error
 	own := q.Workload.WithRun(o.ownRun) // what a measurement without a run of its own ran
 	if o.Measurements != "" || o.SoC == seedSoC {
-		if ms, src, err = loadMeasurements(o.Measurements, o.SoC, q.SoC, q.Workload, o.Stat, o.warn); err != nil {
+		if ms, _, src, err = loadMeasurementsRaw(o.Measurements, o.SoC, q.SoC, q.Workload, o.Stat, o.warn); err != nil {
 			return nil, err
 		}
 		if !o.given("workload") && o.Measurements != "" {
@@ -264,18 +264,12 @@ func (o *plotOptions) predict(q predict.Request) (*predict.Prediction, error) {
 // seedSoC is the preset whose measurements default to the seed's figures.
 const seedSoC = presets.SeedSoC
 
-// loadMeasurements reads the measurements file path, or, when path is ""
-// and socRef is the rk3588 preset, the seed's embedded figures. It checks
-// that every measurement that names a SoC or workload names s and w, and
-// returns its throughputs, one per configuration (merged by statFlag, as
-// blsim fit merges them), and a name for the source.
-func loadMeasurements(path, socRef string, s *model.SoC, w *model.Workload, statFlag string, warn io.Writer) ([]measure.Measurement, string, error) {
-	ms, _, src, err := loadMeasurementsRaw(path, socRef, s, w, statFlag, warn)
-	return ms, src, err
-}
-
-// loadMeasurementsRaw is loadMeasurements, returning the records as read
-// too.
+// loadMeasurementsRaw reads the measurements file path, or, when path is
+// "" and socRef is the rk3588 preset, the seed's embedded figures. It
+// checks that every measurement that names a SoC or workload names s and
+// w, and returns its throughputs, one per configuration (merged by
+// statFlag, as blsim fit merges them), the records as read, and a name for
+// the source.
 func loadMeasurementsRaw(path, socRef string, s *model.SoC, w *model.Workload, statFlag string, warn io.Writer) (merged, raw []measure.Measurement, src string, err error) {
 	stat, err := fit.ParseStat(statFlag)
 	if err != nil {
