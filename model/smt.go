@@ -124,11 +124,6 @@ func (e *Engine) SMTCores(threads, siblings, busy int, y float64, fixed bool) fl
 	return float64(used-paired) + float64(siblings)*y + float64(paired)*(1+y)/2
 }
 
-// smtOversubscribed says whether threads pool threads and busy hardware
-// threads on e are more than its hardware threads: then the scheduler
-// time-slices them (RunningCores, over hardware threads).
-func (e *Engine) smtOversubscribed(threads, busy int) bool { return threads+busy > e.HWThreads() }
-
 // CoreSet is how many of an engine's cores a pool may run on, and how
 // many hardware threads (ways) of each.
 type CoreSet struct {

@@ -29,14 +29,14 @@ type Row struct {
 	Threads int    `yaml:"threads" json:"threads"`
 	// Clusters places the threads ("big=4"); empty: the SoC's clusters
 	// in order, each filled before the next.
-	Clusters  string  `yaml:"clusters" json:"clusters,omitempty"`
-	Placement string  `yaml:"placement" json:"placement"`
+	Clusters  string `yaml:"clusters" json:"clusters,omitempty"`
+	Placement string `yaml:"placement" json:"placement"`
 	// OS is the system that placed the threads (linux, android, macos,
 	// windows: model.Placement); empty: the family's (FamilyOS).
-	OS        string  `yaml:"os" json:"os,omitempty"`
-	Test      string  `yaml:"test" json:"test"`
-	TPS       float64 `yaml:"tps" json:"tps"`
-	Build     string  `yaml:"build" json:"build,omitempty"`
+	OS    string  `yaml:"os" json:"os,omitempty"`
+	Test  string  `yaml:"test" json:"test"`
+	TPS   float64 `yaml:"tps" json:"tps"`
+	Build string  `yaml:"build" json:"build,omitempty"`
 	// Date is the build's (or, where the build is not stated, the
 	// report's) date: YYYY, YYYY-MM or YYYY-MM-DD.
 	Date           string `yaml:"date" json:"date"`
