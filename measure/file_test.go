@@ -170,7 +170,7 @@ func TestReadBounds(t *testing.T) {
 	}
 	MaxFileBytes = 4096
 	ms, errs = Read(strings.NewReader(strings.Repeat(line(sample("d")), 100)), "big.jsonl")
-	if len(errs) != 1 || !strings.Contains(errs[0].Error(), "big.jsonl: more than 4096 bytes; reading stopped at line") || len(ms) == 0 || len(ms) >= 100 {
+	if len(errs) != 1 || !strings.Contains(errs[0].Error(), "big.jsonl: more than 4096 bytes (over the size limit of measure.MaxFileBytes); reading stopped at line") || len(ms) == 0 || len(ms) >= 100 {
 		t.Errorf("%d read, errors %v", len(ms), errs)
 	}
 	if runtime.GOOS == "linux" {

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/blsim/blsim/internal/readfile"
+	"github.com/blsim/blsim/internal/yamlx"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -96,6 +97,10 @@ func decodeStrict(data []byte, name string, v validator) error {
 			line = yamlErrLine(err)
 		}
 		return &FieldError{File: name, Line: line, Msg: "a second YAML document (one file holds one)"}
+	}
+	if err := yamlx.Check(&doc); err != nil {
+		ye := err.(*yamlx.Error)
+		return &FieldError{File: name, Line: ye.Line, Msg: ye.Msg}
 	}
 	root := doc.Content[0]
 	if err := checkKeys(root, reflect.TypeOf(v).Elem(), ""); err != nil {

@@ -45,6 +45,10 @@ type WhatIfOptions struct {
 	// for the first, then LittleThreads when set, else each engine's
 	// DefaultThreads (min(4, its cores)).
 	Threads []int
+	// Progress, when not nil, is called after each cell of an N-engine
+	// grid (each a sim.BestN: seconds to minutes) with the cells done and
+	// their total, from the goroutines that compute them.
+	Progress func(done, total int)
 }
 
 // SweepWhatIf computes, on a grid of what-if variants of s, the best
@@ -202,7 +206,7 @@ func sweepWhatIf(s *model.SoC, w *model.Workload, o WhatIfOptions, at bool) (Wha
 		d.Engines, d.NWay = append([]string(nil), o.Engines...), true
 		d.Threads = append([]int(nil), threads...)
 		plan := model.Plan{Mode: mode, Engines: d.Engines, Threads: threads, Poll: o.Poll}
-		if err := sweepHeatmapN(&d, variants, w, plan); err != nil {
+		if err := sweepHeatmapN(&d, variants, w, plan, o.Progress); err != nil {
 			return WhatIf{}, err
 		}
 		if !at {
@@ -333,8 +337,18 @@ func heatmapThreads(s *model.SoC, o WhatIfOptions) ([]int, error) {
 // with the best gain sim.BestN finds for plan over native. Cells run in
 // parallel; each is deterministic, so the result does not depend on the
 // order.
-func sweepHeatmapN(d *WhatIf, variants []*model.SoC, w *model.Workload, plan model.Plan) error {
+func sweepHeatmapN(d *WhatIf, variants []*model.SoC, w *model.Workload, plan model.Plan, progress func(done, total int)) error {
 	nx := len(d.X)
+	var mu sync.Mutex
+	done := 0
+	cellDone := func() {
+		if progress != nil {
+			mu.Lock()
+			done++
+			progress(done, len(variants))
+			mu.Unlock()
+		}
+	}
 	gains := make([]float64, len(variants))
 	fracs := make([][]float64, len(variants))
 	errs := make([]error, len(variants))
@@ -357,6 +371,7 @@ func sweepHeatmapN(d *WhatIf, variants []*model.SoC, w *model.Workload, plan mod
 					continue
 				}
 				gains[c], fracs[c] = sim.GainPct(br.TPS, nr.TPS), bp.Fracs
+				cellDone()
 			}
 		}()
 	}

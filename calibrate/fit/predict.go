@@ -153,3 +153,21 @@ func residualTable(obs []measure.Measurement, pred, dramPct []float64) ([]Residu
 	n := float64(len(obs))
 	return rows, math.Sqrt(ss / n), sa / n
 }
+
+// PlanCheck is the further test validate, plot and report read
+// measurements with (measure.ReadUsable): a throughput whose plan soc
+// cannot run (an engine it lacks, more threads than an engine's cores)
+// is a bad line, counted by the one rule, not the end of the command. A
+// fit skips and lists such runs instead (Result.Skipped): its prior may
+// be another machine's profile.
+func PlanCheck(soc *model.SoC) func(*measure.Measurement) error {
+	return func(m *measure.Measurement) error {
+		if !Throughput(m) {
+			return nil
+		}
+		if err := Plan(m.Plan).Validate(soc); err != nil {
+			return fmt.Errorf("run %s: soc %s cannot run its plan: %w", m.ID, soc.Name, err)
+		}
+		return nil
+	}
+}

@@ -111,7 +111,7 @@ func TestRunBenchGrid(t *testing.T) {
 	args := []string{"--bench", bench + " -p 512 -n 0 -o jsonl", "--env", "ORK_MOE_BIGLITTLE=1",
 		"--env", "ORK_BL_LITTLE_FRAC=0:0.2:0.1", "--env", "ORK_BL_POLL=0,50", "--arg", "-t=4", "--measurements", path}
 	var out, errb bytes.Buffer
-	got, err := runBenchGrid(context.Background(), benchFlags(t, args...), "qwen3.5-35b-a3b", "", &out, &errb)
+	got, err := runBenchGrid(context.Background(), benchFlags(t, args...), "qwen3.5-35b-a3b", "", &out)
 	if err != nil || got != path {
 		t.Fatalf("%q %v\n%s%s", got, err, out.String(), errb.String())
 	}
@@ -142,7 +142,7 @@ func TestRunBenchGrid(t *testing.T) {
 	// --resume reruns the two failures only, which now pass.
 	t.Setenv("FAIL_AT", "none")
 	out.Reset()
-	if _, err := runBenchGrid(context.Background(), benchFlags(t, append(args, "--resume")...), "w", "", &out, &errb); err != nil {
+	if _, err := runBenchGrid(context.Background(), benchFlags(t, append(args, "--resume")...), "w", "", &out); err != nil {
 		t.Fatal(err)
 	}
 	if s := out.String(); !strings.Contains(s, "[2/2] ORK_BL_LITTLE_FRAC=0.1 ORK_BL_POLL=50  21.00 t/s") ||
@@ -154,7 +154,7 @@ func TestRunBenchGrid(t *testing.T) {
 	out.Reset()
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	_, err = runBenchGrid(ctx, benchFlags(t, args...), "w", "", &out, &errb)
+	_, err = runBenchGrid(ctx, benchFlags(t, args...), "w", "", &out)
 	if !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), "interrupted after 0 of 6 runs") {
 		t.Errorf("cancelled: %v", err)
 	}
@@ -167,7 +167,7 @@ func TestRunBenchGrid(t *testing.T) {
 	all := filepath.Join(t.TempDir(), "all-fail.jsonl")
 	out.Reset()
 	_, err = runBenchGrid(context.Background(), benchFlags(t, "--bench", bench, "--env", "ORK_MOE_BIGLITTLE=1",
-		"--env", "ORK_BL_LITTLE_FRAC=0", "--env", "ORK_BL_POLL=0,50", "--measurements", all), "w", "", &out, &errb)
+		"--env", "ORK_BL_LITTLE_FRAC=0", "--env", "ORK_BL_POLL=0,50", "--measurements", all), "w", "", &out)
 	if err == nil || !strings.Contains(err.Error(), "every one of the 2 runs failed") ||
 		!strings.Contains(out.String(), "2 runs: 0 ok, 2 failed") {
 		t.Errorf("all failed: %v\n%s", err, out.String())

@@ -6,6 +6,7 @@ import (
 
 	"github.com/blsim/blsim/gguf"
 	"github.com/blsim/blsim/internal/atomicfile"
+	"github.com/blsim/blsim/internal/outguard"
 	"github.com/blsim/blsim/presets"
 	"github.com/spf13/cobra"
 )
@@ -45,8 +46,8 @@ func newFromGGUFCmd(stdout, stderr io.Writer) *cobra.Command {
 		Use:   "from-gguf FILE",
 		Short: "Write the workload a GGUF model file describes, as YAML (only the header is read)",
 		Args:  cobra.ExactArgs(1),
-		RunE: func(_ *cobra.Command, args []string) error {
-			if err := checkOutput("-o", out, args[0]); err != nil {
+		RunE: func(c *cobra.Command, args []string) error {
+			if err := outguard.Check(c.Flags(), args, "output"); err != nil {
 				return err
 			}
 			b, notes, err := gguf.YAML(args[0])
