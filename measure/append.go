@@ -22,29 +22,23 @@ var ErrMeasured = errors.New("already holds measurements")
 // usable by the one rule (ReadUsable) before anything is measured; done
 // lists the IDs it holds finished (ok or flagged), and warnings its bad
 // lines. A file that does not exist is created.
-func OpenAppend(path string, resume bool) (w *Writer, done map[string]bool, warnings []string, err error) {
-	if w, err = Create(path); err != nil {
+func OpenAppend(path string, resume bool) (*Writer, map[string]bool, []string, error) {
+	w, err := Create(path)
+	if err != nil {
 		return nil, nil, nil, err
 	}
-	defer func() {
-		if err != nil {
-			w.Close()
-		}
-	}()
-	st, err := w.f.Stat()
-	if err != nil {
-		return nil, nil, nil, fmt.Errorf("measurements %s: %w", path, err)
-	}
-	done = map[string]bool{}
+	done := map[string]bool{}
 	if w.fresh {
 		return w, done, nil, nil
 	}
 	if !resume {
-		return nil, nil, nil, fmt.Errorf("measurements %s: %w (%d bytes)", path, ErrMeasured, st.Size())
+		w.Close()
+		return nil, nil, nil, fmt.Errorf("measurements %s: %w", path, ErrMeasured)
 	}
 	ms, warnings, err := ReadUsable(path, nil)
 	if err != nil {
-		return nil, nil, nil, fmt.Errorf("--resume: %w", err)
+		w.Close()
+		return nil, nil, nil, fmt.Errorf("resuming: %w", err)
 	}
 	for _, m := range ms {
 		if m.finished() {

@@ -88,6 +88,9 @@ var (
 
 // Check returns nil when v is in the range, else a one-line reason.
 func (r IntRange) Check(v int) error {
+	if v < 0 && r.Min >= 0 {
+		return fmt.Errorf("%d is negative", v)
+	}
 	if v < r.Min || v > r.Max {
 		return fmt.Errorf("%d is outside [%d, %d] for %s", v, r.Min, r.Max, r.What)
 	}
