@@ -126,13 +126,16 @@ func (r *runner) measurements(p Point, res *result) (ms []measure.Measurement, r
 				}
 			}
 		}
-		if err := m.CheckRange(); err != nil || m.Plan != nil && m.Plan.CheckShape() != nil {
-			if err == nil {
-				err = m.Plan.CheckShape()
+		err = m.CheckRange() // the ranges every reader holds the line to
+		if err == nil && m.Plan != nil {
+			if err = m.Plan.CheckShape(); err != nil {
+				m.Plan = nil
 			}
+		}
+		if err != nil {
 			// A value no machine gives: the run failed, the grid goes on.
 			m.Status, m.Error = statusFailed, "the benchmark printed an impossible value: "+err.Error()
-			m.Samples, m.Median, m.CV = nil, 0, 0
+			m.Samples, m.Median, m.CV, m.Run = nil, 0, 0, nil // the error says what it printed
 		}
 		out = append(out, m)
 	}

@@ -94,8 +94,10 @@ func Inputs(fs *pflag.FlagSet, args []string, skip string) (inputs []string, nam
 			}
 		}
 	}
-	fs.VisitAll(func(f *pflag.Flag) {
-		if f.Name == skip {
+	// The flags given first: one that shares its value with another (--gguf
+	// sets --workload's) is named as the user gave it.
+	visit := func(f *pflag.Flag, changed bool) {
+		if f.Name == skip || f.Changed != changed {
 			return
 		}
 		switch f.Value.Type() {
@@ -109,7 +111,9 @@ func Inputs(fs *pflag.FlagSet, args []string, skip string) (inputs []string, nam
 			return
 		}
 		add(f.Value.String(), flagName(f)+" "+f.Value.String())
-	})
+	}
+	fs.VisitAll(func(f *pflag.Flag) { visit(f, true) })
+	fs.VisitAll(func(f *pflag.Flag) { visit(f, false) })
 	for i, a := range args {
 		add(a, fmt.Sprintf("argument %d, %s", i+1, a))
 	}
