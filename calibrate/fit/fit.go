@@ -51,6 +51,7 @@ func Fit(prior *model.SoC, ms []measure.Measurement, o Options) (*Result, error)
 		priorRel = 0.5
 	}
 	pred := NewPredictor()
+	pred.ctx = o.Context
 	obs, skipped := runnable(prior, throughputs(ms, o.Stat), pred)
 	if len(obs) == 0 {
 		if len(skipped) > 0 {

@@ -1,6 +1,7 @@
 package fit
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"runtime"
@@ -22,6 +23,9 @@ func Throughput(m *measure.Measurement) bool { return m.IsThroughput() }
 type Predictor struct {
 	mu        sync.Mutex
 	workloads map[string]*model.Workload
+	// ctx, when not nil, ends every prediction once it is done: a fit
+	// stopped by a signal stops at its next simulation.
+	ctx context.Context
 }
 
 // NewPredictor returns an empty Predictor.
@@ -86,6 +90,9 @@ func (p *Predictor) Predict(soc *model.SoC, m *measure.Measurement) (float64, er
 func (p *Predictor) Simulate(soc *model.SoC, m *measure.Measurement) (*sim.Result, error) {
 	if !Throughput(m) {
 		return nil, fmt.Errorf("measurement %s (%s) is not a throughput", m.ID, m.Kind)
+	}
+	if p.ctx != nil && p.ctx.Err() != nil {
+		return nil, p.ctx.Err()
 	}
 	w, err := p.Workload(m)
 	if err != nil {
