@@ -134,20 +134,22 @@ func (b *syncBuffer) String() string {
 }
 
 // Case 14: --resume takes the file's lock before it reads which runs are
-// done. A second calibrate started while the first finishes its last run,
-// and reading a long file meanwhile, used to take the lock once the first
-// had let it go and measure that run again, with another value: a line
-// every reader refuses.
+// done. A second calibrate that read the file while the first was in its
+// last run, and took the lock once the first had let it go, measured that
+// run again, with another value: a line every reader refuses. The replay
+// stops the second (SIGSTOP) the moment it has read the file to its end,
+// lets the first finish, and lets the second go on.
 func TestReplayResumeRace(t *testing.T) {
 	dir := t.TempDir()
 	bench := replayBench(t, dir, `if [ "$ORK_BL_POLL" = 100 ]; then while [ -e "$(dirname "$0")/hold" ]; do sleep 0.01; done; fi
 echo "{\"build_commit\":\"x\",\"n_threads\":1,\"poll\":50,\"n_prompt\":64,\"n_gen\":0,\"avg_ts\":$(date +%N | cut -c1-4).5,\"stddev_ts\":0.1}"; exit 0`)
 	w, _ := tinyWorkload(t, dir)
 	runs := filepath.Join(dir, "runs.jsonl")
-	// A long file of other runs: reading it takes a while.
+	// Other runs before these: the file takes a while to read, and the
+	// moment the second has read it all can be caught.
 	var pre strings.Builder
-	for i := 0; pre.Len() < 24<<20; i++ {
-		fmt.Fprintf(&pre, `{"schema":"blsim/measurement/v1","id":"pre-%d","kind":"stream","unit":"GB/s","samples":[10,10.1],"median":10.05,"status":"ok","host":{"name":"a-host-with-a-long-name","cpu":"some cpu model string"}}`+"\n", i)
+	for i := 0; pre.Len() < 16<<20; i++ {
+		fmt.Fprintf(&pre, `{"schema":"blsim/measurement/v1","id":"pre-%d","kind":"stream","unit":"GB/s","samples":[10,10.1],"median":10.05,"status":"ok"}`+"\n", i)
 	}
 	put(t, dir, "runs.jsonl", pre.String())
 	put(t, dir, "hold", "")
@@ -164,6 +166,10 @@ echo "{\"build_commit\":\"x\",\"n_threads\":1,\"poll\":50,\"n_prompt\":64,\"n_ge
 			t.Fatalf("the first calibration did not reach its last run:\n%s", out1.String())
 		}
 	}
+	st, err := os.Stat(runs)
+	if err != nil {
+		t.Fatal(err)
+	}
 	second := blsimCmd(t, dir, args...)
 	var out2 syncBuffer
 	second.Stdout, second.Stderr = &out2, &out2
@@ -171,10 +177,30 @@ echo "{\"build_commit\":\"x\",\"n_threads\":1,\"poll\":50,\"n_prompt\":64,\"n_ge
 		t.Fatal(err)
 	}
 	defer second.Process.Kill()
-	time.Sleep(150 * time.Millisecond) // the second is reading the file
+	exited := make(chan struct{})
+	go func() { second.Wait(); close(exited) }()
+	stopped := false
+	for deadline := time.Now().Add(time.Minute); !stopped; {
+		select {
+		case <-exited:
+		default:
+			if readTo(second.Process.Pid, runs) >= st.Size() {
+				second.Process.Signal(syscall.SIGSTOP)
+				stopped = true
+			}
+			if time.Now().After(deadline) {
+				t.Fatal("the second calibration neither read the file nor ended")
+			}
+			continue
+		}
+		break
+	}
 	os.Remove(filepath.Join(dir, "hold"))
 	first.Wait()
-	second.Wait() // it may fail: the first held the lock
+	if stopped {
+		second.Process.Signal(syscall.SIGCONT)
+	}
+	<-exited
 	_, errs := measure.ReadFile(runs)
 	for _, err := range errs {
 		if strings.Contains(err.Error(), "already measured with other values") {
@@ -182,6 +208,27 @@ echo "{\"build_commit\":\"x\",\"n_threads\":1,\"poll\":50,\"n_prompt\":64,\"n_ge
 			break
 		}
 	}
+}
+
+// readTo is how far process pid has read path, the furthest of its
+// descriptors open on it (/proc/PID/fdinfo), or -1.
+func readTo(pid int, path string) int64 {
+	fds, _ := os.ReadDir(fmt.Sprintf("/proc/%d/fd", pid))
+	pos := int64(-1)
+	for _, fd := range fds {
+		if target, err := os.Readlink(fmt.Sprintf("/proc/%d/fd/%s", pid, fd.Name())); err != nil || target != path {
+			continue
+		}
+		b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/fdinfo/%s", pid, fd.Name()))
+		for _, line := range strings.Split(string(b), "\n") {
+			if v, ok := strings.CutPrefix(line, "pos:"); ok {
+				if n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64); err == nil {
+					pos = max(pos, n)
+				}
+			}
+		}
+	}
+	return pos
 }
 
 // Case 19: report -o DIR killed at any moment leaves DIR as it was or the
