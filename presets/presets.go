@@ -10,10 +10,11 @@ import (
 	"strings"
 
 	"github.com/blsim/blsim/gguf"
+	"github.com/blsim/blsim/hfconfig"
 	"github.com/blsim/blsim/model"
 )
 
-//go:embed socs/*.yaml workloads/*.yaml
+//go:embed socs/*.yaml workloads/*.yaml models/*.yaml
 var files embed.FS
 
 // SoCNames lists the embedded SoC presets.
@@ -21,6 +22,22 @@ func SoCNames() []string { return names("socs") }
 
 // WorkloadNames lists the embedded workload presets.
 func WorkloadNames() []string { return names("workloads") }
+
+// ModelNames lists the embedded model presets: public configs that
+// blsim workloads new builds a workload from, with a scheme.
+func ModelNames() []string { return names("models") }
+
+// ModelData returns the YAML of an embedded model preset.
+func ModelData(name string) ([]byte, error) { return data("models", "model", name, ModelNames) }
+
+// Model returns an embedded model preset.
+func Model(name string) (*hfconfig.Preset, error) {
+	b, err := ModelData(name)
+	if err != nil {
+		return nil, err
+	}
+	return hfconfig.ParsePreset(b, "model preset "+name)
+}
 
 func names(dir string) []string {
 	entries, _ := fs.ReadDir(files, dir)

@@ -35,7 +35,7 @@ func newWorkloadsCmd(stdout, stderr io.Writer) *cobra.Command {
 		return w.Description, nil
 	}
 	cmd := listCmd(stdout, "workloads", "workload", "workload", presets.WorkloadNames, describe, presets.WorkloadData)
-	cmd.AddCommand(newFromGGUFCmd(stdout, stderr))
+	cmd.AddCommand(newFromGGUFCmd(stdout, stderr), newWorkloadsNewCmd(stdout, stderr))
 	return cmd
 }
 

@@ -36,7 +36,7 @@ at which split, and what hardware would make it pay.`,
 		Version:       buildinfo.Version(),
 	}
 	root.SetVersionTemplate("{{.Version}}")
-	root.AddCommand(newPredictCmd(stdout, stderr, nil), newCalibrateCmd(stdout, stderr), newPlotCmd(stdout, stderr), newFitCmd(stdout, stderr),
+	root.AddCommand(newCheckCmd(stdout), newPredictCmd(stdout, stderr, nil), newCalibrateCmd(stdout, stderr), newPlotCmd(stdout, stderr), newFitCmd(stdout, stderr),
 		newValidateCmd(stdout, stderr), newBenchCmd(stdout, stderr), newReportCmd(stdout, stderr),
 		newSoCsCmd(stdout), newWorkloadsCmd(stdout, stderr))
 	return root
