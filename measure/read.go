@@ -2,14 +2,15 @@ package measure
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"slices"
-	"strings"
 
 	"github.com/blsim/blsim/internal/readfile"
+	"github.com/blsim/blsim/model"
 )
 
 // LineError is a line of a measurements file that could not be read.
@@ -80,12 +81,23 @@ func ReadChecked(r io.Reader, name string, check func(*Measurement) error) ([]Me
 }
 
 func read(r io.Reader, name string, check func(*Measurement) error) ([]Measurement, []error) {
+	return readSized(r, name, check, -1)
+}
+
+// readSized is read of a file of size bytes (-1: not known), which sizes
+// the result from its first lines, so that a long file is not copied
+// over and over as it grows.
+func readSized(r io.Reader, name string, check func(*Measurement) error, size int64) ([]Measurement, []error) {
 	var out []Measurement
 	var errs []error
+	strs := map[string]string{} // one copy of each repeated string
+	var sample int64            // bytes of the first lines, to size out
 	var more *MoreBadLines
-	bad := func(err *LineError) {
+	// bad counts a bad line, keeping the first MaxKeptErrors (their
+	// message made only then: a million bad lines cost a count).
+	bad := func(line int, err error) {
 		if len(errs) < MaxKeptErrors {
-			errs = append(errs, err)
+			errs = append(errs, &LineError{name, line, err.Error()})
 			return
 		}
 		if more == nil {
@@ -93,7 +105,7 @@ func read(r io.Reader, name string, check func(*Measurement) error) ([]Measureme
 			errs = append(errs, more)
 		}
 		more.N++
-		more.LastLineNo = err.Line
+		more.LastLineNo = line
 	}
 	br := bufio.NewReaderSize(io.LimitReader(r, MaxFileBytes+1), 64*1024)
 	finished := map[string]int{} // ID -> index in out
@@ -106,21 +118,26 @@ func read(r io.Reader, name string, check func(*Measurement) error) ([]Measureme
 			break
 		}
 		if b == nil && n > 0 {
-			bad(&LineError{name, line, "a line of more than " + readfile.Size(int64(MaxLineBytes)) + ": skipped"})
-		} else if text := strings.TrimSpace(string(b)); text != "" {
-			m, lerr := parseLine(text, name, line)
-			if lerr == nil && check != nil {
-				if cerr := check(&m); cerr != nil {
-					lerr = &LineError{name, line, cerr.Error()}
-				}
+			bad(line, errors.New("a line of more than "+readfile.Size(int64(MaxLineBytes))+": skipped"))
+		} else if text := bytes.TrimSpace(b); len(text) > 0 {
+			m, perr := parseLine(text)
+			if perr == nil && check != nil {
+				perr = check(&m)
 			}
-			if lerr != nil {
-				bad(lerr)
+			if perr != nil {
+				bad(line, perr)
 			} else if i, dup := finished[m.ID]; dup && m.finished() && !sameValues(&out[i], &m) {
-				bad(&LineError{name, line, fmt.Sprintf("run %s was already measured with other values (a second writer?): skipped", m.ID)})
+				bad(line, fmt.Errorf("run %s was already measured with other values (a second writer?): skipped", m.ID))
 			} else {
 				if m.finished() && !dup {
 					finished[m.ID] = len(out)
+				}
+				m.intern(strs)
+				if sample += n; len(out) == 64 && size > 0 {
+					// The rest of the file as long as its first lines.
+					grown := make([]Measurement, len(out), int64(len(out))*size/sample+64)
+					copy(grown, out)
+					out = grown
 				}
 				out = append(out, m)
 			}
@@ -166,17 +183,15 @@ func readLine(br *bufio.Reader, limit int) ([]byte, int64, error) {
 	}
 }
 
-func parseLine(text, name string, line int) (Measurement, *LineError) {
+// parseLine decodes and validates one line.
+func parseLine(text []byte) (Measurement, error) {
 	var m Measurement
-	dec := json.NewDecoder(strings.NewReader(text))
+	dec := json.NewDecoder(bytes.NewReader(text))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&m); err != nil {
-		return m, &LineError{name, line, "not a measurement: " + err.Error()}
+		return m, fmt.Errorf("not a measurement: %w", err)
 	}
-	if err := m.Validate(); err != nil {
-		return m, &LineError{name, line, err.Error()}
-	}
-	return m, nil
+	return m, m.Validate()
 }
 
 // finished reports whether m is a run that ended with a value.
@@ -199,5 +214,43 @@ func readFile(path string, check func(*Measurement) error) ([]Measurement, []err
 		return nil, []error{fmt.Errorf("measurements: %w", err)}
 	}
 	defer f.Close()
-	return read(f, path, check)
+	return readSized(f, path, check, min(f.Size(), MaxFileBytes))
+}
+
+// intern replaces m's repeated strings (its schema, kind, names, unit,
+// status, workload YAML, plan and knobs) with the one copy strs holds, so
+// that a file of many runs of one grid holds each once.
+func (m *Measurement) intern(strs map[string]string) {
+	one := func(s *string) {
+		if v, ok := strs[*s]; ok {
+			*s = v
+		} else if len(strs) < 1<<16 {
+			strs[*s] = *s
+		}
+	}
+	for _, s := range []*string{&m.Schema, &m.Kind, &m.SoC, &m.Workload, &m.WorkloadYAML, &m.Param, &m.Engine, &m.Unit, &m.Status} {
+		one(s)
+	}
+	if m.Plan != nil {
+		mode := string(m.Plan.Mode)
+		one(&mode)
+		m.Plan.Mode = model.Mode(mode)
+		for i := range m.Plan.Engines {
+			one(&m.Plan.Engines[i])
+		}
+	}
+	if len(m.Knobs) > 0 {
+		knobs := make(map[string]string, len(m.Knobs))
+		for k, v := range m.Knobs {
+			one(&k)
+			one(&v)
+			knobs[k] = v
+		}
+		m.Knobs = knobs
+	}
+	if m.Host != nil {
+		for _, s := range []*string{&m.Host.Name, &m.Host.Kernel, &m.Host.CPU, &m.Host.Arch} {
+			one(s)
+		}
+	}
 }
