@@ -103,6 +103,7 @@ func (s *SoC) Validate() error {
 		c.fail("schema", "%q is not %q", s.Schema, SoCSchema)
 	}
 	c.nonEmpty("name", s.Name)
+	c.spec(s)
 	d := s.DRAM
 	c.in("dram.peak_gb_s", d.PeakGBs, BandwidthRange)
 	c.in("dram.sustained_gb_s", d.SustainedGBs, BandwidthRange)
@@ -173,6 +174,7 @@ func (s *SoC) Validate() error {
 		c.num(p+"mem_compute_overlap", e.MemComputeOverlap, 0, 1)
 		c.repacked(p, e)
 		c.cpus(p, e, seenCPU)
+		c.smt(p, e, seenCPU)
 		c.accelerator(p, e)
 	}
 	if cpuCores > CPUCoresRange.Max {

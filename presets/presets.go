@@ -11,7 +11,9 @@ import (
 
 	"github.com/blsim/blsim/gguf"
 	"github.com/blsim/blsim/hfconfig"
+	"github.com/blsim/blsim/internal/readfile"
 	"github.com/blsim/blsim/model"
+	"github.com/blsim/blsim/parts"
 )
 
 //go:embed socs/*.yaml workloads/*.yaml models/*.yaml
@@ -131,4 +133,50 @@ func isFile(ref string) bool {
 	}
 	_, err := os.Stat(ref)
 	return err == nil
+}
+
+// ResolveSoC loads a SoC like LoadSoC and says where each of its values
+// came from: the parts it names, the file, or a calibration
+// (parts.Resolve).
+func ResolveSoC(ref string) (*model.SoC, *parts.Resolution, error) {
+	if isFile(ref) {
+		data, err := readfile.Read(ref, readfile.YAMLLimit)
+		if err != nil {
+			return nil, nil, fmt.Errorf("soc: %w", err)
+		}
+		return model.ResolveSoC(data, ref)
+	}
+	b, err := SoCData(ref)
+	if err != nil {
+		return nil, nil, err
+	}
+	return model.ResolveSoC(b, "preset "+ref)
+}
+
+// SoCDescription is the description of the SoC preset name.
+func SoCDescription(name string) (string, error) {
+	s, err := SoC(name)
+	if err != nil {
+		return "", err
+	}
+	return s.Description, nil
+}
+
+// WorkloadDescription is the description of the workload preset name.
+func WorkloadDescription(name string) (string, error) {
+	w, err := Workload(name)
+	if err != nil {
+		return "", err
+	}
+	return w.Description, nil
+}
+
+// WriteResolvedSoC writes the SoC ref (a preset or a file) resolved, each
+// value with its source (parts.WriteResolved).
+func WriteResolvedSoC(w io.Writer, ref string) error {
+	s, res, err := ResolveSoC(ref)
+	if err != nil {
+		return err
+	}
+	return model.WriteResolved(w, s, res)
 }

@@ -85,6 +85,9 @@ func (r *Result) stampProvenance(ms []measure.Measurement, source string) {
 		if n := pf.Note(); n != "" {
 			p.Notes = append(p.Notes, n)
 		}
+		if pf.Identification != PriorOnly {
+			p.Measured = append(p.Measured, pf.Path)
+		}
 	}
 	r.SoC.Provenance = p
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/blsim/blsim/internal/buildinfo"
 	"github.com/blsim/blsim/internal/termsafe"
+	"github.com/blsim/blsim/parts"
 	"github.com/spf13/cobra"
 )
 
@@ -38,6 +39,7 @@ at which split, and what hardware would make it pay.`,
 	root.SetVersionTemplate("{{.Version}}")
 	root.AddCommand(newCheckCmd(stdout), newPredictCmd(stdout, stderr, nil), newCalibrateCmd(stdout, stderr), newPlotCmd(stdout, stderr), newFitCmd(stdout, stderr),
 		newValidateCmd(stdout, stderr), newBenchCmd(stdout, stderr), newReportCmd(stdout, stderr),
-		newSoCsCmd(stdout), newWorkloadsCmd(stdout, stderr))
+		newSoCsCmd(stdout), newWorkloadsCmd(stdout, stderr),
+		listCmd(stdout, "parts", "part", "part (a core, a memory type or a runtime)", parts.Names, parts.Describe, parts.Data))
 	return root
 }

@@ -1,6 +1,7 @@
 // Package layering holds the test that blsim's packages depend on each
 // other one way only: model <- sim <- predict <- {report, plots} <- cmd,
-// with calibrate beside predict and measure beside model.
+// with calibrate beside predict, measure beside model, and parts (the
+// part library, which fills in SoC files that name parts) below model.
 package layering
 
 import (
@@ -22,6 +23,7 @@ func TestLayering(t *testing.T) {
 		pkg       string
 		forbidden []string // package paths or prefixes ending in "/"
 	}{
+		{"parts", []string{"model", "measure", "sim", "predict", "report", "plots", "calibrate", "calibrate/", "presets", "cmd/"}},
 		{"model", []string{"measure", "sim", "predict", "report", "plots", "calibrate", "calibrate/", "presets", "cmd/"}},
 		{"measure", []string{"sim", "predict", "report", "plots", "calibrate", "calibrate/", "presets", "cmd/"}},
 		{"sim", []string{"measure", "predict", "report", "plots", "calibrate", "calibrate/", "presets", "cmd/"}},
