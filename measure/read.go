@@ -3,14 +3,12 @@ package measure
 import (
 	"bufio"
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"slices"
 
 	"github.com/blsim/blsim/internal/readfile"
-	"github.com/blsim/blsim/model"
 )
 
 // LineError is a line of a measurements file that could not be read.
@@ -90,8 +88,9 @@ func read(r io.Reader, name string, check func(*Measurement) error) ([]Measureme
 func readSized(r io.Reader, name string, check func(*Measurement) error, size int64) ([]Measurement, []error) {
 	var out []Measurement
 	var errs []error
-	strs := map[string]string{} // one copy of each repeated string
-	var sample int64            // bytes of the first lines, to size out
+	var in interner // one copy of each repeated string and plan
+	var dec lineDecoder
+	var sample int64 // bytes of the first lines, to size out
 	var more *MoreBadLines
 	// bad counts a bad line, keeping the first MaxKeptErrors (their
 	// message made only then: a million bad lines cost a count).
@@ -120,7 +119,7 @@ func readSized(r io.Reader, name string, check func(*Measurement) error, size in
 		if b == nil && n > 0 {
 			bad(line, errors.New("a line of more than "+readfile.Size(int64(MaxLineBytes))+": skipped"))
 		} else if text := bytes.TrimSpace(b); len(text) > 0 {
-			m, perr := parseLine(text)
+			m, perr := dec.parse(text)
 			if perr == nil && check != nil {
 				perr = check(&m)
 			}
@@ -132,7 +131,7 @@ func readSized(r io.Reader, name string, check func(*Measurement) error, size in
 				if m.finished() && !dup {
 					finished[m.ID] = len(out)
 				}
-				m.intern(strs)
+				in.intern(&m)
 				if sample += n; len(out) == 64 && size > 0 {
 					// The rest of the file as long as its first lines.
 					grown := make([]Measurement, len(out), int64(len(out))*size/sample+64)
@@ -183,17 +182,6 @@ func readLine(br *bufio.Reader, limit int) ([]byte, int64, error) {
 	}
 }
 
-// parseLine decodes and validates one line.
-func parseLine(text []byte) (Measurement, error) {
-	var m Measurement
-	dec := json.NewDecoder(bytes.NewReader(text))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&m); err != nil {
-		return m, fmt.Errorf("not a measurement: %w", err)
-	}
-	return m, m.Validate()
-}
-
 // finished reports whether m is a run that ended with a value.
 func (m *Measurement) finished() bool { return m.Status == StatusOK || m.Status == StatusFlagged }
 
@@ -215,42 +203,4 @@ func readFile(path string, check func(*Measurement) error) ([]Measurement, []err
 	}
 	defer f.Close()
 	return readSized(f, path, check, min(f.Size(), MaxFileBytes))
-}
-
-// intern replaces m's repeated strings (its schema, kind, names, unit,
-// status, workload YAML, plan and knobs) with the one copy strs holds, so
-// that a file of many runs of one grid holds each once.
-func (m *Measurement) intern(strs map[string]string) {
-	one := func(s *string) {
-		if v, ok := strs[*s]; ok {
-			*s = v
-		} else if len(strs) < 1<<16 {
-			strs[*s] = *s
-		}
-	}
-	for _, s := range []*string{&m.Schema, &m.Kind, &m.SoC, &m.Workload, &m.WorkloadYAML, &m.Param, &m.Engine, &m.Unit, &m.Status} {
-		one(s)
-	}
-	if m.Plan != nil {
-		mode := string(m.Plan.Mode)
-		one(&mode)
-		m.Plan.Mode = model.Mode(mode)
-		for i := range m.Plan.Engines {
-			one(&m.Plan.Engines[i])
-		}
-	}
-	if len(m.Knobs) > 0 {
-		knobs := make(map[string]string, len(m.Knobs))
-		for k, v := range m.Knobs {
-			one(&k)
-			one(&v)
-			knobs[k] = v
-		}
-		m.Knobs = knobs
-	}
-	if m.Host != nil {
-		for _, s := range []*string{&m.Host.Name, &m.Host.Kernel, &m.Host.CPU, &m.Host.Arch} {
-			one(s)
-		}
-	}
 }

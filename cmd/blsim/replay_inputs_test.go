@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"strings"
 	"syscall"
@@ -105,6 +106,8 @@ func TestReplayMeasurementsPastLimit(t *testing.T) {
 	}
 }
 
+var cpusLine = regexp.MustCompile(`cpus: \[[0-9, ]*\]`)
+
 // Case 8: a split search over more engines than blsim searches in minutes
 // is refused at once, and one over four engines shows its progress.
 func TestReplayManyEngines(t *testing.T) {
@@ -122,7 +125,9 @@ func TestReplayManyEngines(t *testing.T) {
 	for i := range 7 {
 		name := fmt.Sprintf("c%d", i)
 		engines = append(engines, name)
-		fmt.Fprintf(&e, "\n  - name: %s%s", name, first[strings.IndexByte(first, '\n'):])
+		// Each its own CPUs: no CPU is two engines'.
+		cpus := fmt.Sprintf("cpus: [%d, %d, %d, %d]", 4*i, 4*i+1, 4*i+2, 4*i+3)
+		fmt.Fprintf(&e, "\n  - name: %s%s", name, cpusLine.ReplaceAllString(first[strings.IndexByte(first, '\n'):], cpus))
 	}
 	soc := head + e.String() + "\nhandoff:" + tail
 	if i := strings.Index(soc, "\nuncertainty:"); i >= 0 {

@@ -13,7 +13,7 @@ import (
 
 // YAMLLimit is the most a SoC, workload, grid or knobs file may hold:
 // 1 MiB, a hundred times the largest real one (the rk3588-npu preset,
-// 9.5 KB; a fitted profile adds its uncertainty and provenance, a few KB).
+// 6.1 KB; a fitted profile adds its uncertainty and provenance, a few KB).
 // Parsing YAML takes memory and time in proportion to its nodes, so the
 // limit is what bounds both (package yamlx bounds what aliases expand to).
 const YAMLLimit = 1 << 20
