@@ -20,8 +20,12 @@ const LoadSeconds = 2.0
 // many times as llama-bench runs it (runner.Config.Repetitions, and one
 // warm-up run), and LoadSeconds. A point whose plan or tests the knobs do
 // not fix, or that prior cannot run, cannot be told. cfg.Workload and
-// cfg.WorkloadYAML name the model the runs execute.
+// cfg.WorkloadYAML name the model the runs execute. A nil prior tells
+// nothing: cfg is left as it is.
 func EstimateGrid(cfg *runner.Config, prior *model.SoC) {
+	if prior == nil {
+		return
+	}
 	pred := fit.NewPredictor()
 	c := *cfg
 	cfg.Estimate = func(p runner.Point) (time.Duration, bool) {

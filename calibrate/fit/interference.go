@@ -37,8 +37,8 @@ type Disturbance struct {
 
 // preferQuiet drops, from the runs of one configuration, those that stayed
 // disturbed (measure.Interference.Disturbed), when any run is not.
-func preferQuiet(group []measure.Measurement) []measure.Measurement {
-	var quiet []measure.Measurement
+func preferQuiet(group []*measure.Measurement) []*measure.Measurement {
+	var quiet []*measure.Measurement
 	for _, m := range group {
 		if m.Interference == nil || !m.Interference.Disturbed {
 			quiet = append(quiet, m)
@@ -52,7 +52,7 @@ func preferQuiet(group []measure.Measurement) []measure.Measurement {
 
 // mergedInterference is the interference a merged configuration carries:
 // the most disturbed of its runs' (nil when none was measured), a copy.
-func mergedInterference(group []measure.Measurement) *measure.Interference {
+func mergedInterference(group []*measure.Measurement) *measure.Interference {
 	var out *measure.Interference
 	worst := -1.0
 	for _, m := range group {

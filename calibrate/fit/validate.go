@@ -194,22 +194,29 @@ func Merge(ms []measure.Measurement, stat Stat) []measure.Measurement {
 
 // throughputs is Merge.
 func throughputs(ms []measure.Measurement, stat Stat) []measure.Measurement {
-	var keys []string
-	runs := map[string][]measure.Measurement{}
-	for _, m := range ms {
-		if !m.OK() || !Throughput(&m) {
+	var out []measure.Measurement
+	// Each configuration's runs, as pointers into ms: a file of many runs
+	// is not copied again.
+	var groups [][]*measure.Measurement
+	runs := map[string]int{} // config key -> index in out and groups
+	for i := range ms {
+		m := &ms[i]
+		if !m.OK() || !Throughput(m) {
 			continue
 		}
-		k := configKey(&m)
-		if _, seen := runs[k]; !seen {
-			keys = append(keys, k)
+		k := configKey(m)
+		g, seen := runs[k]
+		if !seen {
+			g = len(out)
+			runs[k] = g
+			out = append(out, *m)
+			groups = append(groups, nil)
 		}
-		runs[k] = append(runs[k], m)
+		groups[g] = append(groups[g], m)
 	}
-	out := make([]measure.Measurement, 0, len(keys))
-	for _, k := range keys {
-		group := preferQuiet(runs[k])
-		merged := group[0]
+	for i := range out {
+		group := preferQuiet(groups[i])
+		merged := *group[0]
 		if len(group) > 1 {
 			merged.Samples = nil
 			cvSum := 0.0
@@ -232,7 +239,7 @@ func throughputs(ms []measure.Measurement, stat Stat) []measure.Measurement {
 		if stat == Best {
 			merged.Median, merged.CV, merged.Samples = bestOf(group)
 		}
-		out = append(out, merged)
+		out[i] = merged
 	}
 	return out
 }
@@ -242,7 +249,7 @@ func throughputs(ms []measure.Measurement, stat Stat) []measure.Measurement {
 // CV of the top quarter of the samples (at least two), which is how
 // repeatable the undisturbed speed is; a run's own CV when there is only
 // one value.
-func bestOf(group []measure.Measurement) (best, cv float64, top []float64) {
+func bestOf(group []*measure.Measurement) (best, cv float64, top []float64) {
 	var all []float64
 	for _, g := range group {
 		vals := g.Samples

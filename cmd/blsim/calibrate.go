@@ -14,6 +14,7 @@ import (
 	"github.com/blsim/blsim/calibrate/busy"
 	"github.com/blsim/blsim/calibrate/dispatch"
 	"github.com/blsim/blsim/calibrate/fit"
+	"github.com/blsim/blsim/internal/outguard"
 	"github.com/blsim/blsim/measure"
 	"github.com/blsim/blsim/model"
 	"github.com/blsim/blsim/presets"
@@ -34,6 +35,7 @@ type calibrateOptions struct {
 	Quick, NoFit, AcceptPoor, JSON                           bool
 
 	flags *pflag.FlagSet
+	ctx   context.Context // done on Ctrl-C, SIGTERM, SIGHUP or SIGQUIT
 }
 
 // calibrateJSON is what calibrate --json prints.
@@ -65,11 +67,10 @@ grid instead of the built-in dispatcher; --holdout then names the points to
 hold out. --stat says what the runs of one configuration count as: their
 median (a quiet board) or the fastest sample (a shared host, short runs).
 
-Each run records what else ran on its CPUs (busy time less its own and the
-benchmark's threads, steal, CPU pressure); a disturbed run is run again after
-a quiet moment (--reruns) and flagged if it stays disturbed; the fit keeps
-such runs out and says when other processes, not the model, made it fail.
-A grid runs each distinct configuration once and says its size and time first.
+Each run records what else ran on its CPUs (busy time less its own threads,
+steal, CPU pressure); a disturbed run is run again after a quiet moment
+(--reruns), flagged if it stays so, and kept out of the fit, which says when
+others, not the model, made it fail. Grids skip repeats and give their time.
 
 Set the cpufreq governors (and the memory controller's devfreq governor) to
 performance and stop everything else first.`,
@@ -77,6 +78,7 @@ performance and stop everything else first.`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx, stop := signal.NotifyContext(cmd.Context(), stopSignals...)
 			defer stop()
+			o.ctx = ctx
 			return calibrateRun(ctx, o, stdout, stderr)
 		},
 	}
@@ -110,14 +112,13 @@ func calibrateRun(ctx context.Context, o *calibrateOptions, stdout, stderr io.Wr
 	if _, err := fitOptionsOf(o.Stat, o.Kernels); err != nil {
 		return err
 	}
-	if !o.NoFit {
-		// Before any measuring: a profile that cannot be written, or would
-		// be written over the measurements, is found out now.
-		if err := checkOutput("-o", o.Out, o.Bench.Measurements, o.Prior); err != nil {
-			return err
-		}
+	// Before any measuring: an output that cannot be written, or would be
+	// written over an input, is found out now.
+	outs := []string{"measurements", "output"}
+	if o.NoFit {
+		outs = outs[:1]
 	}
-	if err := checkOutput("--measurements", o.Bench.Measurements, o.Prior); err != nil {
+	if err := outguard.Check(o.flags, nil, outs...); err != nil {
 		return err
 	}
 	if o.Reruns < 0 {
@@ -144,9 +145,6 @@ func calibrateRun(ctx context.Context, o *calibrateOptions, stdout, stderr io.Wr
 	if err != nil {
 		return calibrateError(err, path)
 	}
-	for _, warn := range c.Warnings {
-		fmt.Fprintf(stderr, "blsim: warning: %s\n", warn)
-	}
 	if line, slow := dispatch.KernelsLine(); slow {
 		fmt.Fprintf(stderr, "blsim: warning: %s\n", line)
 	} else {
@@ -160,6 +158,7 @@ func calibrateRun(ctx context.Context, o *calibrateOptions, stdout, stderr io.Wr
 	if err := c.Start(); err != nil {
 		return calibrateError(err, path)
 	}
+	warnAll(stderr, c.Warnings)
 	fmt.Fprintf(stderr, "blsim %s\n", c.Header())
 	c.Announce = func(line string) { fmt.Fprintf(stderr, "blsim: %s\n", line) }
 	taken, err := c.Measure(ctx, calibrate.NewProgress(stderr, len(c.Steps)))
@@ -175,7 +174,7 @@ func calibrateRun(ctx context.Context, o *calibrateOptions, stdout, stderr io.Wr
 	if o.NoFit {
 		return recorded(stdout, path, o.JSON)
 	}
-	ms, err := readMeasurements(path, stderr)
+	ms, err := readMeasurements(path, nil, stderr)
 	if err != nil {
 		return err
 	}
@@ -202,6 +201,7 @@ func recorded(stdout io.Writer, path string, asJSON bool) error {
 // the fit and, with holdout, the held-out error.
 func fitProfile(stdout, stderr io.Writer, o *calibrateOptions, prior *model.SoC, ms []measure.Measurement, holdout []string, source string, governors map[string]string) error {
 	opts, _ := fitOptionsOf(o.Stat, o.Kernels) // checked by calibrateRun
+	opts.Context = o.ctx                       // a signal stops the fit too
 	job := fit.Job{Prior: prior, Measurements: ms, Options: opts, Holdout: holdout, Source: source, Governors: governors}
 	if o.Bench.Bench == "" && o.Bench.Grid == "" {
 		// The built-in dispatcher's runs: which kernels they ran.
@@ -214,7 +214,11 @@ func fitProfile(stdout, stderr io.Writer, o *calibrateOptions, prior *model.SoC,
 			return calibrateJSON{Measurements: o.Bench.Measurements, Profile: o.Out, Fit: r, Holdout: v, Noise: noiseLine(ms, opts.Stat)}
 		}
 	}
-	return out.run(stdout, stderr, job)
+	err := out.run(stdout, stderr, job)
+	if errors.Is(err, context.Canceled) {
+		return fmt.Errorf("interrupted during the fit: no profile written; every measurement is in %s (blsim fit fits them)", o.Bench.Measurements)
+	}
+	return err
 }
 
 // benchOnlyFlags are the calibrate flags that only the --bench mode reads.
