@@ -49,6 +49,12 @@ type Core struct {
 	// dot product, SMULL/SADALP without it; VPDPBUSD (256-bit) with
 	// AVX-VNNI or AVX512-VNNI, VPMADDUBSW+VPMADDWD with AVX2 alone.
 	Int8OpsPerCycle float64 `yaml:"int8_ops_per_cycle"`
+	// KQuantOpsPerCycle is the int8 throughput of the instructions ggml's
+	// k-quant and i-quant dot kernels use, where they differ from the dot
+	// product's: on x86 they multiply with VPMADDUBSW then VPMADDWD (the
+	// block scales need 16-bit products) even where VNNI runs the Q8_0
+	// and Q4_0 kernels. 0: Int8OpsPerCycle.
+	KQuantOpsPerCycle float64 `yaml:"kquant_ops_per_cycle,omitempty"`
 	// I8MMOpsPerCycle is the same for the int8 matrix multiply (SMMLA)
 	// that the repacked kernels use on cores with i8mm; 0 without.
 	I8MMOpsPerCycle float64 `yaml:"i8mm_ops_per_cycle,omitempty"`

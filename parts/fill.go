@@ -147,17 +147,16 @@ func (f *filler) engine(e *yaml.Node, i int, sustained, peak float64) error {
 		f.put(e, "smt_ways", c.SMTWays, p+"smt_ways", part(c.Note("smt_ways")), line)
 	}
 	filled := map[string]float64{}
-	for j := 0; j+1 < len(c.Engine.Content); j += 2 {
-		k, v := c.Engine.Content[j], c.Engine.Content[j+1]
-		if mapValue(e, k.Value) != nil {
+	for _, ev := range c.EngineValues() {
+		if mapValue(e, ev.Key) != nil {
 			continue
 		}
-		n := copyNode(v)
+		n := copyNode(ev.Value)
 		setLine(n, line)
-		e.Content = append(e.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: k.Value, Line: line}, n)
-		f.res.set(p+k.Value, part(c.Note("engine."+k.Value)))
-		if x, ok := number(v); ok {
-			filled[k.Value] = x
+		e.Content = append(e.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: ev.Key, Line: line}, n)
+		f.res.set(p+ev.Key, part(ev.Note))
+		if x, ok := number(ev.Value); ok {
+			filled[ev.Key] = x
 		}
 	}
 	repacked := c.RepackedTypes()

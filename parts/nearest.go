@@ -10,7 +10,7 @@ import (
 // error: "nearest: cortex-a76, cortex-a78; blsim parts lists all 40
 // cores", total the parts of the kind.
 func nearestText(s string, known []string, what string, total int) string {
-	near := nearest(s, known, 3)
+	near := nearest(s, known, 5)
 	all := fmt.Sprintf("blsim parts lists all %d %s", total, what)
 	if len(near) == 0 {
 		return all
@@ -45,6 +45,9 @@ func nearest(s string, known []string, n int) []string {
 		if cs[i].d != cs[j].d {
 			return cs[i].d < cs[j].d
 		}
+		if a, b := commonPrefix(s, cs[i].name), commonPrefix(s, cs[j].name); a != b {
+			return a > b
+		}
 		return cs[i].name < cs[j].name
 	})
 	var out []string
@@ -73,4 +76,12 @@ func editDistance(a, b string) int {
 		prev, cur = cur, prev
 	}
 	return prev[len(b)]
+}
+
+func commonPrefix(a, b string) int {
+	n := 0
+	for n < len(a) && n < len(b) && a[n] == b[n] {
+		n++
+	}
+	return n
 }
