@@ -140,6 +140,7 @@ func plotRun(o *plotOptions, stdout io.Writer) error {
 			return o.flagError(err, q)
 		}
 	default:
+		q.Traces = kind == plots.KindTimeline || kind == plots.KindRoofline
 		if p, err = o.predict(q); err != nil {
 			return err
 		}

@@ -120,7 +120,7 @@ func reportRun(o *reportOptions, stdout io.Writer) (err error) {
 		}
 	}
 	// The split curve sweeps one share between two CPU engines.
-	q.Sweep, q.SweepSteps = q.TwoEngine(), 40
+	q.Sweep, q.SweepSteps, q.Traces = q.TwoEngine(), 40, true
 	p, err := o.run(q)
 	if err != nil {
 		return err
@@ -165,7 +165,7 @@ func reportRun(o *reportOptions, stdout io.Writer) (err error) {
 	if err != nil {
 		return err
 	}
-	d.WhatIf, vd.WhatIf, d.Drawn = &heat, &heat, plots.Drawn(p).Kind
+	d.WhatIf, vd.WhatIf, d.Drawn = &heat, &heat, p.Drawn().Kind
 	if d.Figures, err = plots.SaveViews(tmp, p, vd); err != nil {
 		return fmt.Errorf("report: %w", err)
 	}
