@@ -93,7 +93,7 @@ type runner struct {
 	// graphTokens is the tokens of the graph being run: a generated
 	// token's is one (model.Engine.GraphOverlap).
 	graphTokens float64
-	solved      []solved // remembered solves, see runner.solve
+	solved      []solved  // remembered solves, see runner.solve
 	mains       *mainMemo // main-engine op timings on this SoC (mainmemo.go)
 
 	// pool (see pool.go)
