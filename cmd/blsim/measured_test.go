@@ -40,7 +40,9 @@ func TestMeasurementsSetTheWorkload(t *testing.T) {
 	}
 	for _, run := range []func(...string) (string, error){
 		func(a ...string) (string, error) { return runPlot(append([]string{"parity", "-o", out}, a...)...) },
-		func(a ...string) (string, error) { return runReport(append([]string{"-o", filepath.Join(dir, "r2")}, a...)...) },
+		func(a ...string) (string, error) {
+			return runReport(append([]string{"-o", filepath.Join(dir, "r2")}, a...)...)
+		},
 	} {
 		_, err := run("--soc", vmPrior, "--measurements", path, "--workload", "synthetic-moe")
 		if err == nil || !strings.HasPrefix(err.Error(), "--workload: ") || !strings.Contains(err.Error(), "tiny-moe") || strings.Contains(err.Error(), "\n") {

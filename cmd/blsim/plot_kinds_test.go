@@ -85,7 +85,8 @@ func TestPlotNewKindsErrors(t *testing.T) {
 	}{
 		{[]string{"parity", "--soc", "ddr5", "-o", out}, "--measurements"},
 		{[]string{"parity", "--soc", "ddr5", "--measurements", write("rk.jsonl", rk), "-o", out}, "are for soc rk3588, not ddr5"},
-		{[]string{"parity", "--measurements", write("wl.jsonl", otherWL), "-o", out}, "are for workload mixtral-8x7b, not qwen3.5-35b-a3b"},
+		// Without --workload, the parity of mixtral-8x7b (the workload its measurements ran).
+		{[]string{"parity", "--workload", "qwen3.5-35b-a3b", "--measurements", write("wl.jsonl", otherWL), "-o", out}, "ran workload mixtral-8x7b, not workload qwen3.5-35b-a3b"},
 		{[]string{"parity", "--measurements", write("bad.jsonl", "{not json\n"), "-o", out}, "bad.jsonl:1"},
 		{[]string{"parity", "--measurements", filepath.Join(dir, "missing.jsonl"), "-o", out}, "missing.jsonl"},
 		{[]string{"parity", "--measurements", write("micro.jsonl", micro), "-o", out}, "no throughput measurements"},
