@@ -27,6 +27,9 @@ type Input struct {
 	Source    string
 	Predicted predict.Predictor
 	Fitted    func(*measure.Measurement) bool
+	// WhatIfProgress, when not nil, is told of the what-if grid's cells
+	// done (predict.WhatIfOptions.Progress).
+	WhatIfProgress func(done, total int)
 	// Seed says the SoC is the seed's (rk3588).
 	Seed bool
 	// Command, Version and Date end the verdict.
@@ -74,7 +77,7 @@ func Build(in Input) (*Data, error) {
 			d.Measured = predict.SplitPoints(in.Measured, p, wl.WithRun(in.Own))
 		}
 	}
-	heat, err := predict.WhatIfOf(p, s, wl, predict.WhatIfOptions{})
+	heat, err := predict.WhatIfOf(p, s, wl, predict.WhatIfOptions{Progress: in.WhatIfProgress})
 	if err != nil {
 		return nil, err
 	}

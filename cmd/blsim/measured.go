@@ -32,9 +32,14 @@ func (r *requestFlags) readMeasurements(path, statFlag string, warn io.Writer) (
 	if path == "" && r.SoC != seedSoC {
 		return nil, fmt.Errorf("--measurements: a measurements file is required for soc %s (only %s has built-in ones)", r.SoC, seedSoC)
 	}
+	s, err := presets.LoadSoC(r.SoC)
+	if err != nil {
+		return nil, fmt.Errorf("--soc: %w", err)
+	}
 	m := &measured{stat: stat}
 	var warnings []string
-	if m.raw, warnings, m.src, err = presets.Measurements(path); err != nil {
+	// A run the SoC cannot run is a bad line (fit.PlanCheck).
+	if m.raw, warnings, m.src, err = presets.Measurements(path, fit.PlanCheck(s)); err != nil {
 		return nil, fmt.Errorf("--measurements: %w", err)
 	}
 	warnAll(warn, warnings)

@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/blsim/blsim/calibrate/fit"
+	"github.com/blsim/blsim/internal/outguard"
+	"github.com/blsim/blsim/internal/progress"
 	"github.com/blsim/blsim/measure"
 	"github.com/blsim/blsim/plots"
 	"github.com/blsim/blsim/predict"
@@ -93,7 +95,7 @@ func plotRun(o *plotOptions, stdout io.Writer) error {
 	if _, err := plots.Format(o.Output); err != nil {
 		return err
 	}
-	if err := checkOutput("-o", o.Output, o.Measurements, o.SoC, o.Workload); err != nil {
+	if err := outguard.Check(o.flags, nil, "output"); err != nil {
 		return err
 	}
 	if o.Shares != "" {
@@ -150,7 +152,9 @@ func plotRun(o *plotOptions, stdout io.Writer) error {
 			return err
 		}
 		if kind == plots.KindHeatmap {
-			heat, err := predict.WhatIfOf(p, s, wl, predict.WhatIfOptions{XParam: o.XParam, YParam: o.YParam})
+			cells, finish := progress.Lazy(o.warn, "what-if cells")
+			heat, err := predict.WhatIfOf(p, s, wl, predict.WhatIfOptions{XParam: o.XParam, YParam: o.YParam, Progress: cells})
+			finish()
 			if err != nil {
 				return err
 			}

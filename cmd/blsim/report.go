@@ -13,6 +13,9 @@ import (
 	"github.com/blsim/blsim/calibrate/runner"
 	"github.com/blsim/blsim/internal/atomicfile"
 	"github.com/blsim/blsim/internal/buildinfo"
+	"github.com/blsim/blsim/internal/outguard"
+	"github.com/blsim/blsim/internal/progress"
+	"github.com/blsim/blsim/internal/termsafe"
 	"github.com/blsim/blsim/plots"
 	"github.com/blsim/blsim/report"
 	"github.com/blsim/blsim/sim"
@@ -101,6 +104,20 @@ func reportRun(o *reportOptions, stdout io.Writer) (err error) {
 	if err := atomicfile.CheckReplaceable(out, reportFiles); err != nil {
 		return fmt.Errorf("report: %w; choose another -o", err)
 	}
+	if err := outguard.CheckDir(o.flags, nil, "output"); err != nil {
+		return err
+	}
+	// The folder the report is written in, made before the work so that a
+	// parent that takes none is found out first.
+	tmp, err := atomicfile.TempDir(out)
+	if err != nil {
+		return fmt.Errorf("report: %w", err)
+	}
+	defer func() {
+		if err != nil {
+			os.RemoveAll(tmp)
+		}
+	}()
 	o.progress = o.warn
 	// Measurements first: the request predicts their workload, and a
 	// mismatch is an input error, found before any work.
@@ -127,20 +144,14 @@ func reportRun(o *reportOptions, stdout io.Writer) (err error) {
 		in.Source = m.src
 		in.Predicted, in.Fitted = fit.Parity(q.SoC, q.Workload.WithRun(o.ownRun), m.raw)
 	}
+	cells, finish := progress.Lazy(o.warn, "what-if cells")
+	in.WhatIfProgress = cells
 	d, err := report.Build(in)
+	finish()
 	if err != nil {
 		return err
 	}
 	warn(o.warn, d.Prediction, o.SoC)
-	tmp, err := atomicfile.TempDir(out)
-	if err != nil {
-		return fmt.Errorf("report: %w", err)
-	}
-	defer func() {
-		if err != nil {
-			os.RemoveAll(tmp)
-		}
-	}()
 	vd := plots.ViewData{SoC: d.SoC, Workload: d.Workload, Layers: 2, Threads: d.Threads, Parity: d.Parity, Measured: d.Measured, WhatIf: d.WhatIf}
 	if d.Figures, err = plots.SaveViews(tmp, d.Prediction, vd); err != nil {
 		return fmt.Errorf("report: %w", err)
@@ -154,7 +165,7 @@ func finishReport(d *report.Data, tmp, out string, stdout io.Writer) error {
 	if err := report.Markdown(&md, d); err != nil {
 		return err
 	}
-	if err := os.WriteFile(filepath.Join(tmp, "report.md"), []byte(md.String()), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(tmp, "report.md"), []byte(termsafe.EscapeText(md.String())), 0o644); err != nil {
 		return fmt.Errorf("report: %w", err)
 	}
 	if err := atomicfile.ReplaceDir(tmp, out); err != nil {
