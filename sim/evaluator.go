@@ -78,12 +78,6 @@ func (e *Evaluator) For(s *model.SoC) *Evaluator {
 	return f
 }
 
-// SoC and Workload are what e evaluates; Draws the samples of each
-// interval.
-func (e *Evaluator) SoC() *model.SoC           { return e.soc }
-func (e *Evaluator) Workload() *model.Workload { return e.wl }
-func (e *Evaluator) Draws() int                { return e.draws }
-
 // Runs is how many runs e has simulated.
 func (e *Evaluator) Runs() int64 { return e.runs.Load() }
 
