@@ -175,6 +175,7 @@ func (s *SoC) Validate() error {
 		c.repacked(p, e)
 		c.cpus(p, e, seenCPU)
 		c.smt(p, e, seenCPU)
+		c.smtYield(p, e)
 		c.accelerator(p, e)
 	}
 	if cpuCores > CPUCoresRange.Max {
