@@ -4,9 +4,11 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/blsim/blsim/calibrate/fit"
 	"github.com/blsim/blsim/measure"
+	"github.com/blsim/blsim/parts"
 	"github.com/blsim/blsim/presets"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -114,7 +116,7 @@ func fitRun(o *fitOptions, stdout, stderr io.Writer) error {
 	opts.Free = o.Free
 	job := fit.Job{Prior: prior, Measurements: ms, Options: opts, Holdout: o.Holdout,
 		Source: "fit of " + o.Measurements + " from prior " + o.SoC}
-	out := fitOutput{path: o.Measurements, out: o.Out, acceptPoor: o.AcceptPoor}
+	out := fitOutput{path: o.Measurements, out: o.Out, acceptPoor: o.AcceptPoor, prior: o.SoC}
 	if o.JSON {
 		out.json = func(r *fit.Result, v *fit.Validation) any {
 			if v != nil {
@@ -136,6 +138,9 @@ type fitOutput struct {
 	acceptPoor bool   // write the profile of a poor fit (fit.Result.Check) too
 	// json, if not nil, is the document printed instead of the text.
 	json func(*fit.Result, *fit.Validation) any
+	// prior is the prior's --soc (a preset or a file), whose part values
+	// the fit replaces ("" for a prior calibrate built).
+	prior string
 }
 
 // run fits, writes the profile and prints the fit. A poor fit writes
@@ -155,7 +160,11 @@ func (o fitOutput) run(stdout, stderr io.Writer, j fit.Job) error {
 		r.SoC.Provenance.Notes = append(r.SoC.Provenance.Notes, "poor fit, accepted: "+perr.Error())
 		fmt.Fprintf(stderr, "blsim: warning: %v; the profile is written (--accept-poor-fit)\n", perr)
 	}
+	replaced := replacedParts(o.prior, r)
 	if err == nil {
+		if replaced != "" {
+			r.SoC.Provenance.Notes = append(r.SoC.Provenance.Notes, replaced)
+		}
 		err = fit.WriteProfile(o.out, r.SoC)
 	}
 	if err != nil {
@@ -167,7 +176,41 @@ func (o fitOutput) run(stdout, stderr io.Writer, j fit.Job) error {
 	if o.json != nil {
 		return writeJSON(stdout, o.json(r, v))
 	}
-	return fit.WriteFit(stdout, r, v, j.Options.Stat, noiseLine(j.Measurements, j.Options.Stat), o.out)
+	if err := fit.WriteFit(stdout, r, v, j.Options.Stat, noiseLine(j.Measurements, j.Options.Stat), o.out); err != nil {
+		return err
+	}
+	if replaced != "" {
+		_, err = fmt.Fprintln(stdout, replaced)
+	}
+	return err
+}
+
+// replacedParts says which of the prior's part values (a SoC that names
+// core and memory parts) the fit replaced: each parameter the runs
+// identify whose prior value a part gave, with the part's value and the
+// fitted one; "" when the prior names no parts or the fit replaced none.
+func replacedParts(prior string, r *fit.Result) string {
+	if prior == "" {
+		return ""
+	}
+	s, res, err := presets.ResolveSoC(prior)
+	if err != nil {
+		return ""
+	}
+	var out []string
+	for _, p := range r.Params {
+		if p.Identification == fit.PriorOnly {
+			continue
+		}
+		if src := res.Of(p.Path); src.Layer == parts.FromPart {
+			was, _ := s.Get(p.Path)
+			out = append(out, fmt.Sprintf("%s (part %s: %.4g -> %.4g)", p.Path, src.Part, was, p.Value))
+		}
+	}
+	if len(out) == 0 {
+		return ""
+	}
+	return "calibration replaced part values: " + strings.Join(out, ", ")
 }
 
 // noiseLine is fit.NoiseOf as a line, suggesting --stat best when the
