@@ -49,8 +49,8 @@ func TestSpecSheetPredictsPublicRows(t *testing.T) {
 		t.Fatal(err)
 	}
 	var setters []string
-	var sum float64
-	var n int
+	var sum, sumAll float64
+	var n, nAll int
 	for _, r := range rows {
 		if r.Sets != "" {
 			setters = append(setters, r.ID+" ("+r.SoC+")")
@@ -70,13 +70,17 @@ func TestSpecSheetPredictsPublicRows(t *testing.T) {
 			sum += math.Abs(res.ErrPct)
 			n++
 		}
+		if res.Status == public.Scored || res.Status == public.Gapped {
+			sumAll += math.Abs(res.ErrPct)
+			nAll++
+		}
 	}
 	t.Logf("rows that set values: %s", strings.Join(setters, ", "))
 	if n < 5 {
 		t.Fatalf("%d scored Pi 5 rows; want at least 5", n)
 	}
 	mape := sum / float64(n)
-	t.Logf("Pi 5 from its spec sheet: absolute t/s MAPE %.1f%% over %d scored rows (target %d%%)", mape, n, public.AbsTargetPct)
+	t.Logf("Pi 5 from its spec sheet: absolute t/s MAPE %.1f%% over %d scored rows (target %d%%); %.1f%% over %d with the gap rows", mape, n, public.AbsTargetPct, sumAll/float64(nAll), nAll)
 	if mape > public.AbsTargetPct {
 		t.Errorf("MAPE %.1f%% over %d rows: above the public check's target %d%%", mape, n, public.AbsTargetPct)
 	}
