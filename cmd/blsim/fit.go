@@ -4,11 +4,9 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 
 	"github.com/blsim/blsim/calibrate/fit"
 	"github.com/blsim/blsim/measure"
-	"github.com/blsim/blsim/parts"
 	"github.com/blsim/blsim/presets"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -160,7 +158,7 @@ func (o fitOutput) run(stdout, stderr io.Writer, j fit.Job) error {
 		r.SoC.Provenance.Notes = append(r.SoC.Provenance.Notes, "poor fit, accepted: "+perr.Error())
 		fmt.Fprintf(stderr, "blsim: warning: %v; the profile is written (--accept-poor-fit)\n", perr)
 	}
-	replaced := replacedParts(o.prior, r)
+	replaced := presets.ReplacedParts(o.prior, r.Identified())
 	if err == nil {
 		if replaced != "" {
 			r.SoC.Provenance.Notes = append(r.SoC.Provenance.Notes, replaced)
@@ -183,34 +181,6 @@ func (o fitOutput) run(stdout, stderr io.Writer, j fit.Job) error {
 		_, err = fmt.Fprintln(stdout, replaced)
 	}
 	return err
-}
-
-// replacedParts says which of the prior's part values (a SoC that names
-// core and memory parts) the fit replaced: each parameter the runs
-// identify whose prior value a part gave, with the part's value and the
-// fitted one; "" when the prior names no parts or the fit replaced none.
-func replacedParts(prior string, r *fit.Result) string {
-	if prior == "" {
-		return ""
-	}
-	s, res, err := presets.ResolveSoC(prior)
-	if err != nil {
-		return ""
-	}
-	var out []string
-	for _, p := range r.Params {
-		if p.Identification == fit.PriorOnly {
-			continue
-		}
-		if src := res.Of(p.Path); src.Layer == parts.FromPart {
-			was, _ := s.Get(p.Path)
-			out = append(out, fmt.Sprintf("%s (part %s: %.4g -> %.4g)", p.Path, src.Part, was, p.Value))
-		}
-	}
-	if len(out) == 0 {
-		return ""
-	}
-	return "calibration replaced part values: " + strings.Join(out, ", ")
 }
 
 // noiseLine is fit.NoiseOf as a line, suggesting --stat best when the

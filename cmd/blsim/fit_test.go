@@ -85,8 +85,8 @@ func TestFitAndValidateCommands(t *testing.T) {
 	// rk3588's class rates are its core parts': the fit says it replaced
 	// them, the profile's notes keep it, and --resolved calls them
 	// calibration.
-	replaced := "calibration replaced part values: engines.little.kernel_ops_per_cycle.q4 (part cortex-a55: "
-	if !strings.Contains(stdout, replaced) || !strings.Contains(stdout, "engines.big.kernel_ops_per_cycle.q4 (part cortex-a76: 28 -> ") {
+	replaced := "calibration replaced part values: engines.big.kernel_ops_per_cycle.q4 (part cortex-a76: 28 -> "
+	if !strings.Contains(stdout, replaced) || !strings.Contains(stdout, "engines.little.kernel_ops_per_cycle.q4 (part cortex-a55: 9 -> 7.0") {
 		t.Errorf("fit output does not say which part values it replaced: %s", stdout)
 	}
 	if !strings.Contains(strings.Join(fitted.Provenance.Notes, "\n"), replaced) {

@@ -3,8 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"os"
-	"slices"
 	"text/tabwriter"
 
 	"github.com/blsim/blsim/gguf"
@@ -78,14 +76,7 @@ func listCmd(stdout io.Writer, use, kind, what string, names func() []string, de
 			if c.Flags().Changed("ubatch") {
 				return fmt.Errorf("--ubatch: only with --gguf")
 			}
-			if use == "socs" && !resolved && !slices.Contains(presets.SoCNames(), args[0]) {
-				// A file is shown as blsim reads it: every value with its
-				// source, as --resolved prints it.
-				if _, err := os.Stat(args[0]); err == nil {
-					resolved = true
-				}
-			}
-			if resolved {
+			if resolved || use == "socs" && presets.IsFile(args[0]) { // a file: as blsim reads it
 				return presets.WriteResolvedSoC(stdout, args[0])
 			}
 			b, err := data(args[0])
