@@ -53,6 +53,9 @@ type Request struct {
 	// Traces asks for the timelines of ubatch 0 the timeline and roofline
 	// figures draw (Prediction.Traces).
 	Traces bool
+	// Placement is the OS policy of a thread sweep's unpinned rows
+	// (ThreadsRequest.Placement; "": linux).
+	Placement model.Placement
 	// Progress, when not nil, is called after each step of the
 	// prediction with the steps done and their total (Steps), so a long
 	// one (many ubatches) can show how far it is.
@@ -302,6 +305,9 @@ func (r *resolved) plan(mode model.Mode, fracs []float64) model.Plan {
 func Run(q Request) (*Prediction, error) {
 	if len(q.Busy) > 0 {
 		return nil, fieldErr("busy", -1, "busy cores are for a thread sweep's pools; the split dispatcher's plans run on idle cores")
+	}
+	if q.Placement != "" {
+		return nil, fieldErr("placement", -1, "a placement policy is for a thread sweep's unpinned pools; the split dispatcher pins its threads")
 	}
 	r, err := q.resolve()
 	if err != nil {
