@@ -1,6 +1,10 @@
 package measure
 
-import "fmt"
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+)
 
 // Usable says whether a file read with good measurements and bad lines can
 // be used, one rule for every command: at least one good measurement, and
@@ -22,6 +26,8 @@ func Check(name string, good int, errs []error) (warnings []string, err error) {
 		switch {
 		case good == 0 && len(errs) == 0:
 			return nil, fmt.Errorf("%s has no measurements", name)
+		case good == 0 && len(errs) == 1 && errors.As(errs[0], new(*fs.PathError)):
+			return nil, errs[0] // the file could not be opened: that, not a bad line
 		case good == 0:
 			return nil, fmt.Errorf("%s has no readable measurements (%d bad lines; first: %v)", name, len(errs), errs[0])
 		}

@@ -85,8 +85,8 @@ func Workload(name string) (*model.Workload, error) {
 	return model.ParseWorkload(b, "preset "+name)
 }
 
-// LoadSoC resolves ref as a file when it names one (or ends in .yaml or
-// contains a path separator), else as a preset name.
+// LoadSoC resolves ref as a file when it names one (or ends in .yaml,
+// .yml or .gguf or contains a path separator), else as a preset name.
 func LoadSoC(ref string) (*model.SoC, error) {
 	if isFile(ref) {
 		return model.LoadSoCFile(ref)
@@ -128,7 +128,7 @@ func IsGGUF(path string) bool {
 }
 
 func isFile(ref string) bool {
-	if strings.HasSuffix(ref, ".yaml") || strings.HasSuffix(ref, ".yml") || strings.ContainsRune(ref, os.PathSeparator) {
+	if strings.HasSuffix(ref, ".yaml") || strings.HasSuffix(ref, ".yml") || strings.HasSuffix(ref, ".gguf") || strings.ContainsRune(ref, os.PathSeparator) {
 		return true
 	}
 	_, err := os.Stat(ref)

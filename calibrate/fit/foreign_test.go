@@ -128,6 +128,7 @@ func TestForeignKernelsRecovered(t *testing.T) {
 }
 
 func TestFitSkipsPlansThePriorCannotRun(t *testing.T) {
+	skipShort(t)
 	prior, err := presets.SoC("rk3588")
 	if err != nil {
 		t.Fatal(err)

@@ -15,7 +15,9 @@ func newCheckCmd(stdout io.Writer) *cobra.Command {
 	pub := &cobra.Command{
 		Use:   "public",
 		Short: "Predict the public llama.cpp rows blsim is checked on and score them (absolute t/s, ratios within each thread sweep, best -t)",
-		Args:  cobra.NoArgs,
+		Example: `  blsim check public
+  blsim check public --family pi -o md`,
+		Args: cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
 			rows, err := public.Rows()
 			if err != nil {

@@ -3,7 +3,9 @@ package main
 import (
 	"errors"
 	"fmt"
+	"github.com/blsim/blsim/internal/cli"
 	"io"
+	"os"
 	"strings"
 
 	"github.com/blsim/blsim/gguf"
@@ -27,6 +29,9 @@ func (g ggufValue) String() string {
 func (g ggufValue) Type() string { return "FILE" }
 
 func (g ggufValue) Set(path string) error {
+	if _, err := os.Stat(path); err != nil {
+		return cli.NoSuchFile(err)
+	}
 	if !presets.IsGGUF(path) {
 		return fmt.Errorf("%s is not a GGUF model file (no GGUF magic); --workload takes YAML", path)
 	}
@@ -48,7 +53,9 @@ func newFromGGUFCmd(stdout, stderr io.Writer) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "from-gguf FILE",
 		Short: "Write the workload a GGUF model file describes, as YAML (only the header is read)",
-		Args:  cobra.ExactArgs(1),
+		Example: `  blsim workloads from-gguf model.gguf -o model.yaml
+  blsim workloads from-gguf Qwen3-30B-A3B-Q4_K_M-00001-of-00002.gguf`,
+		Args: cobra.ExactArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error {
 			if err := checkOutput("-o", out, args[0]); err != nil {
 				return err
@@ -91,7 +98,10 @@ func newWorkloadsNewCmd(stdout, stderr io.Writer) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "new [MODEL] [--config config.json] [--scheme Q4_K_M] [--layers N ...]",
 		Short: "Write the workload of a model from its public config (a preset: " + strings.Join(presets.ModelNames(), ", ") + ") and a quantization scheme",
-		Args:  cobra.MaximumNArgs(1),
+		Example: `  blsim workloads new llama-3.1-8b --scheme Q4_K_M -o llama8b.yaml
+  blsim workloads new --config config.json --scheme Q8_0 --show
+  blsim predict --workload llama8b.yaml --threads-sweep`,
+		Args: cobra.MaximumNArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error {
 			r.Preset = strings.Join(args, "")
 			m, err := r.Build(presets.Model)

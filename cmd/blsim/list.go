@@ -3,9 +3,14 @@ package main
 import (
 	"fmt"
 	"io"
+	"os"
+	"slices"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/blsim/blsim/gguf"
+	"github.com/blsim/blsim/internal/cli"
+	"github.com/blsim/blsim/internal/readfile"
 	"github.com/blsim/blsim/presets"
 	"github.com/spf13/cobra"
 )
@@ -33,9 +38,10 @@ func newWorkloadsCmd(stdout, stderr io.Writer) *cobra.Command {
 func listCmd(stdout io.Writer, use, kind, what string, names func() []string, describe func(string) (string, error), data func(string) ([]byte, error)) *cobra.Command {
 	var asJSON bool
 	cmd := &cobra.Command{
-		Use:   use,
-		Short: "List the embedded " + kind + " presets",
-		Args:  cobra.NoArgs,
+		Use:     use,
+		Short:   "List the embedded " + kind + " presets",
+		Example: fmt.Sprintf("  blsim %s\n  blsim %s --json\n  blsim %s show NAME", use, use, use),
+		Args:    cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
 			var list []listEntry
 			for _, n := range names() {
@@ -80,13 +86,18 @@ func listCmd(stdout io.Writer, use, kind, what string, names func() []string, de
 				return presets.WriteResolvedSoC(stdout, args[0])
 			}
 			b, err := data(args[0])
+			if err != nil && !slices.Contains(names(), args[0]) && (cli.Exists(args[0]) || strings.HasSuffix(args[0], ".yaml") || strings.ContainsRune(args[0], os.PathSeparator)) {
+				b, err = readfile.Read(args[0], readfile.YAMLLimit) // a file, shown as it is
+			}
 			if err == nil {
 				_, err = stdout.Write(b)
 			}
 			return err
 		},
 	}
+	show.Example = fmt.Sprintf("  blsim %s show %s", use, names()[0])
 	if use == "workloads" {
+		show.Example = "  blsim workloads show qwen3.5-35b-a3b > mine.yaml\n  blsim workloads show --gguf model.gguf"
 		show.Use = "show NAME | show --gguf FILE"
 		show.Short = "Print the embedded workload NAME as YAML, or with --gguf how blsim sees a GGUF model"
 		show.Flags().StringVar(&ggufPath, "gguf", "", "a GGUF model file: print its ops per layer, bytes per token, types and experts touched")
@@ -94,6 +105,7 @@ func listCmd(stdout io.Writer, use, kind, what string, names func() []string, de
 		show.Flags().BoolVar(&asJSON, "json", false, "with --gguf: print JSON")
 	}
 	if use == "socs" {
+		show.Example = "  blsim socs show rk3588 > mine.yaml\n  blsim socs show mine.yaml --resolved"
 		show.Use = "show NAME|FILE [--resolved]"
 		show.Flags().BoolVar(&resolved, "resolved", false, "print every value, with where it came from (part, file or calibration) as its comment")
 	}

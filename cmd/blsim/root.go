@@ -5,7 +5,9 @@ import (
 	"io"
 
 	"github.com/blsim/blsim/internal/buildinfo"
+	"github.com/blsim/blsim/internal/cli"
 	"github.com/blsim/blsim/parts"
+	"github.com/blsim/blsim/presets"
 	"github.com/spf13/cobra"
 )
 
@@ -17,7 +19,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	if err := root.Execute(); err != nil {
-		fmt.Fprintf(stderr, "blsim: %v\n", err)
+		fmt.Fprintf(stderr, "blsim: %s\n", cli.Line(err))
 		return 1
 	}
 	return 0
@@ -38,6 +40,28 @@ at which split, and what hardware would make it pay.`,
 	root.AddCommand(newCheckCmd(stdout), newPredictCmd(stdout, stderr, nil), newCalibrateCmd(stdout, stderr), newPlotCmd(stdout, stderr), newFitCmd(stdout, stderr),
 		newValidateCmd(stdout, stderr), newBenchCmd(stdout, stderr), newReportCmd(stdout, stderr),
 		newSoCsCmd(stdout), newWorkloadsCmd(stdout, stderr),
-		listCmd(stdout, "parts", "part", "part (a core, a memory type or a runtime)", parts.Names, parts.Describe, parts.Data))
+		listCmd(stdout, "parts", "part", "part (a core, a memory type or a runtime)", parts.Names, parts.Describe, parts.Data),
+		cli.NewVersionCmd(stdout, buildinfo.Version()))
+	root.AddCommand(cli.NewManCmd(stdout, root))
+	completions.Register(root)
 	return root
+}
+
+// completions are what the shell completes: preset names, plot kinds,
+// split modes, tests and statistics (blsim completion bash|zsh|fish).
+var completions = cli.Completions{
+	Flags: map[string]func() []string{
+		"soc":      presets.SoCNames,
+		"workload": presets.WorkloadNames,
+		"split":    cli.Fixed("token", "expert", "both"),
+		"test":     cli.Fixed("pp", "tg", "pg"),
+		"stat":     cli.Fixed("median", "best"),
+	},
+	Args: map[string]func() []string{
+		"blsim plot":           cli.Fixed(plotKinds...),
+		"blsim socs show":      presets.SoCNames,
+		"blsim workloads show": presets.WorkloadNames,
+		"blsim workloads new":  presets.ModelNames,
+		"blsim parts show":     parts.Names,
+	},
 }
