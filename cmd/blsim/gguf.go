@@ -11,6 +11,7 @@ import (
 	"github.com/blsim/blsim/gguf"
 	"github.com/blsim/blsim/hfconfig"
 	"github.com/blsim/blsim/internal/atomicfile"
+	"github.com/blsim/blsim/internal/outguard"
 	"github.com/blsim/blsim/model"
 	"github.com/blsim/blsim/presets"
 	"github.com/spf13/cobra"
@@ -56,8 +57,8 @@ func newFromGGUFCmd(stdout, stderr io.Writer) *cobra.Command {
 		Example: `  blsim workloads from-gguf model.gguf -o model.yaml
   blsim workloads from-gguf Qwen3-30B-A3B-Q4_K_M-00001-of-00002.gguf`,
 		Args: cobra.ExactArgs(1),
-		RunE: func(_ *cobra.Command, args []string) error {
-			if err := checkOutput("-o", out, args[0]); err != nil {
+		RunE: func(c *cobra.Command, args []string) error {
+			if err := outguard.Check(c.Flags(), args, "output"); err != nil {
 				return err
 			}
 			b, notes, err := gguf.YAML(args[0])
@@ -102,10 +103,13 @@ func newWorkloadsNewCmd(stdout, stderr io.Writer) *cobra.Command {
   blsim workloads new --config config.json --scheme Q8_0 --show
   blsim predict --workload llama8b.yaml --threads-sweep`,
 		Args: cobra.MaximumNArgs(1),
-		RunE: func(_ *cobra.Command, args []string) error {
+		RunE: func(c *cobra.Command, args []string) error {
+			if err := outguard.Check(c.Flags(), args, "output"); err != nil {
+				return err
+			}
 			r.Preset = strings.Join(args, "")
 			m, err := r.Build(presets.Model)
-			if err := errors.Join(err, checkOutput("-o", out, r.ConfigFile)); err != nil {
+			if err != nil {
 				return err
 			}
 			fmt.Fprintln(stderr, m.SizeLine())

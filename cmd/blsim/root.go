@@ -6,6 +6,7 @@ import (
 
 	"github.com/blsim/blsim/internal/buildinfo"
 	"github.com/blsim/blsim/internal/cli"
+	"github.com/blsim/blsim/internal/termsafe"
 	"github.com/blsim/blsim/parts"
 	"github.com/blsim/blsim/presets"
 	"github.com/spf13/cobra"
@@ -14,6 +15,7 @@ import (
 // run executes the command line args, writing to stdout and stderr, and
 // returns the exit code: 0 on success, 1 on any error (printed as one line).
 func run(args []string, stdout, stderr io.Writer) int {
+	stdout, stderr = termsafe.NewWriter(stdout), termsafe.NewWriter(stderr) // names from files print escaped
 	root := newRootCmd(stdout, stderr)
 	root.SetArgs(args)
 	root.SetOut(stdout)
