@@ -53,10 +53,6 @@ machine with 2 CPUs the default is big=1 little=0.
 The knobs of the seed experiment override the flags when set:
 ORK_MOE_BIGLITTLE (0 native, 1 split), ORK_BL_SPLIT (token|expert),
 ORK_BL_LITTLE_FRAC, ORK_BL_POLL, ORK_BL_BIG_THREADS, ORK_BL_LITTLE_THREADS.`,
-		Example: `  blsim bench                                          # native, big=1 little=0 on 2 CPUs
-  blsim bench --split token --frac 0.3 -o md
-  ORK_MOE_BIGLITTLE=1 ORK_BL_SPLIT=expert blsim bench -o jsonl -r 3
-  blsim bench --cluster big=4-7 --cluster little=0-3 --fit-llc -o json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if runF != nil {

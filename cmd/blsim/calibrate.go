@@ -68,14 +68,6 @@ median (a quiet board) or the fastest sample (a shared host, short runs).
 
 Set the cpufreq governors (and the memory controller's devfreq governor) to
 performance and stop everything else first.`,
-		Example: `  blsim calibrate -o board.yaml --measurements runs.jsonl --plans fit+heldout --shuffle
-  blsim calibrate --cluster big=1 --cluster little=0 --quick -o vm.yaml
-  blsim calibrate --cluster big=0-1 --quick -o one-pool.yaml
-  blsim calibrate --resume --measurements runs.jsonl -o board.yaml
-  blsim calibrate --bench 'llama-bench -m model.gguf -n 0 -r 3 -o jsonl' --gguf model.gguf \
-    --soc board.yaml -o fitted.yaml --measurements bench.jsonl \
-    --arg -t=1,2 --arg -p=64,256 --arg -ub=16,64 --arg --poll=0,50 \
-    --rounds 3 --shuffle --holdout "t=2 pp256"`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx, stop := signal.NotifyContext(cmd.Context(), stopSignals...)

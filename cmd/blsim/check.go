@@ -15,9 +15,7 @@ func newCheckCmd(stdout io.Writer) *cobra.Command {
 	pub := &cobra.Command{
 		Use:   "public",
 		Short: "Predict the public llama.cpp rows blsim is checked on and score them (absolute t/s, ratios within each thread sweep, best -t)",
-		Example: `  blsim check public
-  blsim check public --family pi -o md`,
-		Args: cobra.NoArgs,
+		Args:  cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
 			rows, err := public.Rows()
 			if err != nil {

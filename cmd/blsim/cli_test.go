@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/blsim/blsim/internal/cli"
 	"github.com/blsim/blsim/parts"
 	"github.com/blsim/blsim/presets"
 	"github.com/spf13/cobra"
@@ -27,6 +28,9 @@ func TestVersionCommand(t *testing.T) {
 func TestEveryCommandHasExamples(t *testing.T) {
 	root := newRootCmd(io.Discard, io.Discard)
 	root.InitDefaultCompletionCmd()
+	if err := cli.AddExamples(root, cli.Examples); err != nil {
+		t.Error(err)
+	}
 	var walk func(*cobra.Command)
 	walk = func(c *cobra.Command) {
 		if c.Runnable() && !c.Hidden && c.Name() != "help" && c.Parent() != nil && c.Parent().Name() != "completion" && c.Example == "" {

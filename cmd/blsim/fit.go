@@ -29,9 +29,6 @@ func newFitCmd(stdout, stderr io.Writer) *cobra.Command {
 measurements file (blsim calibrate, blsim calibrate --bench, or figures from a
 report), with the file's microbenchmarks as priors, and write the fitted
 profile with each value's standard deviation and the fit's provenance.`,
-		Example: `  blsim fit --measurements runs.jsonl --soc rk3588 -o fitted.yaml
-  blsim fit --measurements bench.jsonl --soc prior.yaml --holdout "t=2 pp256" -o fitted.yaml
-  blsim fit --measurements grid.jsonl --soc prior.yaml --stat best -o fitted.yaml`,
 		Args: cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error { return fitRun(o, stdout, stderr) },
 	}

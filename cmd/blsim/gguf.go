@@ -54,9 +54,7 @@ func newFromGGUFCmd(stdout, stderr io.Writer) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "from-gguf FILE",
 		Short: "Write the workload a GGUF model file describes, as YAML (only the header is read)",
-		Example: `  blsim workloads from-gguf model.gguf -o model.yaml
-  blsim workloads from-gguf Qwen3-30B-A3B-Q4_K_M-00001-of-00002.gguf`,
-		Args: cobra.ExactArgs(1),
+		Args:  cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			if err := outguard.Check(c.Flags(), args, "output"); err != nil {
 				return err
@@ -99,10 +97,7 @@ func newWorkloadsNewCmd(stdout, stderr io.Writer) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "new [MODEL] [--config config.json] [--scheme Q4_K_M] [--layers N ...]",
 		Short: "Write the workload of a model from its public config (a preset: " + strings.Join(presets.ModelNames(), ", ") + ") and a quantization scheme",
-		Example: `  blsim workloads new llama-3.1-8b --scheme Q4_K_M -o llama8b.yaml
-  blsim workloads new --config config.json --scheme Q8_0 --show
-  blsim predict --workload llama8b.yaml --threads-sweep`,
-		Args: cobra.MaximumNArgs(1),
+		Args:  cobra.MaximumNArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			if err := outguard.Check(c.Flags(), args, "output"); err != nil {
 				return err

@@ -38,10 +38,9 @@ func newWorkloadsCmd(stdout, stderr io.Writer) *cobra.Command {
 func listCmd(stdout io.Writer, use, kind, what string, names func() []string, describe func(string) (string, error), data func(string) ([]byte, error)) *cobra.Command {
 	var asJSON bool
 	cmd := &cobra.Command{
-		Use:     use,
-		Short:   "List the embedded " + kind + " presets",
-		Example: fmt.Sprintf("  blsim %s\n  blsim %s --json\n  blsim %s show NAME", use, use, use),
-		Args:    cobra.NoArgs,
+		Use:   use,
+		Short: "List the embedded " + kind + " presets",
+		Args:  cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
 			var list []listEntry
 			for _, n := range names() {
@@ -95,9 +94,7 @@ func listCmd(stdout io.Writer, use, kind, what string, names func() []string, de
 			return err
 		},
 	}
-	show.Example = fmt.Sprintf("  blsim %s show %s", use, names()[0])
 	if use == "workloads" {
-		show.Example = "  blsim workloads show qwen3.5-35b-a3b > mine.yaml\n  blsim workloads show --gguf model.gguf"
 		show.Use = "show NAME | show --gguf FILE"
 		show.Short = "Print the embedded workload NAME as YAML, or with --gguf how blsim sees a GGUF model"
 		show.Flags().StringVar(&ggufPath, "gguf", "", "a GGUF model file: print its ops per layer, bytes per token, types and experts touched")
@@ -105,7 +102,6 @@ func listCmd(stdout io.Writer, use, kind, what string, names func() []string, de
 		show.Flags().BoolVar(&asJSON, "json", false, "with --gguf: print JSON")
 	}
 	if use == "socs" {
-		show.Example = "  blsim socs show rk3588 > mine.yaml\n  blsim socs show mine.yaml --resolved"
 		show.Use = "show NAME|FILE [--resolved]"
 		show.Flags().BoolVar(&resolved, "resolved", false, "print every value, with where it came from (part, file or calibration) as its comment")
 	}

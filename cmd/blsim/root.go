@@ -8,7 +8,6 @@ import (
 	"github.com/blsim/blsim/internal/cli"
 	"github.com/blsim/blsim/internal/termsafe"
 	"github.com/blsim/blsim/parts"
-	"github.com/blsim/blsim/presets"
 	"github.com/spf13/cobra"
 )
 
@@ -45,25 +44,7 @@ at which split, and what hardware would make it pay.`,
 		listCmd(stdout, "parts", "part", "part (a core, a memory type or a runtime)", parts.Names, parts.Describe, parts.Data),
 		cli.NewVersionCmd(stdout, buildinfo.Version()))
 	root.AddCommand(cli.NewManCmd(stdout, root))
-	completions.Register(root)
+	cli.BlsimCompletions(plotKinds).Register(root)
+	_ = cli.AddExamples(root, cli.Examples) // TestEveryCommandHasExamples checks every path
 	return root
-}
-
-// completions are what the shell completes: preset names, plot kinds,
-// split modes, tests and statistics (blsim completion bash|zsh|fish).
-var completions = cli.Completions{
-	Flags: map[string]func() []string{
-		"soc":      presets.SoCNames,
-		"workload": presets.WorkloadNames,
-		"split":    cli.Fixed("token", "expert", "both"),
-		"test":     cli.Fixed("pp", "tg", "pg"),
-		"stat":     cli.Fixed("median", "best"),
-	},
-	Args: map[string]func() []string{
-		"blsim plot":           cli.Fixed(plotKinds...),
-		"blsim socs show":      presets.SoCNames,
-		"blsim workloads show": presets.WorkloadNames,
-		"blsim workloads new":  presets.ModelNames,
-		"blsim parts show":     parts.Names,
-	},
 }

@@ -16,10 +16,7 @@ func newSoCNewCmd(stdout io.Writer) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "new --cluster [NAME=]COUNTxCORE@GHZ[:CPUS]... --dram TYPE-MTSxBITS [--l3-mib N]",
 		Short: "Write a SoC file from a spec sheet (core parts, clocks, memory), naming parts for the rest",
-		Example: `  blsim socs new --cluster 4xcortex-a76@2.4 --cluster 4xcortex-a55@1.8 --dram lpddr4x-4224x64 --l3-mib 3 -o mine.yaml
-  blsim socs new --name opi5 --cluster big=4xcortex-a76@2.4:4-7 --cluster little=4xcortex-a55@1.8:0-3 --dram lpddr5-4800x64
-  blsim predict --soc mine.yaml`,
-		Args: cobra.NoArgs,
+		Args:  cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
 			b, err := model.NewSoCFile(spec)
 			if err != nil || out == "" {

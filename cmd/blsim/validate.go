@@ -40,9 +40,6 @@ so that a machine's slow spells fall on both alike.
 --stat best scores the fastest sample of each configuration instead of the
 median of its runs: on a shared or virtual machine, where other tenants
 only ever slow a run down.`,
-		Example: `  blsim validate --soc fitted.yaml --measurements held.jsonl
-  blsim validate --soc prior.yaml --measurements bench.jsonl --holdout "t=2 pp256,t=1 pp64 ub=16"
-  blsim validate --soc fitted.yaml --measurements runs.jsonl --loo --stat best`,
 		Args: cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error { return validateRun(o, stdout, stderr) },
 	}

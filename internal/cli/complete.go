@@ -3,8 +3,31 @@ package cli
 import (
 	"strings"
 
+	"github.com/blsim/blsim/parts"
+	"github.com/blsim/blsim/presets"
 	"github.com/spf13/cobra"
 )
+
+// BlsimCompletions are what blsim's shell completion offers: preset
+// names, plot kinds, split modes, tests and statistics.
+func BlsimCompletions(plotKinds []string) Completions {
+	return Completions{
+		Flags: map[string]func() []string{
+			"soc":      presets.SoCNames,
+			"workload": presets.WorkloadNames,
+			"split":    Fixed("token", "expert", "both"),
+			"test":     Fixed("pp", "tg", "pg"),
+			"stat":     Fixed("median", "best"),
+		},
+		Args: map[string]func() []string{
+			"blsim plot":           Fixed(plotKinds...),
+			"blsim socs show":      presets.SoCNames,
+			"blsim workloads show": presets.WorkloadNames,
+			"blsim workloads new":  presets.ModelNames,
+			"blsim parts show":     parts.Names,
+		},
+	}
+}
 
 // Completions says what the shell completes: Flags by flag name (the same
 // name means the same thing in every command), Args by command path
