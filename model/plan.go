@@ -49,6 +49,16 @@ type Plan struct {
 	// cores run something else at full load (another process), which the
 	// pool's threads share them with; empty: none. Pool plans only.
 	BusyCores []int `json:"busy_cores,omitempty"`
+	// SMT is, per engine in the order of Engines, how many of its threads
+	// sit on a core's second (or later) hardware thread beside another
+	// thread of the pool (see Plan.Siblings); nil: as the OS places them,
+	// on idle cores first (Engine.DefaultSiblings). Pool plans only.
+	SMT []int `json:"smt,omitempty"`
+	// Allowed is, per engine in the order of Engines, the cores (and ways
+	// of each) the pool's threads may run on, where a --cpu-mask or the
+	// process's CPU set allows fewer than the engine has; nil: all of
+	// them (PoolEngine). Pool plans only.
+	Allowed []CoreSet `json:"allowed,omitempty"`
 }
 
 // NewNative is the plan that runs everything on engine main.
@@ -126,6 +136,9 @@ func (p Plan) Validate(s *SoC) error {
 	case Native, TokenSplit, ExpertSplit:
 		if p.BusyCores != nil {
 			return fmt.Errorf("plan: busy cores are for a pool plan, not %s", p.Mode)
+		}
+		if p.SMT != nil || p.Allowed != nil {
+			return fmt.Errorf("plan: threads on SMT siblings and allowed cores are for a pool plan, not %s", p.Mode)
 		}
 	case PoolPlan:
 		return p.validatePool(s)

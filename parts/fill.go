@@ -111,6 +111,13 @@ func (f *filler) dram(d *yaml.Node) error {
 		if bus < 8 || bus > 8192 || bus != math.Trunc(bus) {
 			return f.fail(mapValue(d, "bus_bits"), "dram.bus_bits", "%g is not a bus width in bits (8 to 8192)", bus)
 		}
+		if err := m.CheckBus(int(bus), mts); err != nil {
+			path, n := "dram.mt_s", mapValue(d, "mt_s")
+			if int(bus)%m.ChannelBits != 0 {
+				path, n = "dram.bus_bits", mapValue(d, "bus_bits")
+			}
+			return f.fail(n, path, "%v", err)
+		}
 		peak = PeakGBs(int(bus), mts)
 		f.put(d, "peak_gb_s", round3(peak), "dram.peak_gb_s",
 			part(fmt.Sprintf("%g bits / 8 x %g MT/s = %.4g GB/s", bus, mts, peak)), line)
@@ -145,6 +152,7 @@ func (f *filler) engine(e *yaml.Node, i int, sustained, peak float64) error {
 	f.put(e, "core_type", c.Title, p+"core_type", part("the part's title"), line)
 	if c.SMTWays > 1 {
 		f.put(e, "smt_ways", c.SMTWays, p+"smt_ways", part(c.Note("smt_ways")), line)
+		f.smtYield(e, c, p, line)
 	}
 	filled := map[string]float64{}
 	for _, ev := range c.EngineValues() {
@@ -181,7 +189,8 @@ func (f *filler) engine(e *yaml.Node, i int, sustained, peak float64) error {
 	}
 	f.put(e, "l2_kib_per_core", c.L2KiB, p+"l2_kib_per_core", part(c.Note("l2_kib")), line)
 	if l3, ok := number(mapValue(f.root, "shared_cache_kib")); ok {
-		f.put(e, "shared_cache_kib", l3, p+"shared_cache_kib", Source{Layer: FromFile, Line: mapValue(f.root, "shared_cache_kib").Line, Note: "the chip's shared_cache_kib"}, line)
+		at := mapValue(f.root, "shared_cache_kib").Line
+		f.put(e, "shared_cache_kib", l3, p+"shared_cache_kib", Source{Layer: FromFile, Line: at, Note: "the chip's shared_cache_kib"}, at)
 	} else {
 		f.put(e, "shared_cache_kib", 0, p+"shared_cache_kib", part("no shared cache given (shared_cache_kib at the top of the file or in the engine)"), line)
 	}
@@ -194,6 +203,22 @@ func (f *filler) engine(e *yaml.Node, i int, sustained, peak float64) error {
 	}
 	f.uncertainty(c, p, filled, line)
 	return nil
+}
+
+// smtYield fills the engine's SMT yields the file leaves out from the
+// core's, each with its source.
+func (f *filler) smtYield(e *yaml.Node, c *Core, p string, line int) {
+	y := mapValue(e, "smt_yield")
+	if y == nil {
+		y = &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Style: yaml.FlowStyle, Line: line}
+		e.Content = append(e.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: "smt_yield", Line: line}, y)
+	}
+	if y.Kind != yaml.MappingNode {
+		return // the model's error to report
+	}
+	for _, k := range SMTYieldKeys {
+		f.put(y, k, c.SMTYield[k], p+"smt_yield."+k, Source{Layer: FromPart, Part: c.Name, Note: c.Note("smt_yield." + k)}, line)
+	}
 }
 
 // bandwidth fills the engine's per-thread and cluster DRAM caps from the
