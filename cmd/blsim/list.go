@@ -3,13 +3,10 @@ package main
 import (
 	"fmt"
 	"io"
-	"os"
 	"slices"
-	"strings"
 	"text/tabwriter"
 
 	"github.com/blsim/blsim/gguf"
-	"github.com/blsim/blsim/internal/cli"
 	"github.com/blsim/blsim/internal/readfile"
 	"github.com/blsim/blsim/presets"
 	"github.com/spf13/cobra"
@@ -85,7 +82,7 @@ func listCmd(stdout io.Writer, use, kind, what string, names func() []string, de
 				return presets.WriteResolvedSoC(stdout, args[0])
 			}
 			b, err := data(args[0])
-			if err != nil && !slices.Contains(names(), args[0]) && (cli.Exists(args[0]) || strings.HasSuffix(args[0], ".yaml") || strings.ContainsRune(args[0], os.PathSeparator)) {
+			if err != nil && !slices.Contains(names(), args[0]) && presets.IsFile(args[0]) {
 				b, err = readfile.Read(args[0], readfile.YAMLLimit) // a file, shown as it is
 			}
 			if err == nil {

@@ -3,7 +3,6 @@ package cli
 import (
 	"errors"
 	"io/fs"
-	"os"
 	"regexp"
 )
 
@@ -19,12 +18,6 @@ func NoSuchFile(err error) error {
 		return errors.New(pe.Path + ": no such file")
 	}
 	return errors.New(pe.Path + ": " + pe.Err.Error())
-}
-
-// Exists reports whether path names something on disk.
-func Exists(path string) bool {
-	_, err := os.Stat(path)
-	return err == nil
 }
 
 // enoent is how Go's os package words a missing file.
