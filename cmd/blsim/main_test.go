@@ -123,6 +123,7 @@ func TestPredictJSON(t *testing.T) {
 }
 
 func TestBadInput(t *testing.T) {
+	skipShort(t)
 	dir := t.TempDir()
 	bad := filepath.Join(dir, "bad.yaml")
 	if err := os.WriteFile(bad, []byte("schema: blsim/soc/v1\nname: x\nbogus: 1\n"), 0o644); err != nil {

@@ -11,6 +11,7 @@ import (
 // and report; a tg test predicts the expert split alone and says so once;
 // a flag the test cannot use is an error naming it, never ignored.
 func TestTestFlag(t *testing.T) {
+	skipShort(t)
 	for _, tc := range []struct {
 		args []string
 		head string // the table's first line has it
