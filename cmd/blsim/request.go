@@ -162,12 +162,8 @@ func (r *requestFlags) request() (predict.Request, error) {
 	if q.Busy, err = predict.ParseBusy(r.Busy); err != nil {
 		return q, fmt.Errorf("--busy: %w", err)
 	}
-	if r.Placement != "" {
-		pl, err := model.ParsePlacement(r.Placement)
-		if err != nil || pl == model.PlaceStrict {
-			return q, fmt.Errorf("--placement: %q: want linux, android, macos or windows (a mask with --cpu-strict 1 is what the sweep's pinned rows give)", r.Placement)
-		}
-		q.Placement = pl
+	if q.Placement, err = predict.ParseUnpinned(r.Placement); err != nil {
+		return q, fmt.Errorf("--placement: %w", err)
 	}
 	return q, nil
 }
