@@ -186,6 +186,7 @@ func TestRunBenchGrid(t *testing.T) {
 // shuffle and holdout through blsim calibrate: three shuffled rounds of
 // four points, one fraction held out of the fit and scored.
 func TestCalibrateGridFileSettings(t *testing.T) {
+	skipShort(t)
 	bench := writeFakeBench(t)
 	dir := t.TempDir()
 	grid := filepath.Join(dir, "grid.yaml")

@@ -123,6 +123,7 @@ func TestPredictJSON(t *testing.T) {
 }
 
 func TestBadInput(t *testing.T) {
+	skipShort(t)
 	dir := t.TempDir()
 	bad := filepath.Join(dir, "bad.yaml")
 	if err := os.WriteFile(bad, []byte("schema: blsim/soc/v1\nname: x\nbogus: 1\n"), 0o644); err != nil {
@@ -159,6 +160,9 @@ func TestBadInput(t *testing.T) {
 		{"busy without a sweep", []string{"predict", "--busy", "big=1"}, []string{"--busy", "thread sweep's pools"}},
 		{"busy garbage", []string{"predict", "--threads-sweep", "--busy", "big"}, []string{"--busy", `"big": want engine=cores`}},
 		{"busy too many", []string{"predict", "--threads-sweep", "--busy", "little=5"}, []string{"--busy", "little=5: little has 4 cores"}},
+		{"placement without a sweep", []string{"predict", "--placement", "linux"}, []string{"--placement", "add --threads-sweep"}},
+		{"placement unknown", []string{"predict", "--threads-sweep", "--placement", "bsd"}, []string{"--placement", `"bsd"`, "linux, android, macos or windows"}},
+		{"placement strict", []string{"predict", "--threads-sweep", "--placement", "strict"}, []string{"--placement", `"strict"`}},
 		{"bad split", []string{"predict", "--split", "layer"}, []string{"--split", "layer"}},
 		{"no draws", []string{"predict", "--draws", "0"}, []string{"--draws", "0 is outside 1..10000"}},
 		{"zero prompt", []string{"predict", "--prompt", "0"}, []string{"--prompt: 0: want at least 1"}},
