@@ -53,26 +53,18 @@ func newCalibrateCmd(stdout, stderr io.Writer) *cobra.Command {
 		Use:   "calibrate",
 		Short: "Measure this machine and fit a SoC profile to it",
 		Long: `Measure this machine: find its CPU clusters (or take --cluster NAME=CPUS),
-run pinned microbenchmarks on each (streaming bandwidth alone and contended,
-the shared cache's read rate and what it holds, the dispatcher's kernel rates
-and gemv efficiency, futex and spin wake, barrier), time blsim's built-in big/little
-dispatcher over a grid of plans, and fit the model to it. Every finished
-measurement is appended to --measurements at once; Ctrl-C or a crash loses
-none, and --resume continues where a run stopped. Needs Linux.
+run pinned microbenchmarks on each (bandwidth alone and contended, the shared
+cache, kernel rates, gemv efficiency, futex and spin wake, barrier), time the
+built-in big/little dispatcher over a grid of plans, and fit the model to it.
+Each measurement is appended to --measurements at once (--resume continues).
 
---plans fit+heldout adds plans the fit never sees, in the same rounds
-(--shuffle: each round in an order of its own), and prints the profile's
-error on them. --bench drives your own benchmark (llama-bench) over a knob
-grid instead of the built-in dispatcher; --holdout then names the points to
-hold out. --stat says what the runs of one configuration count as: their
-median (a quiet board) or the fastest sample (a shared host, short runs).
-
-Each run records what else ran on its CPUs (busy time less its own threads,
-steal, CPU pressure); a disturbed run is run again after a quiet moment
-(--reruns), flagged if it stays so, and kept out of the fit, which says when
-others, not the model, made it fail. Grids skip repeats and give their time.
-
-Set the cpufreq governors (and the memory controller's devfreq governor) to
+--plans fit+heldout adds plans the fit never sees (--shuffle: each round in an
+order of its own) and prints the error on them. --bench drives your own
+benchmark (llama-bench) over a knob grid; --holdout names the points to hold
+out. --stat: a configuration's median (a quiet board) or fastest sample (a
+shared host). A run others disturbed (busy CPUs, steal, pressure) is run again
+(--reruns) and, if it stays so, kept out of the fit. Needs Linux. Set the
+governors (cpufreq, the memory controller's devfreq) to
 performance and stop everything else first.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
