@@ -286,6 +286,16 @@ func workMix(e *model.Engine, obs []measure.Measurement, p *Predictor) mix {
 		}
 		seen[key] = true
 		add := func(op *model.Op, times float64) {
+			if op.Kind == model.AttentionScores {
+				// By the rate each part of llama.cpp's attention runs at.
+				for _, wk := range e.AttentionWork(op) {
+					key := e.AttentionKey(wk.Key)
+					t := times * wk.Ops / rate(key)
+					m.seconds[key] += t
+					m.total += t
+				}
+				return
+			}
 			class := e.RateKey(op.Class, w.TensorType(op))
 			if op.Kind == model.Scalar || op.Class == "" {
 				class = scalarClass

@@ -20,17 +20,22 @@ type floatKernels struct {
 	tileCols int
 	dotF16   func(x, y *uint16, n int) float32
 	dotF32   func(x, y *float32, n int) float32
-	// tileF16 and tileF32 dot rows a, a+lda, a+2·lda, a+3·lda (strides in
-	// elements) with columns b, b+ldb, ... (tileCols of them) over k
-	// elements: c[4j+i] is row i with column j.
-	tileF16 func(a *uint16, lda int, b *uint16, ldb int, k int, c *[24]float32)
-	tileF32 func(a *float32, lda int, b *float32, ldb int, k int, c *[24]float32)
+	// tileF16[w] and tileF32[w] dot rows a, a+lda, a+2·lda, a+3·lda
+	// (strides in elements) with w columns b, b+ldb, ... over k elements
+	// into c[j·ldc+i], row i with column j, as tinyBLAS stores its tile;
+	// w from 1 to tileCols.
+	tileF16 []func(a *uint16, lda int, b *uint16, ldb int, k int, c *float32, ldc int)
+	tileF32 []func(a *float32, lda int, b *float32, ldb int, k int, c *float32, ldc int)
 	scale   func(y *float32, n int, s float32)
 	add     func(y, x *float32, n int)
 	// expSum sets y[i] = e^(x[i]-max) and returns their sum.
 	expSum func(y, x *float32, n int, max float32) float32
 	silu   func(y, x *float32, n int)
 	cvtF16 func(y *uint16, x *float32, n int)
+	// madF16 sets y[i] += x[i]·s and scaleF16 y[i] *= s, y and x float16
+	// (ggml_vec_mad_f16, ggml_vec_scale_f16: flash attention's V sums).
+	madF16   func(y, x *uint16, n int, s float32)
+	scaleF16 func(y *uint16, n int, s float32)
 }
 
 // genericFloat is the portable implementation: plain loops, one element a
@@ -42,21 +47,8 @@ var genericFloat = &floatKernels{
 	dotF32: func(x, y *float32, n int) float32 {
 		return dotF32Generic(unsafe.Slice(x, n), unsafe.Slice(y, n))
 	},
-	tileF16: func(a *uint16, lda int, b *uint16, ldb int, k int, c *[24]float32) {
-		for j := range 3 {
-			for i := range 4 {
-				c[4*j+i] = dotF16GenericP((*uint16)(unsafe.Add(unsafe.Pointer(a), 2*i*lda)), (*uint16)(unsafe.Add(unsafe.Pointer(b), 2*j*ldb)), k)
-			}
-		}
-	},
-	tileF32: func(a *float32, lda int, b *float32, ldb int, k int, c *[24]float32) {
-		for j := range 3 {
-			for i := range 4 {
-				c[4*j+i] = dotF32Generic(unsafe.Slice((*float32)(unsafe.Add(unsafe.Pointer(a), 4*i*lda)), k),
-					unsafe.Slice((*float32)(unsafe.Add(unsafe.Pointer(b), 4*j*ldb)), k))
-			}
-		}
-	},
+	tileF16: []func(a *uint16, lda int, b *uint16, ldb int, k int, c *float32, ldc int){nil, tileF16Generic(1), tileF16Generic(2), tileF16Generic(3)},
+	tileF32: []func(a *float32, lda int, b *float32, ldb int, k int, c *float32, ldc int){nil, tileF32Generic(1), tileF32Generic(2), tileF32Generic(3)},
 	scale: func(y *float32, n int, s float32) {
 		ys := unsafe.Slice(y, n)
 		for i := range ys {
@@ -90,6 +82,43 @@ var genericFloat = &floatKernels{
 			ys[i] = F32ToF16(v)
 		}
 	},
+	madF16: func(y, x *uint16, n int, s float32) {
+		ys, xs := unsafe.Slice(y, n), unsafe.Slice(x, n)
+		for i, v := range xs {
+			ys[i] = F32ToF16(F16ToF32(ys[i]) + F16ToF32(v)*s)
+		}
+	},
+	scaleF16: func(y *uint16, n int, s float32) {
+		ys := unsafe.Slice(y, n)
+		for i, v := range ys {
+			ys[i] = F32ToF16(F16ToF32(v) * s)
+		}
+	},
+}
+
+// tileF16Generic and tileF32Generic are the generic tiles of cols
+// columns: a dot product per output.
+func tileF16Generic(cols int) func(a *uint16, lda int, b *uint16, ldb int, k int, c *float32, ldc int) {
+	return func(a *uint16, lda int, b *uint16, ldb int, k int, c *float32, ldc int) {
+		cs := unsafe.Slice(c, (cols-1)*ldc+4)
+		for j := range cols {
+			for i := range 4 {
+				cs[j*ldc+i] = dotF16GenericP((*uint16)(unsafe.Add(unsafe.Pointer(a), 2*i*lda)), (*uint16)(unsafe.Add(unsafe.Pointer(b), 2*j*ldb)), k)
+			}
+		}
+	}
+}
+
+func tileF32Generic(cols int) func(a *float32, lda int, b *float32, ldb int, k int, c *float32, ldc int) {
+	return func(a *float32, lda int, b *float32, ldb int, k int, c *float32, ldc int) {
+		cs := unsafe.Slice(c, (cols-1)*ldc+4)
+		for j := range cols {
+			for i := range 4 {
+				cs[j*ldc+i] = dotF32Generic(unsafe.Slice((*float32)(unsafe.Add(unsafe.Pointer(a), 4*i*lda)), k),
+					unsafe.Slice((*float32)(unsafe.Add(unsafe.Pointer(b), 4*j*ldb)), k))
+			}
+		}
+	}
 }
 
 // dotF16GenericP is the f16 dot product of n elements at x and y, each
@@ -155,40 +184,24 @@ func activeFloat() *floatKernels {
 func FloatImpl() string { return activeFloat().name }
 
 // F32ToF16 converts a float32 to float16 bits, rounding to nearest even,
-// with float16's subnormals, infinities and NaN (as VCVTPS2PH and ggml's
-// GGML_FP32_TO_FP16 do).
+// with float16's subnormals, infinities and NaN, as VCVTPS2PH does. It is
+// the branch-free conversion of Marat Dukhan's FP16 library
+// (github.com/Maratyszcza/FP16, fp16_ieee_from_fp32_value), which
+// ggml-base runs for every f32-to-f16 row where it is built without F16C:
+// the float32 multiplications round the mantissa to float16's, and adding
+// a power of two aligned to the result's exponent shifts it into place.
 func F32ToF16(f float32) uint16 {
-	b := math.Float32bits(f)
-	sign := uint16(b>>16) & 0x8000
-	exp := int(b>>23&0xff) - 127
-	man := b & 0x7fffff
-	switch {
-	case exp == 128: // inf or NaN
-		if man != 0 {
-			return sign | 0x7e00
-		}
-		return sign | 0x7c00
-	case exp > 15:
-		return sign | 0x7c00
-	case exp >= -14:
-		h := uint32(exp+15)<<10 | man>>13
-		rest := man & 0x1fff
-		if rest > 0x1000 || rest == 0x1000 && h&1 == 1 {
-			h++ // may carry into the exponent, up to infinity: right
-		}
-		return sign | uint16(h)
-	case exp >= -25:
-		man |= 0x800000
-		shift := uint(-exp - 1) // 14..24: the subnormal's mantissa
-		h := man >> shift
-		rest := man & (1<<shift - 1)
-		half := uint32(1) << (shift - 1)
-		if rest > half || rest == half && h&1 == 1 {
-			h++
-		}
-		return sign | uint16(h)
+	w := math.Float32bits(f)
+	// Two float32 roundings: the first saturates what float16 cannot hold
+	// to infinity, the second rounds at float16's precision below.
+	base := math.Float32frombits(w&0x7fffffff) * 0x1.0p+112
+	base *= 0x1.0p-110
+	bias := max(w<<1&0xff000000, 0x71000000)
+	bits := math.Float32bits(math.Float32frombits(bias>>1+0x07800000) + base)
+	if w<<1 > 0xff000000 {
+		bits = 0x7c00<<13 | 0x200 // NaN: 0x7e00
 	}
-	return sign
+	return uint16(w>>16&0x8000 | bits>>13&0x7c00 + bits&0x0fff)
 }
 
 // F16ToF32 converts float16 bits to float32 exactly, subnormals,

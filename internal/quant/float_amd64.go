@@ -4,6 +4,8 @@ package quant
 
 import "golang.org/x/sys/cpu"
 
+//go:generate go run gen_tiles.go
+
 // archFloatKernels lists the amd64 float implementations this CPU runs,
 // best first: AVX-512 (F with VL, for the 16-float registers and the
 // EVEX forms of the reductions' xmm and ymm instructions), then AVX2; both
@@ -16,12 +18,14 @@ func archFloatKernels() []*floatKernels {
 	var ks []*floatKernels
 	if x.HasAVX512F && x.HasAVX512VL {
 		ks = append(ks, &floatKernels{name: "avx512", lanes: 16, tileCols: 6,
-			dotF16: dotF16AVX512, dotF32: dotF32AVX512, tileF16: tileF16x4x6AVX512, tileF32: tileF32x4x6AVX512,
-			scale: scaleAVX512, add: addAVX512, expSum: expSumAVX512, silu: siluAVX512, cvtF16: cvtF16AVX512})
+			dotF16: dotF16AVX512, dotF32: dotF32AVX512, tileF16: tilesF16AVX512, tileF32: tilesF32AVX512,
+			scale: scaleAVX512, add: addAVX512, expSum: expSumAVX512, silu: siluAVX512, cvtF16: cvtF16AVX512,
+			madF16: madF16AVX512, scaleF16: scaleF16AVX512})
 	}
 	return append(ks, &floatKernels{name: "avx2", lanes: 8, tileCols: 3,
-		dotF16: dotF16AVX2, dotF32: dotF32AVX2, tileF16: tileF16x4x3AVX2, tileF32: tileF32x4x3AVX2,
-		scale: scaleAVX2, add: addAVX2, expSum: expSumAVX2, silu: siluAVX2, cvtF16: cvtF16AVX2})
+		dotF16: dotF16AVX2, dotF32: dotF32AVX2, tileF16: tilesF16AVX2, tileF32: tilesF32AVX2,
+		scale: scaleAVX2, add: addAVX2, expSum: expSumAVX2, silu: siluAVX2, cvtF16: cvtF16AVX2,
+		madF16: madF16AVX2, scaleF16: scaleF16AVX2})
 }
 
 //go:noescape
@@ -29,12 +33,6 @@ func dotF16AVX512(x, y *uint16, n int) float32
 
 //go:noescape
 func dotF32AVX512(x, y *float32, n int) float32
-
-//go:noescape
-func tileF16x4x6AVX512(a *uint16, lda int, b *uint16, ldb int, k int, c *[24]float32)
-
-//go:noescape
-func tileF32x4x6AVX512(a *float32, lda int, b *float32, ldb int, k int, c *[24]float32)
 
 //go:noescape
 func scaleAVX512(y *float32, n int, s float32)
@@ -58,12 +56,6 @@ func dotF16AVX2(x, y *uint16, n int) float32
 func dotF32AVX2(x, y *float32, n int) float32
 
 //go:noescape
-func tileF16x4x3AVX2(a *uint16, lda int, b *uint16, ldb int, k int, c *[24]float32)
-
-//go:noescape
-func tileF32x4x3AVX2(a *float32, lda int, b *float32, ldb int, k int, c *[24]float32)
-
-//go:noescape
 func scaleAVX2(y *float32, n int, s float32)
 
 //go:noescape
@@ -77,3 +69,15 @@ func siluAVX2(y, x *float32, n int)
 
 //go:noescape
 func cvtF16AVX2(y *uint16, x *float32, n int)
+
+//go:noescape
+func madF16AVX512(y, x *uint16, n int, s float32)
+
+//go:noescape
+func scaleF16AVX512(y *uint16, n int, s float32)
+
+//go:noescape
+func madF16AVX2(y, x *uint16, n int, s float32)
+
+//go:noescape
+func scaleF16AVX2(y *uint16, n int, s float32)

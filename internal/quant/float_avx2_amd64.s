@@ -82,66 +82,6 @@ TEXT ·dotF32AVX2(SB), NOSPLIT, $0-28
 	VZEROUPPER
 	RET
 
-// The 4×3 tile: Y0-Y11 the sums (column j, row i in Y(4j+i)), Y12-Y14
-// the three columns' vectors (loaded first, as tinyBLAS does when RM >
-// RN), Y15 a row's. c gets c[4j+i] for j < 3.
-#define FMA3(YA, C0, C1, C2) \
-	VFMADD231PS Y12, YA, C0; \
-	VFMADD231PS Y13, YA, C1; \
-	VFMADD231PS Y14, YA, C2
-
-#define TILE(LD, ST) \
-	LEAQ   (R8)(R8*2), R9; \
-	VXORPS Y0, Y0, Y0; VXORPS Y1, Y1, Y1; VXORPS Y2, Y2, Y2; VXORPS Y3, Y3, Y3; \
-	VXORPS Y4, Y4, Y4; VXORPS Y5, Y5, Y5; VXORPS Y6, Y6, Y6; VXORPS Y7, Y7, Y7; \
-	VXORPS Y8, Y8, Y8; VXORPS Y9, Y9, Y9; VXORPS Y10, Y10, Y10; VXORPS Y11, Y11, Y11; \
-tile: \
-	LD   (DI), Y12; \
-	LD   (DI)(R10*1), Y13; \
-	LD   (DI)(R10*2), Y14; \
-	LD   (SI), Y15; \
-	FMA3(Y15, Y0, Y4, Y8); \
-	LD   (SI)(R8*1), Y15; \
-	FMA3(Y15, Y1, Y5, Y9); \
-	LD   (SI)(R8*2), Y15; \
-	FMA3(Y15, Y2, Y6, Y10); \
-	LD   (SI)(R9*1), Y15; \
-	FMA3(Y15, Y3, Y7, Y11); \
-	ADDQ $ST, SI; \
-	ADDQ $ST, DI; \
-	SUBQ $8, CX; \
-	JNZ  tile; \
-	YSUM(Y0, X0, 0(DX)); YSUM(Y1, X1, 4(DX)); YSUM(Y2, X2, 8(DX)); YSUM(Y3, X3, 12(DX)); \
-	YSUM(Y4, X4, 16(DX)); YSUM(Y5, X5, 20(DX)); YSUM(Y6, X6, 24(DX)); YSUM(Y7, X7, 28(DX)); \
-	YSUM(Y8, X8, 32(DX)); YSUM(Y9, X9, 36(DX)); YSUM(Y10, X10, 40(DX)); YSUM(Y11, X11, 44(DX)); \
-	VZEROUPPER
-
-// func tileF16x4x3AVX2(a *uint16, lda int, b *uint16, ldb int, k int, c *[24]float32)
-TEXT ·tileF16x4x3AVX2(SB), NOSPLIT, $0-48
-	MOVQ a+0(FP), SI
-	MOVQ lda+8(FP), R8
-	MOVQ b+16(FP), DI
-	MOVQ ldb+24(FP), R10
-	MOVQ k+32(FP), CX
-	SHLQ $1, R8
-	SHLQ $1, R10
-	MOVQ c+40(FP), DX
-	TILE(VCVTPH2PS, 16)
-	RET
-
-// func tileF32x4x3AVX2(a *float32, lda int, b *float32, ldb int, k int, c *[24]float32)
-TEXT ·tileF32x4x3AVX2(SB), NOSPLIT, $0-48
-	MOVQ a+0(FP), SI
-	MOVQ lda+8(FP), R8
-	MOVQ b+16(FP), DI
-	MOVQ ldb+24(FP), R10
-	MOVQ k+32(FP), CX
-	SHLQ $2, R8
-	SHLQ $2, R10
-	MOVQ c+40(FP), DX
-	TILE(VMOVUPS, 32)
-	RET
-
 // func scaleAVX2(y *float32, n int, s float32)
 TEXT ·scaleAVX2(SB), NOSPLIT, $0-20
 	MOVQ         y+0(FP), DI
@@ -275,5 +215,38 @@ cvt:
 	ADDQ      $16, DI
 	SUBQ      $8, CX
 	JNZ       cvt
+	VZEROUPPER
+	RET
+
+// func madF16AVX2(y, x *uint16, n int, s float32)
+TEXT ·madF16AVX2(SB), NOSPLIT, $0-28
+	MOVQ         y+0(FP), DI
+	MOVQ         x+8(FP), SI
+	MOVQ         n+16(FP), CX
+	VBROADCASTSS s+24(FP), Y2
+mad:
+	VCVTPH2PS   (DI), Y0
+	VCVTPH2PS   (SI), Y1
+	VFMADD231PS Y2, Y1, Y0
+	VCVTPS2PH   $0, Y0, (DI)
+	ADDQ        $16, DI
+	ADDQ        $16, SI
+	SUBQ        $8, CX
+	JNZ         mad
+	VZEROUPPER
+	RET
+
+// func scaleF16AVX2(y *uint16, n int, s float32)
+TEXT ·scaleF16AVX2(SB), NOSPLIT, $0-20
+	MOVQ         y+0(FP), DI
+	MOVQ         n+8(FP), CX
+	VBROADCASTSS s+16(FP), Y2
+scale16:
+	VCVTPH2PS (DI), Y0
+	VMULPS    Y2, Y0, Y0
+	VCVTPS2PH $0, Y0, (DI)
+	ADDQ      $16, DI
+	SUBQ      $8, CX
+	JNZ       scale16
 	VZEROUPPER
 	RET

@@ -90,85 +90,6 @@ TEXT ·dotF32AVX512(SB), NOSPLIT, $0-28
 	VZEROUPPER
 	RET
 
-// The 4×6 tile of llamafile's tinyBLAS on AVX-512 (RM 4, RN 6, 16
-// floats a step, its 32 vector registers): rows a, a+lda, a+2·lda,
-// a+3·lda against columns b, b+ldb, ..., b+5·ldb, over k elements (a
-// multiple of 16). Z0-Z23 hold the 24 sums (column j, row i in Z(4j+i)),
-// Z24-Z27 the rows' vectors, Z28-Z30 the columns'. c gets the 24 sums,
-// c[4j+i]. SI walks the rows (R8 their stride in bytes, R9 three of it),
-// DI the columns (R10, R11 three and R12 five strides); ST is the bytes
-// of 16 elements.
-#define FMA4(ZB, C0, C1, C2, C3) \
-	VFMADD231PS Z24, ZB, C0; \
-	VFMADD231PS Z25, ZB, C1; \
-	VFMADD231PS Z26, ZB, C2; \
-	VFMADD231PS Z27, ZB, C3
-
-#define TILE(LD, ST) \
-	LEAQ   (R8)(R8*2), R9; \
-	LEAQ   (R10)(R10*2), R11; \
-	LEAQ   (R10)(R10*4), R12; \
-	VPXORD Z0, Z0, Z0; VPXORD Z1, Z1, Z1; VPXORD Z2, Z2, Z2; VPXORD Z3, Z3, Z3; \
-	VPXORD Z4, Z4, Z4; VPXORD Z5, Z5, Z5; VPXORD Z6, Z6, Z6; VPXORD Z7, Z7, Z7; \
-	VPXORD Z8, Z8, Z8; VPXORD Z9, Z9, Z9; VPXORD Z10, Z10, Z10; VPXORD Z11, Z11, Z11; \
-	VPXORD Z12, Z12, Z12; VPXORD Z13, Z13, Z13; VPXORD Z14, Z14, Z14; VPXORD Z15, Z15, Z15; \
-	VPXORD Z16, Z16, Z16; VPXORD Z17, Z17, Z17; VPXORD Z18, Z18, Z18; VPXORD Z19, Z19, Z19; \
-	VPXORD Z20, Z20, Z20; VPXORD Z21, Z21, Z21; VPXORD Z22, Z22, Z22; VPXORD Z23, Z23, Z23; \
-tile: \
-	LD   (SI), Z24; \
-	LD   (SI)(R8*1), Z25; \
-	LD   (SI)(R8*2), Z26; \
-	LD   (SI)(R9*1), Z27; \
-	LD   (DI), Z28; \
-	FMA4(Z28, Z0, Z1, Z2, Z3); \
-	LD   (DI)(R10*1), Z29; \
-	FMA4(Z29, Z4, Z5, Z6, Z7); \
-	LD   (DI)(R10*2), Z30; \
-	FMA4(Z30, Z8, Z9, Z10, Z11); \
-	LD   (DI)(R11*1), Z28; \
-	FMA4(Z28, Z12, Z13, Z14, Z15); \
-	LD   (DI)(R10*4), Z29; \
-	FMA4(Z29, Z16, Z17, Z18, Z19); \
-	LD   (DI)(R12*1), Z30; \
-	FMA4(Z30, Z20, Z21, Z22, Z23); \
-	ADDQ $ST, SI; \
-	ADDQ $ST, DI; \
-	SUBQ $16, CX; \
-	JNZ  tile; \
-	ZSUM(Z0, Y0, X0, 0(DX)); ZSUM(Z1, Y1, X1, 4(DX)); ZSUM(Z2, Y2, X2, 8(DX)); ZSUM(Z3, Y3, X3, 12(DX)); \
-	ZSUM(Z4, Y4, X4, 16(DX)); ZSUM(Z5, Y5, X5, 20(DX)); ZSUM(Z6, Y6, X6, 24(DX)); ZSUM(Z7, Y7, X7, 28(DX)); \
-	ZSUM(Z8, Y8, X8, 32(DX)); ZSUM(Z9, Y9, X9, 36(DX)); ZSUM(Z10, Y10, X10, 40(DX)); ZSUM(Z11, Y11, X11, 44(DX)); \
-	ZSUM(Z12, Y12, X12, 48(DX)); ZSUM(Z13, Y13, X13, 52(DX)); ZSUM(Z14, Y14, X14, 56(DX)); ZSUM(Z15, Y15, X15, 60(DX)); \
-	ZSUM(Z16, Y16, X16, 64(DX)); ZSUM(Z17, Y17, X17, 68(DX)); ZSUM(Z18, Y18, X18, 72(DX)); ZSUM(Z19, Y19, X19, 76(DX)); \
-	ZSUM(Z20, Y20, X20, 80(DX)); ZSUM(Z21, Y21, X21, 84(DX)); ZSUM(Z22, Y22, X22, 88(DX)); ZSUM(Z23, Y23, X23, 92(DX)); \
-	VZEROUPPER
-
-// func tileF16x4x6AVX512(a *uint16, lda int, b *uint16, ldb int, k int, c *[24]float32)
-TEXT ·tileF16x4x6AVX512(SB), NOSPLIT, $0-48
-	MOVQ  a+0(FP), SI
-	MOVQ  lda+8(FP), R8
-	MOVQ  b+16(FP), DI
-	MOVQ  ldb+24(FP), R10
-	MOVQ  k+32(FP), CX
-	SHLQ  $1, R8
-	SHLQ  $1, R10
-	MOVQ c+40(FP), DX
-	TILE(VCVTPH2PS, 32)
-	RET
-
-// func tileF32x4x6AVX512(a *float32, lda int, b *float32, ldb int, k int, c *[24]float32)
-TEXT ·tileF32x4x6AVX512(SB), NOSPLIT, $0-48
-	MOVQ  a+0(FP), SI
-	MOVQ  lda+8(FP), R8
-	MOVQ  b+16(FP), DI
-	MOVQ  ldb+24(FP), R10
-	MOVQ  k+32(FP), CX
-	SHLQ  $2, R8
-	SHLQ  $2, R10
-	MOVQ c+40(FP), DX
-	TILE(VMOVUPS, 64)
-	RET
-
 // The element-wise kernels, 16 floats a step, n > 0 a multiple of 16.
 
 // func scaleAVX512(y *float32, n int, s float32)
@@ -299,5 +220,41 @@ cvt:
 	ADDQ      $32, DI
 	SUBQ      $16, CX
 	JNZ       cvt
+	VZEROUPPER
+	RET
+
+// func madF16AVX512(y, x *uint16, n int, s float32)
+// y[i] += x[i]·s in float16 storage, float32 arithmetic
+// (ggml_vec_mad_f16, flash attention's V accumulation).
+TEXT ·madF16AVX512(SB), NOSPLIT, $0-28
+	MOVQ         y+0(FP), DI
+	MOVQ         x+8(FP), SI
+	MOVQ         n+16(FP), CX
+	VBROADCASTSS s+24(FP), Z2
+mad:
+	VCVTPH2PS   (DI), Z0
+	VCVTPH2PS   (SI), Z1
+	VFMADD231PS Z2, Z1, Z0
+	VCVTPS2PH   $0, Z0, (DI)
+	ADDQ        $32, DI
+	ADDQ        $32, SI
+	SUBQ        $16, CX
+	JNZ         mad
+	VZEROUPPER
+	RET
+
+// func scaleF16AVX512(y *uint16, n int, s float32)
+// y[i] *= s in float16 storage (ggml_vec_scale_f16).
+TEXT ·scaleF16AVX512(SB), NOSPLIT, $0-20
+	MOVQ         y+0(FP), DI
+	MOVQ         n+8(FP), CX
+	VBROADCASTSS s+16(FP), Z2
+scale16:
+	VCVTPH2PS (DI), Z0
+	VMULPS    Z2, Z0, Z0
+	VCVTPS2PH $0, Z0, (DI)
+	ADDQ      $32, DI
+	SUBQ      $16, CX
+	JNZ       scale16
 	VZEROUPPER
 	RET

@@ -111,7 +111,9 @@ func SoftMax(y, x, mask []float32, scale float32) {
 	}
 	m := float32(math.Inf(-1))
 	for _, v := range y {
-		m = max(m, v)
+		if v > m {
+			m = v
+		}
 	}
 	k := activeFloat()
 	n := k.body(len(y))
@@ -185,13 +187,8 @@ func MatMulF16(m, n, k int, a []uint16, lda int, b []uint16, ldb int, c []float3
 	_ = a[(m-1)*lda+k-1]
 	_ = b[(n-1)*ldb+k-1]
 	_ = c[(n-1)*ldc+m-1]
-	tiles(kern, m, n, func(ii, jj, from int, out *[24]float32) {
-		kern.tileF16(&a[ii*lda], lda, &b[jj*ldb], ldb, k, out)
-		store(c, ldc, ii, jj, from, kern.tileCols, out)
-	}, func(ii, jj int) {
-		for i := ii; i < ii+4; i++ {
-			c[jj*ldc+i] = DotF16(a[i*lda:i*lda+k], b[jj*ldb:jj*ldb+k])
-		}
+	tiles(kern, m, n, func(ii, jj, cols int) {
+		kern.tileF16[cols](&a[ii*lda], lda, &b[jj*ldb], ldb, k, &c[jj*ldc+ii], ldc)
 	})
 }
 
@@ -209,34 +206,17 @@ func MatMulF32(m, n, k int, a []float32, lda int, b []float32, ldb int, c []floa
 	_ = a[(m-1)*lda+k-1]
 	_ = b[(n-1)*ldb+k-1]
 	_ = c[(n-1)*ldc+m-1]
-	tiles(kern, m, n, func(ii, jj, from int, out *[24]float32) {
-		kern.tileF32(&a[ii*lda], lda, &b[jj*ldb], ldb, k, out)
-		store(c, ldc, ii, jj, from, kern.tileCols, out)
-	}, func(ii, jj int) {
-		for i := ii; i < ii+4; i++ {
-			c[jj*ldc+i] = DotF32(a[i*lda:i*lda+k], b[jj*ldb:jj*ldb+k])
-		}
+	tiles(kern, m, n, func(ii, jj, cols int) {
+		kern.tileF32[cols](&a[ii*lda], lda, &b[jj*ldb], ldb, k, &c[jj*ldc+ii], ldc)
 	})
-}
-
-// store writes columns from..cols-1 of a tile at (ii, jj) to c.
-func store(c []float32, ldc, ii, jj, from, cols int, out *[24]float32) {
-	for j := from; j < cols; j++ {
-		copy(c[(jj+j)*ldc+ii:(jj+j)*ldc+ii+4], out[4*j:4*j+4])
-	}
 }
 
 // tiles walks an m×n output (m a multiple of 4) in tinyBLAS's order for
 // one thread: jobs of 4·BM rows by a block of about BN column tiles, and
 // in each, 4-row tiles of size columns (tinyBLAS's RN, balanced: at most
 // the kernel's tileCols), those at the end of a block one narrower.
-// tile(ii, jj, from, out) runs the kernel's full-width tile at (ii, jj)
-// and keeps its columns from on: a tile narrower than the kernel's runs
-// it shifted left by the missing columns (recomputing columns already
-// written), where tinyBLAS has a kernel of each width, so a narrow tile
-// costs a full one. column(ii, jj) runs one column of four rows, where the
-// whole output is narrower than a tile.
-func tiles(kern *floatKernels, m, n int, tile func(ii, jj, from int, out *[24]float32), column func(ii, jj int)) {
+// tile(ii, jj, cols) runs the tile of cols columns at (ii, jj).
+func tiles(kern *floatKernels, m, n int, tile func(ii, jj, cols int)) {
 	rn := kern.tileCols
 	bn := 12 // tinyBLAS's BN with 32 vector registers
 	if rn == 3 {
@@ -272,19 +252,6 @@ func tiles(kern *floatKernels, m, n int, tile func(ii, jj, from int, out *[24]fl
 		}
 		return ibN*bloc + (ib-ibN)*(bloc-1)
 	}
-	var out [24]float32
-	run := func(ii, jj, cols int) {
-		switch {
-		case cols == rn:
-			tile(ii, jj, 0, &out)
-		case jj+cols >= rn:
-			tile(ii, jj+cols-rn, rn-cols, &out)
-		default:
-			for j := jj; j < jj+cols; j++ {
-				column(ii, j)
-			}
-		}
-	}
 	for job := range ytiles * nbBN {
 		ii := (job % ytiles) * 4 * bm
 		jb := job / ytiles
@@ -294,10 +261,10 @@ func tiles(kern *floatKernels, m, n int, tile func(ii, jj, from int, out *[24]fl
 		for bi := 0; bi < 4*bm; bi += 4 {
 			jj := jj0
 			for ; jj < jj1; jj += size {
-				run(ii+bi, jj, size)
+				tile(ii+bi, jj, size)
 			}
 			for ; jj < jj2; jj += size - 1 {
-				run(ii+bi, jj, size-1)
+				tile(ii+bi, jj, size-1)
 			}
 		}
 	}
