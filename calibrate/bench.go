@@ -91,3 +91,27 @@ func CheckHoldout(cfg runner.Config, patterns []string) error {
 	}
 	return nil
 }
+
+// SpanGaps says, before anything runs, what the tests of the grid's
+// points that will be fitted (those no holdout pattern matches) leave to
+// the prior, one line each with the llama-bench arguments that would
+// tell it (fit.Gaps: one prompt length, no tg). Points whose tests are
+// not known before they run count for nothing.
+func SpanGaps(cfg runner.Config, patterns []string) []string {
+	var runs []model.Run
+	for _, p := range cfg.Grid.Points() {
+		plan, err := cfg.Mapping.Plan(p, llamabench.Record{})
+		for _, r := range cfg.PointRuns(p) {
+			m := measure.Measurement{ID: p.ID, Plan: &plan, Knobs: p.Knobs, Run: &r}
+			if err == nil && len(patterns) > 0 && fit.HeldOut(&m, patterns) {
+				continue
+			}
+			runs = append(runs, r.Of(model.Run{Ubatch: max(r.Ubatch, 1)}))
+		}
+	}
+	var out []string
+	for _, g := range fit.Gaps(model.SpanOf(runs)) {
+		out = append(out, g.Line)
+	}
+	return out
+}

@@ -92,7 +92,12 @@ func fromStats(id, kind, param, engine, unit string, st probe.Stats, scale float
 // idle), spin handoff, the spin time of one poll unit, and the barrier.
 func MicroSteps(s *Settings) []Step {
 	ps := s.probeSettings()
-	ws := probe.DefaultWorkingSet(ps.MaxWorkingSetBytes)
+	// The streams read DRAM: many times the last-level cache, in the quick
+	// calibration too, so that its caps are the full one's.
+	ws := probe.DefaultWorkingSet(0)
+	if s.MicroBudget > 0 {
+		ws = probe.DefaultWorkingSet(ps.MaxWorkingSetBytes) // tests
+	}
 	var steps []Step
 	tag := func(cpus []int) string { return topology.FormatCPUList(cpus) }
 	for _, en := range s.Engines {

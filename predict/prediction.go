@@ -156,6 +156,9 @@ type Prediction struct {
 	BoundaryFixed []sim.Boundary       `json:"win_boundary_fixed,omitempty"`
 	// Warnings are values of the request that cannot matter.
 	Warnings []Warning `json:"warnings,omitempty"`
+	// Span, for a fitted profile that recorded what its runs covered: the
+	// run against that span, and native's t/s interval.
+	Span *SpanCheck `json:"span,omitempty"`
 }
 
 // Plan returns the prediction of mode's plan of kind k.

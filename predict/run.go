@@ -321,6 +321,9 @@ func Run(q Request) (*Prediction, error) {
 	for _, e := range r.engines {
 		p.Kinds = append(p.Kinds, e.Kind)
 	}
+	if p.Span, err = spanCheck(s, wl, native, r.Draws); err != nil {
+		return nil, err
+	}
 	predictPlan := func(k Kind, plan model.Plan, res *sim.Result) (PlanPrediction, error) {
 		iv, err := sim.GainInterval(s, wl, native, plan, r.Draws)
 		if err != nil {

@@ -188,31 +188,11 @@ func (a *Attention) flash() {
 			v := a.V[(h/g)*nkv*d : (h/g+1)*nkv*d]
 			clear(a.vkq16)
 			ToF16Row(a.q16fa, a.Q[(j*a.Heads+h)*d:(j*a.Heads+h+1)*d])
-			var s, m float32 = 0, float32(math.Inf(-1))
-			q := a.q16fa
-			for c := range nkv {
-				if mask[c] == negInfF16 {
-					continue // a masked position: ggml skips it
-				}
-				kc := k[c*d : (c+1)*d]
-				var x float32
-				if body == d {
-					x = kern.dotF16(&kc[0], &q[0], d)
-				} else {
-					x = DotF16(kc, q)
-				}
-				x = x*scale + F16ToF32(mask[c])
-				ms, vs := float32(1), float32(1)
-				if x > m {
-					old := m
-					m = x
-					ms = expf(old - m)
-					madOrScale(kern, body, a.vkq16, nil, ms)
-				} else {
-					vs = expf(x - m)
-				}
-				madOrScale(kern, body, a.vkq16, v[c*d:(c+1)*d], vs)
-				s = s*ms + vs
+			var s float32
+			if kern.flashRow != nil && body == d && d > 0 {
+				s = kern.flashRow(&k[0], &v[0], &a.q16fa[0], &mask[0], nkv, d, scale, &a.vkq16[0])
+			} else {
+				s = flashRow(kern, body, k, v, a.q16fa, mask, d, scale, a.vkq16)
 			}
 			out := a.Out[(j*a.Heads+h)*d : (j*a.Heads+h+1)*d]
 			for i, x := range a.vkq16 {
@@ -220,6 +200,39 @@ func (a *Attention) flash() {
 			}
 		}
 	}
+}
+
+// flashRow is one query row and head of flash attention in Go (for rows
+// that are not a multiple of the vector width, or a CPU without the fused
+// kernel): the loop of ggml_compute_forward_flash_attn_ext_f16 over the
+// positions, into vkq; it returns the sum of the weights.
+func flashRow(kern *floatKernels, body int, k, v, q, mask []uint16, d int, scale float32, vkq []uint16) float32 {
+	var s, m float32 = 0, float32(math.Inf(-1))
+	for c := range mask {
+		if mask[c] == negInfF16 {
+			continue // a masked position: ggml skips it
+		}
+		kc := k[c*d : (c+1)*d]
+		var x float32
+		if body == d {
+			x = kern.dotF16(&kc[0], &q[0], d)
+		} else {
+			x = DotF16(kc, q)
+		}
+		x = x*scale + F16ToF32(mask[c])
+		ms, vs := float32(1), float32(1)
+		if x > m {
+			old := m
+			m = x
+			ms = expf(old - m)
+			madOrScale(kern, body, vkq, nil, ms)
+		} else {
+			vs = expf(x - m)
+		}
+		madOrScale(kern, body, vkq, v[c*d:(c+1)*d], vs)
+		s = s*ms + vs
+	}
+	return s
 }
 
 // madOrScale is ggml_vec_mad_f16 (x not nil: y += x·s) or

@@ -36,6 +36,10 @@ type floatKernels struct {
 	// (ggml_vec_mad_f16, ggml_vec_scale_f16: flash attention's V sums).
 	madF16   func(y, x *uint16, n int, s float32)
 	scaleF16 func(y *uint16, n int, s float32)
+	// flashRow, where set, is one query row and head of flash attention
+	// in one call (Attention.flash's loop over the positions), for rows
+	// of a multiple of lanes; nil means the loop in Go.
+	flashRow func(k, v, q, mask *uint16, nkv, d int, scale float32, vkq *uint16) float32
 }
 
 // genericFloat is the portable implementation: plain loops, one element a

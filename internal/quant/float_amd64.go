@@ -20,7 +20,7 @@ func archFloatKernels() []*floatKernels {
 		ks = append(ks, &floatKernels{name: "avx512", lanes: 16, tileCols: 6,
 			dotF16: dotF16AVX512, dotF32: dotF32AVX512, tileF16: tilesF16AVX512, tileF32: tilesF32AVX512,
 			scale: scaleAVX512, add: addAVX512, expSum: expSumAVX512, silu: siluAVX512, cvtF16: cvtF16AVX512,
-			madF16: madF16AVX512, scaleF16: scaleF16AVX512})
+			madF16: madF16AVX512, scaleF16: scaleF16AVX512, flashRow: flashRowAVX512})
 	}
 	return append(ks, &floatKernels{name: "avx2", lanes: 8, tileCols: 3,
 		dotF16: dotF16AVX2, dotF32: dotF32AVX2, tileF16: tilesF16AVX2, tileF32: tilesF32AVX2,
@@ -81,3 +81,9 @@ func madF16AVX2(y, x *uint16, n int, s float32)
 
 //go:noescape
 func scaleF16AVX2(y *uint16, n int, s float32)
+
+// flashRowAVX512 is one query row and head of flash attention (see
+// float_avx512_amd64.s); d a multiple of 16.
+//
+//go:noescape
+func flashRowAVX512(k, v, q, mask *uint16, nkv, d int, scale float32, vkq *uint16) float32

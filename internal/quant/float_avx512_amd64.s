@@ -258,3 +258,102 @@ scale16:
 	JNZ       scale16
 	VZEROUPPER
 	RET
+
+// func flashRowAVX512(k, v, q, mask *uint16, nkv, d int, scale float32, vkq *uint16) float32
+// One query row and head of flash attention (ggml's
+// ggml_compute_forward_flash_attn_ext_f16 with an f16 V): for each of the
+// nkv positions whose f16 mask is not -inf, s = K[c]·q·scale + mask[c];
+// a new maximum M rescales the f16 accumulator vkq by e^(Mold-M), else
+// the position weighs e^(s-M); vkq += V[c]·weight; S = S·rescale +
+// weight. K and V rows are d f16 apart (d a multiple of 16). Returns S
+// (vkq holds the unnormalised sum; its caller zeroes it first).
+// Registers: SI walks K, DI V, R8 the mask; DX is q, R10 vkq, R9 d's
+// bytes; X4 holds M, X8 S, X6 the scale; Z19-Z30 EXP's constants.
+TEXT ·flashRowAVX512(SB), NOSPLIT, $0-68
+	MOVQ         k+0(FP), SI
+	MOVQ         v+8(FP), DI
+	MOVQ         q+16(FP), DX
+	MOVQ         mask+24(FP), R8
+	MOVQ         nkv+32(FP), CX
+	MOVQ         d+40(FP), R9
+	VMOVSS       scale+48(FP), X6
+	MOVQ         vkq+56(FP), R10
+	SHLQ         $1, R9
+	EXPCONST
+	MOVL         $0xff800000, AX
+	VMOVD        AX, X4                // M = -inf
+	VXORPS       X8, X8, X8            // S = 0
+	TESTQ        CX, CX
+	JZ           done
+pos:
+	MOVWLZX      (R8), AX
+	CMPL         AX, $0xfc00
+	JEQ          next                  // a masked position: skipped
+	// s = K[c]·q, 16 at a time
+	VPXORD       Z0, Z0, Z0
+	XORQ         BX, BX
+dot:
+	VCVTPH2PS    (SI)(BX*1), Z1
+	VCVTPH2PS    (DX)(BX*1), Z2
+	VFMADD231PS  Z1, Z2, Z0
+	ADDQ         $32, BX
+	CMPQ         BX, R9
+	JLT          dot
+	VEXTRACTF64X4 $1, Z0, Y31
+	VADDPS       Y31, Y0, Y0
+	VEXTRACTF32X4 $1, Y0, X31
+	VADDPS       X31, X0, X0
+	VMOVHLPS     X0, X0, X31
+	VADDPS       X31, X0, X0
+	VMOVSHDUP    X0, X31
+	VADDSS       X31, X0, X0
+	VMULSS       X6, X0, X0
+	VMOVD        AX, X3
+	VCVTPH2PS    X3, X3
+	VADDSS       X3, X0, X0            // s
+	VUCOMISS     X4, X0
+	JA           newmax
+	// weight e^(s-M), no rescale
+	VSUBSS       X4, X0, X0
+	VBROADCASTSS X0, Z0
+	EXP
+	VMOVAPS      Z0, Z7                // the weight, in every lane
+	VADDSS       X7, X8, X8            // S += weight
+	JMP          mad
+newmax:
+	// rescale e^(Mold-s), M = s, weight 1
+	VSUBSS       X0, X4, X5
+	VMOVAPS      X0, X4
+	VBROADCASTSS X5, Z0
+	EXP
+	VMULSS       X0, X8, X8            // S *= rescale
+	XORQ         BX, BX
+rescale:
+	VCVTPH2PS    (R10)(BX*1), Z1
+	VMULPS       Z0, Z1, Z1
+	VCVTPS2PH    $0, Z1, (R10)(BX*1)
+	ADDQ         $32, BX
+	CMPQ         BX, R9
+	JLT          rescale
+	VMOVAPS      Z19, Z7               // weight 1
+	VADDSS       X7, X8, X8
+mad:
+	XORQ         BX, BX
+madloop:
+	VCVTPH2PS    (R10)(BX*1), Z1
+	VCVTPH2PS    (DI)(BX*1), Z2
+	VFMADD231PS  Z7, Z2, Z1
+	VCVTPS2PH    $0, Z1, (R10)(BX*1)
+	ADDQ         $32, BX
+	CMPQ         BX, R9
+	JLT          madloop
+next:
+	ADDQ         R9, SI
+	ADDQ         R9, DI
+	ADDQ         $2, R8
+	DECQ         CX
+	JNZ          pos
+done:
+	VMOVSS       X8, ret+64(FP)
+	VZEROUPPER
+	RET
