@@ -11,7 +11,7 @@ if ! command -v "$qemu" >/dev/null 2>&1; then
 	sudo=
 	[ "$(id -u)" -eq 0 ] || sudo=sudo
 	$sudo apt-get update -qq
-	$sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq qemu-user-static
+	$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq qemu-user-static
 fi
 
 GOARCH=arm64 go vet ./...

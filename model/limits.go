@@ -1,6 +1,6 @@
 package model
 
-import "fmt"
+import "github.com/blsim/blsim/internal/units"
 
 // MaxUbatches is the most ubatches one prediction simulates: a prompt of
 // 4096 one-token ubatches already takes a minute of a full blsim predict
@@ -8,44 +8,19 @@ import "fmt"
 const MaxUbatches = 4096
 
 // Range is the span of values with physical meaning for one kind of
-// quantity: a value outside is a typo, a unit mix-up or a broken
-// benchmark, and is refused where it enters (a SoC, a measurement, a
-// benchmark's output) with a one-line reason.
-type Range struct {
-	Min, Max float64
-	Unit     string
-	What     string // "a clock"
-}
+// quantity (units.Range): a value outside is refused where it enters with
+// a one-line reason.
+type Range = units.Range
 
-// The physical ranges, one table for every input.
+// The physical ranges, one table for every input (package units).
 var (
-	// ClockRange spans the clocks of any core or accelerator blsim models.
-	ClockRange = Range{Min: 0.05, Max: 10, Unit: "GHz", What: "a clock"}
-	// ThroughputRange spans tokens per second, a board's slowest prompt to
-	// a datacentre's fastest.
-	ThroughputRange = Range{Min: 1e-6, Max: 1e9, Unit: "t/s", What: "a throughput"}
-	// BandwidthRange spans memory bandwidths.
-	BandwidthRange = Range{Min: 0.01, Max: 10000, Unit: "GB/s", What: "a bandwidth"}
-	// KernelRateRange spans kernel rates per thread per cycle.
-	KernelRateRange = Range{Min: 1e-6, Max: 4096, Unit: "ops/cycle", What: "a kernel rate"}
-	// LatencyRange spans wake, handoff and submit costs.
-	LatencyRange = Range{Min: 1e-4, Max: 1e7, Unit: "us", What: "a latency"}
+	ClockRange        = units.ClockRange
+	ThroughputRange   = units.ThroughputRange
+	BandwidthRange    = units.BandwidthRange
+	KernelRateRange   = units.KernelRateRange
+	LatencyRange      = units.LatencyRange
+	TransferRateRange = units.TransferRateRange
 )
 
 // RangeOf is the range of values measured in unit, and whether there is one.
-func RangeOf(unit string) (Range, bool) {
-	for _, r := range []Range{ClockRange, ThroughputRange, BandwidthRange, KernelRateRange, LatencyRange} {
-		if r.Unit == unit {
-			return r, true
-		}
-	}
-	return Range{}, false
-}
-
-// Check returns nil when v is in the range, else a one-line reason.
-func (r Range) Check(v float64) error {
-	if !finite(v) || v < r.Min || v > r.Max {
-		return fmt.Errorf("%g %s is outside [%g, %g] %s for %s", v, r.Unit, r.Min, r.Max, r.Unit, r.What)
-	}
-	return nil
-}
+func RangeOf(unit string) (Range, bool) { return units.RangeOf(unit) }

@@ -172,7 +172,7 @@ func walkNumeric(rv reflect.Value, fn func(key string, f reflect.Value)) {
 	for i := 0; i < t.NumField(); i++ {
 		f := t.Field(i)
 		key := strings.Split(f.Tag.Get("yaml"), ",")[0]
-		if key == "" || key == "-" {
+		if key == "" || key == "-" || specOnly[key] {
 			continue
 		}
 		switch f.Type.Kind() {

@@ -2,7 +2,6 @@ package model
 
 import (
 	"fmt"
-	"math"
 	"slices"
 )
 
@@ -35,6 +34,21 @@ type DRAM struct {
 	// Sharing says how SustainedGBs is divided among engines whose demand
 	// exceeds it: "maxmin" (max-min fair) or "proportional" (to demand).
 	Sharing string `yaml:"sharing"`
+	// Type names the memory part (package parts: lpddr4x, lpddr5, ddr5,
+	// ...) whose bus and transfer rate give PeakGBs, and whose sustained
+	// share gives SustainedGBs, where the file gives none. Optional, as
+	// are BusBits, MTs and Controller, which a spec sheet gives with it.
+	Type string `yaml:"type,omitempty"`
+	// BusBits is the memory bus width in bits (64 for four 16-bit LPDDR4x
+	// channels, 128 for dual-channel DDR5).
+	BusBits int `yaml:"bus_bits,omitempty"`
+	// MTs is the transfer rate in mega-transfers per second (4224 for
+	// LPDDR4x-4224).
+	MTs float64 `yaml:"mt_s,omitempty"`
+	// Controller names the memory-controller family whose measured
+	// sustained share the memory part gives, when it has one for it
+	// (rockchip, apple, ...); absent: the type's default share.
+	Controller string `yaml:"controller,omitempty"`
 }
 
 // Engine kinds.
@@ -65,9 +79,13 @@ var EngineKinds = []string{KindCPU, KindNPU}
 // tokens that share one weight walk. Its scalar rate is never used (it runs
 // no scalar ops) but must be positive.
 type Engine struct {
-	Name     string  `yaml:"name"`
-	Kind     string  `yaml:"kind"` // "cpu" or "npu"
-	CoreType string  `yaml:"core_type,omitempty"`
+	Name     string `yaml:"name"`
+	Kind     string `yaml:"kind"` // "cpu" or "npu"
+	CoreType string `yaml:"core_type,omitempty"`
+	// Core names the core part (package parts: cortex-a76, zen4, ...)
+	// that gives the engine every value its file leaves out: kernel
+	// rates, overlaps, caches, SMT ways, per-core bandwidth. Optional.
+	Core     string  `yaml:"core,omitempty"`
 	Cores    int     `yaml:"cores"`
 	ClockGHz float64 `yaml:"clock_ghz"`
 	// KernelOpsPerCycle is one thread's matmul throughput per clock cycle, in
@@ -161,6 +179,16 @@ type Engine struct {
 	// its --cpu-mask in hex (a list of another length than the cores gives
 	// none, and the thread sweep says so). CPU clusters only.
 	CPUs []int `yaml:"cpus,omitempty"`
+	// SMTWays is the hardware threads of each core (2 with SMT or
+	// Hyper-Threading); 0 or absent means 1. The model carries it for
+	// the placement of threads on siblings (a core's ways share its
+	// pipes, caches and DRAM streams). CPU clusters only.
+	SMTWays int `yaml:"smt_ways,omitempty"`
+	// SMTCPUs are the Linux CPU ids of the cores' other hardware threads,
+	// when cpus lists the first: (smt_ways-1) ids per core, core by core
+	// in the order of cpus (with two ways, smt_cpus[i] is cpus[i]'s
+	// sibling). Optional; requires cpus.
+	SMTCPUs []int `yaml:"smt_cpus,omitempty"`
 
 	// The fields below are for accelerators (kind npu) only; CPU engines
 	// must leave them out.
@@ -295,6 +323,11 @@ type Provenance struct {
 	// with one prompt length, decode's one-token rates with no tg): their
 	// uncertainty is the prior's width.
 	PriorLed []string `yaml:"prior_led,omitempty"`
+	// Measured lists the parameter paths (Get) a calibration fitted from
+	// its runs: where the profile's values come from calibration rather
+	// than from the prior it started at (a part, a file). Empty in a
+	// profile that is not a fit.
+	Measured []string `yaml:"measured,omitempty"`
 }
 
 // Engine returns the engine named name.
@@ -329,6 +362,7 @@ func (s *SoC) Clone() *SoC {
 		e.SplitModes = append([]string(nil), e.SplitModes...)
 		e.RepackedTypes = append([]string(nil), e.RepackedTypes...)
 		e.CPUs = append([]int(nil), e.CPUs...)
+		e.SMTCPUs = append([]int(nil), e.SMTCPUs...)
 		if e.RepackedTypes == nil && s.Engines[i].RepackedTypes != nil {
 			e.RepackedTypes = []string{}
 		}
@@ -357,6 +391,7 @@ func (s *SoC) Clone() *SoC {
 			sp.Ubatches, sp.Gens = slices.Clone(sp.Ubatches), slices.Clone(sp.Gens)
 			p.Span = &sp
 		}
+		p.Measured = append([]string(nil), p.Measured...)
 		c.Provenance = &p
 	}
 	return &c
@@ -371,99 +406,4 @@ func cloneMap[V any](m map[string]V) map[string]V {
 		c[k] = v
 	}
 	return c
-}
-
-// ThreadRate is the throughput multiplier of n threads relative to one.
-func (e *Engine) ThreadRate(n int) float64 {
-	if n <= 0 {
-		return 0
-	}
-	return float64(n) / (1 + e.ThreadScalingLoss*float64(n-1))
-}
-
-// SpinWindowUS is how long a pool spins before sleeping at the given poll.
-func (h *Handoff) SpinWindowUS(poll int) float64 {
-	return float64(poll) * h.SpinWindowUSPerPoll
-}
-
-// WakeUS is what it costs to start work on a pool that has been idle for
-// idleUS at the given poll level: a spin wake inside the spin window, a
-// futex wake plus the sleep-exit cost past it.
-func (h *Handoff) WakeUS(idleUS float64, poll int) float64 {
-	if idleUS <= h.SpinWindowUS(poll) {
-		return h.SpinWakeUS
-	}
-	return h.FutexWakeUS + h.SleepExitUS
-}
-
-func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
-
-// MatmulGOPS is the engine's matmul rate with threads threads for kernel
-// class class, in giga-operations per second.
-func (e *Engine) MatmulGOPS(class string, threads int) float64 {
-	return e.KernelOpsPerCycle[class] * e.ClockGHz * e.ThreadRate(threads)
-}
-
-// WalkEfficiency is the share of the kernel rate a weight walk for tokens
-// tokens reaches: GemvEfficiency g for one token, 1 from token_tile
-// tokens on. Each walk costs its tokens' multiply-adds plus a load cost
-// amortised over them: at n tokens the time per token is 1 + (1/g - 1) *
-// (T/n - 1)/(T - 1) times a full tile's (T the token tile), which is 1/g
-// at n = 1 and 1 at n = T.
-func (e *Engine) WalkEfficiency(tokens float64) float64 {
-	g, t := e.GemvEfficiency, float64(max(e.TokenTile, 2))
-	if g <= 0 || g >= 1 || tokens >= t {
-		return 1
-	}
-	n := math.Max(tokens, 1)
-	return 1 / (1 + (1/g-1)*(t/n-1)/(t-1))
-}
-
-// GraphOverlap is the memory-compute overlap of the ops of a graph of
-// tokens tokens: GemvOverlap for one (when set), MemComputeOverlap for
-// more.
-func (e *Engine) GraphOverlap(tokens float64) float64 {
-	if e.GemvOverlap > 0 && tokens <= 1 {
-		return e.GemvOverlap
-	}
-	return e.MemComputeOverlap
-}
-
-// LLCHitShare is the share of a weight that a graph touches with
-// probability touch found in the shared cache from earlier graphs, when a
-// graph walks graphBytes of weights: min(1, touch*C/graphBytes) with C the
-// usable shared cache, so a cache that holds a quarter of what a graph
-// walks keeps a quarter of the weights every graph touches (a replacement
-// policy that resists thrashing keeps part of a loop larger than itself).
-// Zero without LLCBandwidthGBs.
-func (e *Engine) LLCHitShare(touch, graphBytes float64) float64 {
-	if e.LLCBandwidthGBs <= 0 || graphBytes <= 0 || touch <= 0 {
-		return 0
-	}
-	c := e.CacheUsableFrac * e.SharedCacheKiB * 1024
-	return math.Min(1, touch*c/graphBytes)
-}
-
-// BandwidthGBs is the most DRAM bandwidth the engine pulls alone with
-// threads threads: its cap, or threads times its per-thread bandwidth when
-// that is less.
-func (e *Engine) BandwidthGBs(threads int) float64 {
-	if e.BandwidthPerThreadGBs > 0 && threads > 0 {
-		return math.Min(e.BandwidthMaxGBs, float64(threads)*e.BandwidthPerThreadGBs)
-	}
-	return e.BandwidthMaxGBs
-}
-
-// ScalarGOPS is the engine's rate for non-matmul work with threads threads.
-func (e *Engine) ScalarGOPS(threads int) float64 {
-	return e.ScalarOpsPerCycle * e.ClockGHz * e.ThreadRate(threads)
-}
-
-// CacheBytesPerThread is the cache one thread can keep its weight slice in
-// when sharedBy threads share the engine's shared cache.
-func (e *Engine) CacheBytesPerThread(sharedBy int) float64 {
-	if sharedBy < 1 {
-		sharedBy = 1
-	}
-	return e.CacheUsableFrac * 1024 * (e.L2KiBPerCore + e.SharedCacheKiB/float64(sharedBy))
 }

@@ -100,6 +100,7 @@ func (s *SoC) Validate() error {
 		c.fail("schema", "%q is not %q", s.Schema, SoCSchema)
 	}
 	c.nonEmpty("name", s.Name)
+	c.spec(s)
 	d := s.DRAM
 	c.in("dram.peak_gb_s", d.PeakGBs, BandwidthRange)
 	c.in("dram.sustained_gb_s", d.SustainedGBs, BandwidthRange)
@@ -167,6 +168,7 @@ func (s *SoC) Validate() error {
 		c.num(p+"mem_compute_overlap", e.MemComputeOverlap, 0, 1)
 		c.repacked(p, e)
 		c.cpus(p, e, seenCPU)
+		c.smt(p, e, seenCPU)
 		c.accelerator(p, e)
 	}
 	h := s.Handoff

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/blsim/blsim/internal/readfile"
+	"github.com/blsim/blsim/parts"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -81,13 +82,27 @@ type validator interface{ Validate() error }
 // present, every value of the right type and in range. Errors name the
 // file, line and field.
 func decodeStrict(data []byte, name string, v validator) error {
+	root, err := parseRoot(data, name)
+	if err != nil {
+		return err
+	}
+	if _, soc := v.(*SoC); soc && NamesParts(root) {
+		if err := parts.Fill(root, name, nil); err != nil {
+			return err
+		}
+	}
+	return decodeRoot(root, name, v)
+}
+
+// parseRoot reads one YAML document and returns its root node.
+func parseRoot(data []byte, name string) (*yaml.Node, error) {
 	var doc yaml.Node
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	if err := dec.Decode(&doc); err != nil && !errors.Is(err, io.EOF) {
-		return &FieldError{File: name, Line: yamlErrLine(err), Msg: cleanYAMLErr(err)}
+		return nil, &FieldError{File: name, Line: yamlErrLine(err), Msg: cleanYAMLErr(err)}
 	}
 	if doc.Kind != yaml.DocumentNode || len(doc.Content) == 0 {
-		return &FieldError{File: name, Msg: "empty document"}
+		return nil, &FieldError{File: name, Msg: "empty document"}
 	}
 	var next yaml.Node
 	if err := dec.Decode(&next); !errors.Is(err, io.EOF) {
@@ -95,9 +110,14 @@ func decodeStrict(data []byte, name string, v validator) error {
 		if err != nil {
 			line = yamlErrLine(err)
 		}
-		return &FieldError{File: name, Line: line, Msg: "a second YAML document (one file holds one)"}
+		return nil, &FieldError{File: name, Line: line, Msg: "a second YAML document (one file holds one)"}
 	}
-	root := doc.Content[0]
+	return doc.Content[0], nil
+}
+
+// decodeRoot decodes a document's root node into v strictly and
+// validates it; errors name the file, line and field.
+func decodeRoot(root *yaml.Node, name string, v validator) error {
 	if err := checkKeys(root, reflect.TypeOf(v).Elem(), ""); err != nil {
 		err.File = name
 		return err
@@ -217,6 +237,9 @@ func checkKeys(n *yaml.Node, t reflect.Type, path string) *FieldError {
 			}
 		}
 		if err := n.Decode(reflect.New(t).Interface()); err != nil {
+			if u := keyUnit(path[strings.LastIndexAny(path, ".]")+1:]); u != "" && t.Kind() != reflect.String {
+				return at(n, path, "want a number in %s (the key's unit), got %q", u, n.Value)
+			}
 			return at(n, path, "%s", cleanYAMLErr(err))
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/blsim/blsim/predict"
+	"github.com/blsim/blsim/sim"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/palette"
 	"gonum.org/v1/plot/palette/moreland"
@@ -152,9 +153,12 @@ func crosses(d *predict.WhatIf, level float64) bool {
 }
 
 // Heatmap draws d: the gain as colour on a diverging scale centred on 0
-// (red loses, blue gains, symmetric range), the parity contour (gain 0)
-// and the ±1% parity band as contours, the studied SoC as a labelled
-// marker, and a colour bar.
+// (red loses, blue gains, symmetric range), the gain-0 contour and the
+// verdict's boundaries (sim.VerdictRule: WIN above, LOSS below, with the
+// studied split's interval moved to each cell; WhatIf.VerdictLevels) as
+// contours, the cells whose best plan is the dispatcher alone (ALONE)
+// marked, the studied SoC as a labelled marker with its verdict, and a
+// colour bar.
 func Heatmap(d predict.WhatIf) (*Figure, error) {
 	maxAbs, err := checkWhatIf(&d)
 	if err != nil {
@@ -178,23 +182,24 @@ func Heatmap(d predict.WhatIf) (*Figure, error) {
 		fig.Title = fmt.Sprintf("%s: best %s split over %s (BestN) vs native (%s threads, poll %d), what-if around %s",
 			d.Workload, d.Mode, strings.Join(d.Engines, "+"), threadText(d.Engines, d.Threads), d.Poll, d.SoC)
 	}
+	win, loss := d.VerdictLevels()
+	dashed := draw.LineStyle{Color: black, Width: vg.Points(1), Dashes: []vg.Length{vg.Points(4), vg.Points(3)}}
 	for _, c := range []struct {
 		level float64
 		name  string
 		style draw.LineStyle
 	}{
-		{0, "gain 0 (parity)", draw.LineStyle{Color: black, Width: vg.Points(2)}},
-		{1, "±1% (parity band)", draw.LineStyle{Color: black, Width: vg.Points(1), Dashes: []vg.Length{vg.Points(4), vg.Points(3)}}},
-		{-1, "", draw.LineStyle{Color: black, Width: vg.Points(1), Dashes: []vg.Length{vg.Points(4), vg.Points(3)}}},
+		{0, "gain 0", draw.LineStyle{Color: black, Width: vg.Points(2)}},
+		{win, verdictBandText(win, loss), dashed},
+		{loss, "", dashed},
 	} {
 		ct := plotter.NewContour(gainGrid{&d}, []float64{c.level}, nil)
 		ct.LineStyles = []draw.LineStyle{c.style}
 		ct.Min, ct.Max = -lim, lim
 		p.Add(ct)
-		if c.name != "" && !(d.NWay && !crosses(&d, c.level)) {
-			// An N-engine heatmap's best split can always give the
-			// helpers nothing, so it rarely loses: its legend names only
-			// the contours it has.
+		if c.name != "" && (crosses(&d, c.level) || (c.level == win && crosses(&d, loss))) {
+			// The best split can always give the helpers nothing, so it
+			// rarely loses: the legend names only the contours drawn.
 			l, err := plotter.NewLine(plotter.XYs{{}, {X: 1}})
 			if err != nil {
 				return nil, err
@@ -202,6 +207,9 @@ func Heatmap(d predict.WhatIf) (*Figure, error) {
 			l.LineStyle = c.style
 			fig.Legend = append(fig.Legend, LegendEntry{c.name, l})
 		}
+	}
+	if err := markAlone(p, fig, &d); err != nil {
+		return nil, err
 	}
 	// Cell edges: half a cell beyond the first and last centres (in plot
 	// coordinates).
@@ -224,9 +232,9 @@ func Heatmap(d predict.WhatIf) (*Figure, error) {
 		}
 		in.GlyphStyle = draw.GlyphStyle{Color: color.White, Radius: vg.Points(3), Shape: draw.CircleGlyph{}}
 		p.Add(in, sc)
-		label, entry := fmt.Sprintf("%s: %+.2f%% at %.3f", d.SoC, d.AtGain, math.Round(d.AtFrac*1e4)/1e4), "studied SoC (best gain at its best fraction)"
+		label, entry := fmt.Sprintf("%s: %+.2f%% at %.3f%s", d.SoC, d.AtGain, math.Round(d.AtFrac*1e4)/1e4, atVerdict(&d)), "studied SoC (best gain at its best fraction)"
 		if d.NWay {
-			label = fmt.Sprintf("%s: %+.2f%% (%s)", d.SoC, d.AtGain, shareText(d.Engines, d.AtFracs))
+			label = fmt.Sprintf("%s: %+.2f%% (%s)%s", d.SoC, d.AtGain, shareText(d.Engines, d.AtFracs), atVerdict(&d))
 			entry = "studied SoC (best gain at its best shares)"
 		}
 		p.Add(&pointLabels{xys: plotter.XYs{{X: atX, Y: atY}},
@@ -269,4 +277,44 @@ func threadText(engines []string, threads []int) string {
 		parts[i] = fmt.Sprintf("%s %d", e, threads[i])
 	}
 	return strings.Join(parts, " + ")
+}
+
+// verdictBandText names the verdict boundaries in the legend: "WIN above
+// +1%, LOSS below -1% (verdict rule)".
+func verdictBandText(win, loss float64) string {
+	return fmt.Sprintf("WIN above %+.3g%%, LOSS below %+.3g%% (the verdict rule, studied interval)", win, loss)
+}
+
+// atVerdict is the studied SoC's verdict for its label: " PARITY", or ""
+// when the grid has none (a WhatIf built by hand).
+func atVerdict(d *predict.WhatIf) string {
+	if d.AtVerdict == "" {
+		return ""
+	}
+	return " " + string(d.AtVerdict)
+}
+
+// markAlone marks the cells whose verdict is ALONE (their best plan gives
+// the helpers nothing and gains as a WIN would), with a legend entry when
+// there are any.
+func markAlone(p *plot.Plot, fig *Figure, d *predict.WhatIf) error {
+	var xys plotter.XYs
+	for j, row := range d.Verdict {
+		for i, v := range row {
+			if v == sim.Alone {
+				xys = append(xys, plotter.XY{X: axisCoord(d.X[i], d.LogX), Y: axisCoord(d.Y[j], d.LogY)})
+			}
+		}
+	}
+	if len(xys) == 0 {
+		return nil
+	}
+	sc, err := plotter.NewScatter(xys)
+	if err != nil {
+		return err
+	}
+	sc.GlyphStyle = draw.GlyphStyle{Color: black, Radius: vg.Points(3), Shape: draw.CrossGlyph{}}
+	p.Add(sc)
+	fig.Legend = append(fig.Legend, LegendEntry{"ALONE: the dispatcher alone, helpers given nothing", sc})
+	return nil
 }

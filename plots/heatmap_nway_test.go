@@ -3,8 +3,10 @@ package plots
 import (
 	"bytes"
 	"image/png"
+	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -102,7 +104,7 @@ func TestHeatmapOfPrediction(t *testing.T) {
 		legend = append(legend, e.Label)
 	}
 	all := strings.Join(legend, "\n")
-	for _, want := range []string{"gain 0 (parity)", "±1% (parity band)", "studied SoC (best gain at its best fraction)"} {
+	for _, want := range []string{"WIN above +1%, LOSS below -1% (the verdict rule, studied interval)", "studied SoC (best gain at its best fraction)"} {
 		if !strings.Contains(all, want) {
 			t.Errorf("legend %q lacks %q", legend, want)
 		}
@@ -125,5 +127,45 @@ func TestHeatLogTicks(t *testing.T) {
 			t.Errorf("ticks %v, want %v", labels, want)
 			break
 		}
+	}
+}
+
+// TestHeatmapJudgesAsTheTable: the heatmap's WIN boundary is the table's
+// rule. With the NPU's rate far less certain (σ 200 for 80) the table
+// judges rk3588-npu's best split PARITY at about +17%; the heatmap once
+// drew its boundary at +1% (the gain alone), inside which that very point
+// sat as a WIN.
+func TestHeatmapJudgesAsTheTable(t *testing.T) {
+	s, w := load(t, "rk3588-npu")
+	s.Uncertainty["engines.npu.kernel_ops_per_cycle.q4"] = 200
+	p, err := predict.Run(predict.Request{SoC: s, Workload: w, Engines: []string{"big", "npu"}, Poll: 50, Draws: 16})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Best.Verdict == "WIN" || p.Best.GainPct <= 1 {
+		t.Fatalf("the case needs a best split above +1%% that the table does not call a WIN: %s %+.2f%%", p.Best.Verdict, p.Best.GainPct)
+	}
+	d, err := predict.WhatIfOf(p, s, w, predict.WhatIfOptions{NX: 3, NY: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fig, err := Heatmap(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	level := math.NaN()
+	for _, e := range fig.Legend {
+		if rest, ok := strings.CutPrefix(e.Label, "WIN above "); ok {
+			num, _, _ := strings.Cut(rest, "%")
+			level, _ = strconv.ParseFloat(num, 64)
+		}
+	}
+	if !(level >= p.Best.GainPct) {
+		var legend []string
+		for _, e := range fig.Legend {
+			legend = append(legend, e.Label)
+		}
+		t.Errorf("the heatmap's WIN boundary (legend %q) lies below the studied %s split's %+.2f%%, which the table judges %s",
+			legend, p.Best.Plan.Mode, p.Best.GainPct, p.Best.Verdict)
 	}
 }

@@ -76,10 +76,12 @@ func (p PlanPrediction) Frac() float64 {
 }
 
 // Balance is where a mode's split has the first two engines finish the
-// split ops together.
+// split ops together; None says why there is no such share (Frac is then
+// 0).
 type Balance struct {
 	Mode model.Mode `json:"mode"`
 	Frac float64    `json:"frac"`
+	None string     `json:"none,omitempty"`
 }
 
 // SweepPoint is the t/s of a two-engine split at one share of the second
@@ -136,11 +138,13 @@ type Prediction struct {
 	// Plans are, per mode in order, the requested split (when there is
 	// one), the best and the dispatcher alone.
 	Plans []PlanPrediction `json:"plans"`
-	// Best is the best of the Plans of kind Best; Best.Plan is the plan
-	// to run.
+	// Best is the plan the headline judges (sim.Headline): among the
+	// Plans of kind Best and DispatcherOnly, a sure gain first (WIN or
+	// ALONE), then PARITY, then LOSS, the larger gain first within each.
+	// Best.Plan is the plan to run.
 	Best PlanPrediction `json:"best"`
 	// Balances, for two CPU engines: per mode, where both finish the
-	// split ops together (absent for a mode where they never do).
+	// split ops together, or (None) why they never do.
 	Balances []Balance `json:"balances,omitempty"`
 	// MarginalRatio, for two CPU engines with a requested split: the
 	// tokens per second the second engine sustains inside the split ops
@@ -177,7 +181,7 @@ func (p *Prediction) Plan(mode model.Mode, k Kind) (PlanPrediction, bool) {
 // slower at the largest, or the split has more than two engines).
 func (p *Prediction) Balance(mode model.Mode) (frac float64, ok bool) {
 	for _, b := range p.Balances {
-		if b.Mode == mode {
+		if b.Mode == mode && b.None == "" {
 			return b.Frac, true
 		}
 	}

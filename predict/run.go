@@ -37,8 +37,9 @@ type Request struct {
 	// sim.DefaultDraws.
 	Draws int
 	// Sweep asks, for two CPU engines, for the t/s at second-engine
-	// shares from 0 to SweepMaxFrac (0: sim.MaxSecondFrac, 0.5) in
-	// SweepSteps intervals (0: 20).
+	// shares from 0 to SweepMaxFrac (0: sim.MaxSecondFrac, 0.5, or 1 when
+	// a best share or balance point lies beyond it) in SweepSteps
+	// intervals (0: 20).
 	Sweep        bool
 	SweepSteps   int
 	SweepMaxFrac float64
@@ -67,7 +68,7 @@ func (q Request) Steps() int {
 func (r *resolved) steps() int {
 	per := 2 + 2 // best and dispatcher alone, each with its interval
 	if r.Fracs != nil {
-		per += 2
+		per += 2 // the requested split and its interval
 	}
 	if r.twoEngine() {
 		per++ // balance
@@ -290,9 +291,11 @@ func (r *resolved) plan(mode model.Mode, fracs []float64) model.Plan {
 
 // Run predicts the request: native on the first engine; per mode the
 // requested split, the best and the dispatcher alone, each with its gain,
-// interval and verdict; the best of all; and what was asked for besides.
-// For two CPU engines the best share is found by sim.Best, with each
-// mode's balance point; otherwise over the whole simplex by sim.BestN.
+// interval and verdict (sim.JudgePlan); the headline's plan (sim.Headline
+// over every mode's best and dispatcher-alone plans); and what was asked
+// for besides. One sim.Evaluator makes every simulation of it: the best
+// shares over the whole simplex (Evaluator.Best), balance points for two
+// CPU engines, and intervals that share native's parameter draws.
 func Run(q Request) (*Prediction, error) {
 	if len(q.Busy) > 0 {
 		return nil, fieldErr("busy", -1, "busy cores are for a thread sweep's pools; the split dispatcher's plans run on idle cores")
@@ -302,6 +305,7 @@ func Run(q Request) (*Prediction, error) {
 		return nil, err
 	}
 	s, wl := r.SoC, r.Workload
+	ev := sim.NewEvaluator(s, wl, r.Draws)
 	done, total := 0, r.steps()
 	step := func() {
 		done++
@@ -310,7 +314,7 @@ func Run(q Request) (*Prediction, error) {
 		}
 	}
 	native := model.NewNative(r.Engines[0], r.Threads[0], r.Poll)
-	nr, err := sim.Run(s, wl, native)
+	nr, err := ev.Run(native)
 	if err != nil {
 		return nil, err
 	}
@@ -321,32 +325,26 @@ func Run(q Request) (*Prediction, error) {
 	for _, e := range r.engines {
 		p.Kinds = append(p.Kinds, e.Kind)
 	}
-	if p.Span, err = spanCheck(s, wl, native, r.Draws); err != nil {
+	if p.Span, err = spanCheck(ev, native); err != nil {
 		return nil, err
 	}
-	predictPlan := func(k Kind, plan model.Plan, res *sim.Result) (PlanPrediction, error) {
-		iv, err := sim.GainInterval(s, wl, native, plan, r.Draws)
+	add := func(k Kind, plan model.Plan, res *sim.Result) (PlanPrediction, error) {
+		if res == nil {
+			if res, err = ev.Run(plan); err != nil {
+				return PlanPrediction{}, err
+			}
+		}
+		step()
+		iv, err := ev.Interval(native, plan)
 		if err != nil {
 			return PlanPrediction{}, err
 		}
 		step()
 		g := sim.GainPct(res.TPS, nr.TPS)
-		return PlanPrediction{Kind: k, Plan: plan, Outcome: outcomeOf(res), GainPct: g, Interval: iv, Verdict: sim.Judge(g, iv)}, nil
+		pp := PlanPrediction{Kind: k, Plan: plan, Outcome: outcomeOf(res), GainPct: g, Interval: iv, Verdict: sim.JudgePlan(plan, g, iv)}
+		p.Plans = append(p.Plans, pp)
+		return pp, nil
 	}
-	add := func(k Kind, plan model.Plan, res *sim.Result) (PlanPrediction, error) {
-		if res == nil {
-			if res, err = sim.Run(s, wl, plan); err != nil {
-				return PlanPrediction{}, err
-			}
-		}
-		step()
-		pp, err := predictPlan(k, plan, res)
-		if err == nil {
-			p.Plans = append(p.Plans, pp)
-		}
-		return pp, err
-	}
-	bestSet := false
 	for _, mode := range r.Modes {
 		if r.Fracs != nil {
 			req, err := add(Requested, r.plan(mode, r.Fracs), nil)
@@ -357,22 +355,16 @@ func Run(q Request) (*Prediction, error) {
 				p.MarginalRatio = (r.Fracs[1] / req.EngineS[1]) / (r.Fracs[0] / req.EngineS[0])
 			}
 		}
-		var bp model.Plan
-		var br *sim.Result
-		if r.twoEngine() {
-			bp, br, err = sim.Best(s, wl, r.plan(mode, nil))
-		} else {
-			bp, br, err = sim.BestN(s, wl, r.plan(mode, nil))
+		var also [][]float64
+		if r.Fracs != nil {
+			also = append(also, r.Fracs)
 		}
+		bp, br, err := ev.Best(r.plan(mode, nil), also...)
 		if err != nil {
 			return nil, err
 		}
-		best, err := add(Best, bp, br) // the search counts as this step
-		if err != nil {
+		if _, err := add(Best, bp, br); err != nil { // the search counts as its run's step
 			return nil, err
-		}
-		if !bestSet || best.TPS > p.Best.TPS {
-			p.Best, bestSet = best, true
 		}
 		only := make([]float64, len(r.Engines))
 		only[0] = 1
@@ -380,27 +372,30 @@ func Run(q Request) (*Prediction, error) {
 			return nil, err
 		}
 		if r.twoEngine() {
-			b, err := sim.Balance(s, wl, r.plan(mode, nil))
+			b, err := ev.Balance(r.plan(mode, nil))
 			if err != nil {
 				return nil, err
 			}
-			if !math.IsNaN(b) {
-				p.Balances = append(p.Balances, Balance{Mode: mode, Frac: b})
-			}
+			p.Balances = append(p.Balances, Balance{Mode: mode, Frac: b.Frac, None: b.None})
 			step()
 		}
 	}
+	p.Best = p.headline()
 	if only, ok := p.Plan(p.Best.Plan.Mode, DispatcherOnly); ok {
 		p.Why = Why{DispatcherOnlyGainPct: only.GainPct, WorkGainPct: p.Best.GainPct - only.GainPct}
 	}
 	if r.Sweep {
-		if p.Sweep, err = sweep(r, nr); err != nil {
+		if q.SweepMaxFrac == 0 && r.beyond(p) {
+			r.SweepMaxFrac = 1 // the curve reaches the best share and the balance points
+		}
+		if p.Sweep, err = sweep(ev, r, nr); err != nil {
 			return nil, err
 		}
 		step()
 	}
 	if r.Sensitivity {
-		g, err := sim.Sensitivity(s, wl, r.plan(p.Best.Plan.Mode, nil), r.Engines[r.accel], nil, nil)
+		at, _ := p.Plan(p.Best.Plan.Mode, Best)
+		g, err := ev.Sensitivity(at.Plan, r.Engines[r.accel], nil, nil)
 		if err != nil {
 			return nil, err
 		}
@@ -412,25 +407,58 @@ func Run(q Request) (*Prediction, error) {
 	return p, nil
 }
 
+// headline is the plan the headline judges: among every mode's best and
+// dispatcher-alone plans, sim.Headline's pick.
+func (p *Prediction) headline() PlanPrediction {
+	var cands []PlanPrediction
+	var judged []sim.Judged
+	for _, pp := range p.Plans {
+		if pp.Kind == Best || pp.Kind == DispatcherOnly {
+			cands = append(cands, pp)
+			judged = append(judged, sim.Judged{Plan: pp.Plan, GainPct: pp.GainPct, Interval: pp.Interval, Verdict: pp.Verdict})
+		}
+	}
+	if i := sim.Headline(judged); i >= 0 {
+		return cands[i]
+	}
+	return PlanPrediction{}
+}
+
+// beyond reports whether a best share or balance point of p lies beyond
+// the sweep's default end (sim.MaxSecondFrac).
+func (r *resolved) beyond(p *Prediction) bool {
+	for _, pp := range p.Plans {
+		if pp.Frac() > r.SweepMaxFrac {
+			return true
+		}
+	}
+	for _, b := range p.Balances {
+		if b.None == "" && b.Frac > r.SweepMaxFrac {
+			return true
+		}
+	}
+	return false
+}
+
 // DefaultSweepSteps is the intervals of a sweep unless told.
 const DefaultSweepSteps = 20
 
-func sweep(r *resolved, nr *sim.Result) ([]SweepPoint, error) {
-	var cfgs []sim.Config
+func sweep(ev *sim.Evaluator, r *resolved, nr *sim.Result) ([]SweepPoint, error) {
+	var plans []model.Plan
 	n, to := r.SweepSteps, r.SweepMaxFrac
 	for _, mode := range r.Modes {
 		for i := 0; i <= n; i++ {
 			f := to * float64(i) / float64(n)
-			cfgs = append(cfgs, sim.Config{SoC: r.SoC, Plan: r.plan(mode, []float64{1 - f, f})})
+			plans = append(plans, r.plan(mode, []float64{1 - f, f}))
 		}
 	}
-	res, err := sim.Sweep(r.Workload, cfgs)
+	res, err := ev.Sweep(plans)
 	if err != nil {
 		return nil, err
 	}
 	out := make([]SweepPoint, len(res))
 	for i, x := range res {
-		out[i] = SweepPoint{Mode: cfgs[i].Plan.Mode, Frac: math.Round(cfgs[i].Plan.Fracs[1]*1e4) / 1e4, TPS: x.TPS, GainPct: sim.GainPct(x.TPS, nr.TPS)}
+		out[i] = SweepPoint{Mode: plans[i].Mode, Frac: math.Round(plans[i].Fracs[1]*1e4) / 1e4, TPS: x.TPS, GainPct: sim.GainPct(x.TPS, nr.TPS)}
 	}
 	return out, nil
 }

@@ -29,9 +29,10 @@ type SpanCheck struct {
 	HiTPS float64 `json:"hi_tps"`
 }
 
-// spanCheck is the SpanCheck of native on s running w, nil when s is not a
-// fit that recorded its span.
-func spanCheck(s *model.SoC, w *model.Workload, native model.Plan, draws int) (*SpanCheck, error) {
+// spanCheck is the SpanCheck of native on ev's SoC running its workload,
+// nil when the SoC is not a fit that recorded its span.
+func spanCheck(ev *sim.Evaluator, native model.Plan) (*SpanCheck, error) {
+	s, w := ev.SoC(), ev.Workload()
 	pv := s.Provenance
 	if pv == nil || pv.Span == nil {
 		return nil, nil
@@ -41,9 +42,15 @@ func spanCheck(s *model.SoC, w *model.Workload, native model.Plan, draws int) (*
 	for _, p := range pv.PriorLed {
 		led[p] = true
 	}
-	skip := func(path string) bool { return len(c.Outside) == 0 && led[path] }
 	var err error
-	if c.LoTPS, c.HiTPS, err = sim.TPSInterval(s, w, native, draws, skip); err != nil {
+	if len(c.Outside) > 0 || len(led) == 0 {
+		// Outside the span every uncertain rate acts: the evaluator's own
+		// draws, shared with the plans' intervals.
+		c.LoTPS, c.HiTPS, err = ev.TPSInterval(native)
+	} else {
+		c.LoTPS, c.HiTPS, err = sim.TPSInterval(s, w, native, ev.Draws(), func(path string) bool { return led[path] })
+	}
+	if err != nil {
 		return nil, err
 	}
 	return c, nil

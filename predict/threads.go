@@ -131,6 +131,7 @@ func Threads(q ThreadsRequest) (*ThreadsSweep, error) {
 	tg := model.Run{GenTokens: gen, Ubatch: pp.Ubatch, Depth: pp.Depth}
 	wpp, wtg := *q.Workload, *q.Workload
 	wpp.Run, wtg.Run = pp, tg
+	evPP, evTG := sim.NewEvaluator(s, &wpp, q.Draws), sim.NewEvaluator(s, &wtg, q.Draws)
 	big := &s.Engines[0]
 	out := &ThreadsSweep{Schema: ThreadsSchema, SoC: s.Name, Workload: q.Workload.Name, PP: testName(pp), TG: testName(tg), Busy: q.Busy}
 	for i := range s.Engines[:min(2, len(s.Engines))] {
@@ -160,11 +161,11 @@ func Threads(q ThreadsRequest) (*ThreadsSweep, error) {
 				p.BusyCores[i] = q.Busy[name]
 			}
 		}
-		rp, err := sim.Run(s, &wpp, p)
+		rp, err := evPP.Run(p)
 		if err != nil {
 			return err
 		}
-		rt, err := sim.Run(s, &wtg, p)
+		rt, err := evTG.Run(p)
 		if err != nil {
 			return err
 		}
@@ -181,10 +182,10 @@ func Threads(q ThreadsRequest) (*ThreadsSweep, error) {
 		var err error
 		ppTPS := func(r ThreadsRow) float64 { return r.PPTPS }
 		tgTPS := func(r ThreadsRow) float64 { return r.TGTPS }
-		if out.BestPP, out.PPAllCores, out.FasterPP, err = recommend(s, &wpp, out.Rows, out.AllCores, big.Name, ppTPS, q.Draws); err != nil {
+		if out.BestPP, out.PPAllCores, out.FasterPP, err = recommend(evPP, out.Rows, out.AllCores, big.Name, ppTPS); err != nil {
 			return err
 		}
-		out.BestTG, out.TGAllCores, out.FasterTG, err = recommend(s, &wtg, out.Rows, out.AllCores, big.Name, tgTPS, q.Draws)
+		out.BestTG, out.TGAllCores, out.FasterTG, err = recommend(evTG, out.Rows, out.AllCores, big.Name, tgTPS)
 		return err
 	}
 	if len(s.Engines) == 1 {
@@ -215,18 +216,33 @@ func Threads(q ThreadsRequest) (*ThreadsSweep, error) {
 	}
 	// The split dispatcher, for comparison: its best plan per phase.
 	bt, lt := big.DefaultThreads(), little.DefaultThreads()
-	ppSplit, ppr, err := sim.Best(s, &wpp, model.NewSplit(model.TokenSplit, big.Name, little.Name, bt, lt, 0, q.Poll))
+	split := func(mode model.Mode) model.Plan {
+		return model.Plan{Mode: mode, Engines: []string{big.Name, little.Name}, Threads: []int{bt, lt}, Poll: q.Poll}
+	}
+	ppSplit, ppr, err := evPP.Best(split(model.TokenSplit))
 	if err != nil {
 		return nil, err
 	}
-	tgSplit, tgr, err := sim.Best(s, &wtg, model.NewSplit(model.ExpertSplit, big.Name, little.Name, bt, lt, 0, q.Poll))
+	tgSplit, tgr, err := evTG.Best(split(model.ExpertSplit))
 	if err != nil {
 		return nil, err
 	}
 	out.Rows = append(out.Rows,
-		ThreadsRow{Mask: "split (pp: " + describeSplit(ppSplit) + ")", Plan: ppSplit, Threads: bt + lt, PPTPS: ppr.TPS},
-		ThreadsRow{Mask: "split (tg: " + describeSplit(tgSplit) + ")", Plan: tgSplit, Threads: bt + lt, TGTPS: tgr.TPS})
+		ThreadsRow{Mask: "split (pp: " + describeSplit(ppSplit) + ")", Plan: ppSplit, Threads: workingThreads(ppSplit), PPTPS: ppr.TPS},
+		ThreadsRow{Mask: "split (tg: " + describeSplit(tgSplit) + ")", Plan: tgSplit, Threads: workingThreads(tgSplit), TGTPS: tgr.TPS})
 	return out, nil
+}
+
+// workingThreads are the threads of a split plan's engines that take a
+// share: an engine given nothing is never woken.
+func workingThreads(p model.Plan) int {
+	n := 0
+	for i, t := range p.Threads {
+		if i == 0 || p.Fracs[i] >= 0.0005 {
+			n += t
+		}
+	}
+	return n
 }
 
 // Judgement is one pool's gain over another, with the interval of its
@@ -244,21 +260,21 @@ type Alternative struct {
 	Judgement
 }
 
-// judge compares plan with base on workload w: its gain, interval and
-// verdict.
-func judge(s *model.SoC, w *model.Workload, base, plan model.Plan, baseTPS, planTPS float64, draws int) (Judgement, error) {
-	iv, err := sim.GainInterval(s, w, base, plan, draws)
+// judge compares plan with base: its gain, interval and verdict
+// (sim.JudgePlan).
+func judge(ev *sim.Evaluator, base, plan model.Plan, baseTPS, planTPS float64) (Judgement, error) {
+	iv, err := ev.Interval(base, plan)
 	if err != nil {
 		return Judgement{}, err
 	}
 	g := sim.GainPct(planTPS, baseTPS)
-	return Judgement{GainPct: g, Interval: iv, Verdict: sim.Judge(g, iv)}, nil
+	return Judgement{GainPct: g, Interval: iv, Verdict: sim.JudgePlan(plan, g, iv)}, nil
 }
 
 // recommend picks a phase's pool: the fastest on the first cluster (rows
 // whose Mask is first), or the fastest of all where it wins over that;
 // and says how every core and a faster pool that does not win compare.
-func recommend(s *model.SoC, w *model.Workload, rows []ThreadsRow, all ThreadsRow, first string, tps func(ThreadsRow) float64, draws int) (ThreadsRow, Judgement, *Alternative, error) {
+func recommend(ev *sim.Evaluator, rows []ThreadsRow, all ThreadsRow, first string, tps func(ThreadsRow) float64) (ThreadsRow, Judgement, *Alternative, error) {
 	var own, fastest ThreadsRow
 	for i, r := range rows {
 		if r.Mask == first && (own.Threads == 0 || tps(r) > tps(own)) {
@@ -271,7 +287,7 @@ func recommend(s *model.SoC, w *model.Workload, rows []ThreadsRow, all ThreadsRo
 	pick := own
 	var alt *Alternative
 	if fastest.Mask != own.Mask || fastest.Threads != own.Threads {
-		j, err := judge(s, w, own.Plan, fastest.Plan, tps(own), tps(fastest), draws)
+		j, err := judge(ev, own.Plan, fastest.Plan, tps(own), tps(fastest))
 		if err != nil {
 			return ThreadsRow{}, Judgement{}, nil, err
 		}
@@ -281,11 +297,19 @@ func recommend(s *model.SoC, w *model.Workload, rows []ThreadsRow, all ThreadsRo
 			alt = &Alternative{Row: fastest, Judgement: j}
 		}
 	}
-	jall, err := judge(s, w, pick.Plan, all.Plan, tps(pick), tps(all), draws)
+	jall, err := judge(ev, pick.Plan, all.Plan, tps(pick), tps(all))
 	return pick, jall, alt, err
 }
 
-func describeSplit(p model.Plan) string { return fmt.Sprintf("%s split %s", p.Mode, p.Shares()) }
+// describeSplit names a split row's plan: "token split big 0.888 +
+// little 0.112", or "expert split, the dispatcher alone on big" when it
+// gives the helpers nothing.
+func describeSplit(p model.Plan) string {
+	if sim.HelpersIdle(p) {
+		return fmt.Sprintf("%s split, the dispatcher alone on %s", p.Mode, p.Engines[0])
+	}
+	return fmt.Sprintf("%s split %s", p.Mode, p.Shares())
+}
 
 // Flags is the llama.cpp command-line of a pool row: -t N and its
 // --cpu-mask, in hex with --cpu-strict 1 where the profile gives the

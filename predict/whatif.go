@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"github.com/blsim/blsim/model"
+	"github.com/blsim/blsim/sim"
 )
 
 // WhatIf is the best split's gain over native across two SoC
@@ -22,10 +23,17 @@ type WhatIf struct {
 	// (X[i], Y[j]); BestFrac[j][i] is the little fraction that gives it.
 	Gain     [][]float64
 	BestFrac [][]float64
+	// Verdict[j][i] is the cell's verdict (sim.JudgePlan): its gain
+	// judged with AtInterval moved to it, since a what-if SoC has no
+	// parameter draws of its own.
+	Verdict [][]sim.Verdict
 	// AtX, AtY locate the studied SoC; AtGain and AtFrac are its best
-	// gain (percent) and fraction, from sim.Best.
+	// gain (percent) and fraction, AtInterval and AtVerdict its interval
+	// and verdict: the prediction's best split of the mode.
 	AtX, AtY       float64
 	AtGain, AtFrac float64
+	AtInterval     sim.Interval
+	AtVerdict      sim.Verdict
 	// Engines are the split's engines, main first.
 	Engines []string
 	// Threads are the engines' threads, in the order of Engines.
@@ -43,3 +51,10 @@ type WhatIf struct {
 }
 
 func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
+
+// VerdictLevels are the gains at which a cell's verdict turns: WIN above
+// win (the larger of +1% and the studied interval's reach below its
+// gain), LOSS below loss (the smaller of -1% and minus its reach above).
+func (d *WhatIf) VerdictLevels() (win, loss float64) {
+	return math.Max(1, d.AtGain-d.AtInterval.LoPct), math.Min(-1, d.AtGain-d.AtInterval.HiPct)
+}

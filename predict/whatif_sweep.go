@@ -3,7 +3,6 @@ package predict
 import (
 	"errors"
 	"fmt"
-	"math"
 	"runtime"
 	"sync"
 
@@ -29,8 +28,10 @@ type WhatIfOptions struct {
 	// BigThreads and LittleThreads default to the engine's DefaultThreads
 	// (min(4, its cores)) when zero.
 	BigThreads, LittleThreads int
-	// FracSteps is how many little fractions in (0, sim.MaxSecondFrac]
-	// each cell tries (evenly spaced); zero means 20 (steps of 0.025).
+	// FracSteps is the grid of a two-engine cell's search for its best
+	// share: that many intervals over [0, 1] (share 0 is the dispatcher
+	// alone), the best bracket refined by golden section to 0.005
+	// (sim.Evaluator.BestCoarse); zero means 10.
 	FracSteps int
 	// Engines names the split's engines, main first; nil means the SoC's
 	// first two, split as above. Two CPU clusters are split as above too.
@@ -48,11 +49,13 @@ type WhatIfOptions struct {
 }
 
 // SweepWhatIf computes, on a grid of what-if variants of s, the best
-// split's gain over native: at each cell a native run and FracSteps split
-// runs, all in one sim.Sweep; or, for an N-engine split (see
-// WhatIfOptions.Engines), a native run and sim.BestN, cells in parallel.
+// split's gain over native: at each cell a native run and the best share
+// (sim.Evaluator.BestCoarse), or for an N-engine split (see
+// WhatIfOptions.Engines) sim.Evaluator.BestN, cells in parallel; and each
+// cell's verdict by sim.JudgePlan, with the studied SoC's best split's
+// interval moved to the cell's gain (a what-if has no draws of its own).
 func SweepWhatIf(s *model.SoC, w *model.Workload, o WhatIfOptions) (WhatIf, error) {
-	return sweepWhatIf(s, w, o, true)
+	return sweepWhatIf(s, w, o, nil)
 }
 
 // WhatIfOf is the what-if grid around prediction p, of the SoC and
@@ -73,18 +76,12 @@ func WhatIfOf(p *Prediction, s *model.SoC, w *model.Workload, o WhatIfOptions) (
 	}
 	o.Engines, o.Threads, o.Poll = p.Engines, p.Threads, p.Poll
 	o.BigThreads, o.LittleThreads = 0, 0
-	d, err := sweepWhatIf(s, w, o, false)
-	if err != nil {
-		return WhatIf{}, err
-	}
-	d.AtGain, d.AtFrac = b.GainPct, 1-b.Plan.Fracs[0]
-	if d.NWay {
-		d.AtFracs = append([]float64(nil), b.Plan.Fracs...)
-	}
-	return d, nil
+	return sweepWhatIf(s, w, o, &b)
 }
 
-func sweepWhatIf(s *model.SoC, w *model.Workload, o WhatIfOptions, at bool) (WhatIf, error) {
+// sweepWhatIf is SweepWhatIf; at, when not nil, is the studied SoC's best
+// split of the mode, already predicted.
+func sweepWhatIf(s *model.SoC, w *model.Workload, o WhatIfOptions, at *PlanPrediction) (WhatIf, error) {
 	if len(s.Engines) < 2 {
 		return WhatIf{}, fmt.Errorf("whatif: %s has one engine; a split needs two", s.Name)
 	}
@@ -128,7 +125,7 @@ func sweepWhatIf(s *model.SoC, w *model.Workload, o WhatIfOptions, at bool) (Wha
 		}
 	}
 	if fs == 0 {
-		fs = 20
+		fs = 10
 	}
 	if fs < 1 || fs > 200 {
 		return WhatIf{}, fmt.Errorf("whatif: %d fraction steps is outside 1..200", fs)
@@ -198,75 +195,108 @@ func sweepWhatIf(s *model.SoC, w *model.Workload, o WhatIfOptions, at bool) (Wha
 	}
 	d := WhatIf{SoC: s.Name, Workload: w.Name, Mode: mode, Poll: o.Poll, XParam: xn, YParam: yn,
 		XLabel: xp.label, YLabel: yp.label, X: xs, Y: ys, AtX: x0, AtY: y0, LogX: xp.log, LogY: yp.log}
+	var plan model.Plan
 	if nway {
 		d.Engines, d.NWay = append([]string(nil), o.Engines...), true
 		d.Threads = append([]int(nil), threads...)
-		plan := model.Plan{Mode: mode, Engines: d.Engines, Threads: threads, Poll: o.Poll}
-		if err := sweepHeatmapN(&d, variants, w, plan); err != nil {
-			return WhatIf{}, err
+	} else {
+		d.Engines = []string{s.Engines[he.first].Name, s.Engines[he.second].Name}
+		d.Threads = []int{bt, lt}
+	}
+	plan = model.Plan{Mode: mode, Engines: d.Engines, Threads: d.Threads, Poll: o.Poll}
+	native := model.NewNative(plan.Engines[0], plan.Threads[0], o.Poll)
+	ev := sim.NewEvaluator(s, w, 0)
+	best := func(ev *sim.Evaluator) (model.Plan, *sim.Result, error) {
+		if nway {
+			return ev.BestN(plan)
 		}
-		if !at {
-			return d, nil
-		}
-		native := model.NewNative(plan.Engines[0], threads[0], o.Poll)
-		nr, err := sim.Run(s, w, native)
+		return ev.BestCoarse(plan, fs, 0.005)
+	}
+	if at == nil {
+		// The studied SoC's best split, searched as the table searches it,
+		// and its interval.
+		nr, err := ev.Run(native)
 		if err != nil {
 			return WhatIf{}, err
 		}
-		bp, br, err := sim.BestN(s, w, plan)
+		bp, br, err := ev.Best(plan)
 		if err != nil {
 			return WhatIf{}, err
 		}
-		d.AtGain, d.AtFrac, d.AtFracs = sim.GainPct(br.TPS, nr.TPS), 1-bp.Fracs[0], bp.Fracs
-		return d, nil
-	}
-	big, little := s.Engines[he.first].Name, s.Engines[he.second].Name
-	d.Engines, d.Threads = []string{big, little}, []int{bt, lt}
-	native := model.NewNative(big, bt, o.Poll)
-	per := fs + 1
-	cfgs := make([]sim.Config, 0, len(variants)*per)
-	for _, v := range variants {
-		cfgs = append(cfgs, sim.Config{SoC: v, Plan: native})
-		for k := 1; k <= fs; k++ {
-			f := sim.MaxSecondFrac * float64(k) / float64(fs)
-			cfgs = append(cfgs, sim.Config{SoC: v, Plan: model.NewSplit(mode, big, little, bt, lt, f, o.Poll)})
+		iv, err := ev.Interval(native, bp)
+		if err != nil {
+			return WhatIf{}, err
 		}
+		g := sim.GainPct(br.TPS, nr.TPS)
+		at = &PlanPrediction{Kind: Best, Plan: bp, GainPct: g, Interval: iv, Verdict: sim.JudgePlan(bp, g, iv)}
 	}
-	res, err := sim.Sweep(w, cfgs)
+	d.AtGain, d.AtFrac, d.AtInterval, d.AtVerdict = at.GainPct, 1-at.Plan.Fracs[0], at.Interval, at.Verdict
+	if nway {
+		d.AtFracs = append([]float64(nil), at.Plan.Fracs...)
+	}
+	cells := make([]struct {
+		gain  float64
+		fracs []float64
+		v     sim.Verdict
+	}, len(variants))
+	err = parallelCells(len(variants), func(c int) error {
+		cev := ev.For(variants[c])
+		nr, err := cev.Run(native)
+		if err != nil {
+			return err
+		}
+		bp, br, err := best(cev)
+		if err != nil {
+			return err
+		}
+		g := sim.GainPct(br.TPS, nr.TPS)
+		cells[c].gain, cells[c].fracs = g, bp.Fracs
+		cells[c].v = sim.JudgePlan(bp, g, at.Interval.Moved(at.GainPct, g))
+		return nil
+	})
 	if err != nil {
 		return WhatIf{}, err
 	}
-	c := 0
-	for range ys {
-		grow := make([]float64, len(xs))
-		frow := make([]float64, len(xs))
-		for i := range xs {
-			nat := res[c].TPS
-			best, bf := math.Inf(-1), 0.0
-			for k := 1; k <= fs; k++ {
-				if t := res[c+k].TPS; t > best {
-					best, bf = t, cfgs[c+k].Plan.Fracs[1]
-				}
-			}
-			grow[i], frow[i] = sim.GainPct(best, nat), bf
-			c += per
+	for j := range ys {
+		nx := len(xs)
+		grow, frow := make([]float64, nx), make([]float64, nx)
+		frs, vs := make([][]float64, nx), make([]sim.Verdict, nx)
+		for i := range grow {
+			c := cells[j*nx+i]
+			grow[i], frow[i], frs[i], vs[i] = c.gain, 1-c.fracs[0], c.fracs, c.v
 		}
 		d.Gain = append(d.Gain, grow)
 		d.BestFrac = append(d.BestFrac, frow)
+		d.Verdict = append(d.Verdict, vs)
+		if nway {
+			d.BestFracs = append(d.BestFracs, frs)
+		}
 	}
-	if !at {
-		return d, nil
-	}
-	nr, err := sim.Run(s, w, native)
-	if err != nil {
-		return WhatIf{}, err
-	}
-	bp, br, err := sim.Best(s, w, model.NewSplit(mode, big, little, bt, lt, 0, o.Poll))
-	if err != nil {
-		return WhatIf{}, err
-	}
-	d.AtGain, d.AtFrac = sim.GainPct(br.TPS, nr.TPS), bp.Fracs[1]
 	return d, nil
+}
+
+// parallelCells calls f for each of n cells on all cores and returns the
+// first error by index. Each cell is deterministic, so the result does
+// not depend on the order.
+func parallelCells(n int, f func(c int) error) error {
+	errs := make([]error, n)
+	jobs := make(chan int)
+	var wg sync.WaitGroup
+	for k := 0; k < max(1, min(runtime.GOMAXPROCS(0), n)); k++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for c := range jobs {
+				errs[c] = f(c)
+			}
+		}()
+	}
+	for c := 0; c < n; c++ {
+		jobs <- c
+	}
+	close(jobs)
+	wg.Wait()
+	return errors.Join(errs...)
 }
 
 // heatmapEngines checks the engines of a heatmap's split and says whether
@@ -327,60 +357,4 @@ func heatmapThreads(s *model.SoC, o WhatIfOptions) ([]int, error) {
 		}
 	}
 	return th, nil
-}
-
-// sweepHeatmapN fills d's cells, one what-if SoC per cell (row by row),
-// with the best gain sim.BestN finds for plan over native. Cells run in
-// parallel; each is deterministic, so the result does not depend on the
-// order.
-func sweepHeatmapN(d *WhatIf, variants []*model.SoC, w *model.Workload, plan model.Plan) error {
-	nx := len(d.X)
-	gains := make([]float64, len(variants))
-	fracs := make([][]float64, len(variants))
-	errs := make([]error, len(variants))
-	native := model.NewNative(plan.Engines[0], plan.Threads[0], plan.Poll)
-	jobs := make(chan int)
-	var wg sync.WaitGroup
-	for k := 0; k < max(1, min(runtime.GOMAXPROCS(0), len(variants))); k++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for c := range jobs {
-				nr, err := sim.Run(variants[c], w, native)
-				if err != nil {
-					errs[c] = err
-					continue
-				}
-				bp, br, err := sim.BestN(variants[c], w, plan)
-				if err != nil {
-					errs[c] = err
-					continue
-				}
-				gains[c], fracs[c] = sim.GainPct(br.TPS, nr.TPS), bp.Fracs
-			}
-		}()
-	}
-	for c := range variants {
-		jobs <- c
-	}
-	close(jobs)
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return err
-		}
-	}
-	for j := 0; j < len(variants)/nx; j++ {
-		grow := make([]float64, nx)
-		frow := make([]float64, nx)
-		frs := make([][]float64, nx)
-		for i := range grow {
-			c := j*nx + i
-			grow[i], frow[i], frs[i] = gains[c], 1-fracs[c][0], fracs[c]
-		}
-		d.Gain = append(d.Gain, grow)
-		d.BestFrac = append(d.BestFrac, frow)
-		d.BestFracs = append(d.BestFracs, frs)
-	}
-	return nil
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/blsim/blsim/model"
+	"github.com/blsim/blsim/sim"
 )
 
 // The what-if grid of rk3588 over DRAM bandwidth and compute ratio: its
@@ -39,11 +40,29 @@ func TestSweepWhatIf(t *testing.T) {
 			t.Errorf("row %d: gain %v does not grow with bandwidth", j, d.Gain[j])
 		}
 	}
-	// Every cell's best fraction is one of the FracSteps tried.
+	// Every cell's best share is on the whole range, and its verdict is
+	// the one rule's with the studied interval moved to its gain.
+	if len(d.Verdict) != len(d.Y) {
+		t.Fatalf("%d verdict rows for %d y values", len(d.Verdict), len(d.Y))
+	}
+	win, loss := d.VerdictLevels()
 	for j, row := range d.BestFrac {
 		for i, f := range row {
-			if k := f / 0.1; !(f > 0 && f <= 0.5+1e-12) || math.Abs(k-math.Round(k)) > 1e-9 {
-				t.Errorf("cell (%d, %d): best fraction %g is not one of 0.1..0.5", i, j, f)
+			if !(f >= 0 && f <= 1) {
+				t.Errorf("cell (%d, %d): best share %g outside [0, 1]", i, j, f)
+			}
+			g, v := d.Gain[j][i], d.Verdict[j][i]
+			want := sim.Parity
+			switch {
+			case g > win && f < 0.0005:
+				want = sim.Alone
+			case g > win:
+				want = sim.Win
+			case g < loss:
+				want = sim.Loss
+			}
+			if v != want {
+				t.Errorf("cell (%d, %d): gain %+.3f%% at share %.4f is %s, want %s (levels %+.3g, %+.3g)", i, j, g, f, v, want, win, loss)
 			}
 		}
 	}

@@ -10,10 +10,13 @@ import (
 	"strings"
 
 	"github.com/blsim/blsim/gguf"
+	"github.com/blsim/blsim/hfconfig"
+	"github.com/blsim/blsim/internal/readfile"
 	"github.com/blsim/blsim/model"
+	"github.com/blsim/blsim/parts"
 )
 
-//go:embed socs/*.yaml workloads/*.yaml
+//go:embed socs/*.yaml workloads/*.yaml models/*.yaml
 var files embed.FS
 
 // SoCNames lists the embedded SoC presets.
@@ -21,6 +24,22 @@ func SoCNames() []string { return names("socs") }
 
 // WorkloadNames lists the embedded workload presets.
 func WorkloadNames() []string { return names("workloads") }
+
+// ModelNames lists the embedded model presets: public configs that
+// blsim workloads new builds a workload from, with a scheme.
+func ModelNames() []string { return names("models") }
+
+// ModelData returns the YAML of an embedded model preset.
+func ModelData(name string) ([]byte, error) { return data("models", "model", name, ModelNames) }
+
+// Model returns an embedded model preset.
+func Model(name string) (*hfconfig.Preset, error) {
+	b, err := ModelData(name)
+	if err != nil {
+		return nil, err
+	}
+	return hfconfig.ParsePreset(b, "model preset "+name)
+}
 
 func names(dir string) []string {
 	entries, _ := fs.ReadDir(files, dir)
@@ -114,4 +133,50 @@ func isFile(ref string) bool {
 	}
 	_, err := os.Stat(ref)
 	return err == nil
+}
+
+// ResolveSoC loads a SoC like LoadSoC and says where each of its values
+// came from: the parts it names, the file, or a calibration
+// (parts.Resolve).
+func ResolveSoC(ref string) (*model.SoC, *parts.Resolution, error) {
+	if isFile(ref) {
+		data, err := readfile.Read(ref, readfile.YAMLLimit)
+		if err != nil {
+			return nil, nil, fmt.Errorf("soc: %w", err)
+		}
+		return model.ResolveSoC(data, ref)
+	}
+	b, err := SoCData(ref)
+	if err != nil {
+		return nil, nil, err
+	}
+	return model.ResolveSoC(b, "preset "+ref)
+}
+
+// SoCDescription is the description of the SoC preset name.
+func SoCDescription(name string) (string, error) {
+	s, err := SoC(name)
+	if err != nil {
+		return "", err
+	}
+	return s.Description, nil
+}
+
+// WorkloadDescription is the description of the workload preset name.
+func WorkloadDescription(name string) (string, error) {
+	w, err := Workload(name)
+	if err != nil {
+		return "", err
+	}
+	return w.Description, nil
+}
+
+// WriteResolvedSoC writes the SoC ref (a preset or a file) resolved, each
+// value with its source (parts.WriteResolved).
+func WriteResolvedSoC(w io.Writer, ref string) error {
+	s, res, err := ResolveSoC(ref)
+	if err != nil {
+		return err
+	}
+	return model.WriteResolved(w, s, res)
 }

@@ -57,9 +57,9 @@ func Markdown(w io.Writer, d *Data) error {
 	}
 	var b strings.Builder
 	if p.TwoEngine() {
-		fmt.Fprintf(&b, "# %s on %s: big+little MoE-%s split — %s\n\n", p.Workload, p.SoC, phase(p), p.Best.Verdict)
+		fmt.Fprintf(&b, "# %s on %s: big+little MoE-%s split — %s\n\n", p.Workload, p.SoC, phase(p), verdictWords(p.Best.Verdict))
 	} else {
-		fmt.Fprintf(&b, "# %s on %s: %s MoE-%s split — %s\n\n", p.Workload, p.SoC, strings.Join(p.Engines, "+"), phase(p), p.Best.Verdict)
+		fmt.Fprintf(&b, "# %s on %s: %s MoE-%s split — %s\n\n", p.Workload, p.SoC, strings.Join(p.Engines, "+"), phase(p), verdictWords(p.Best.Verdict))
 	}
 	fmt.Fprintf(&b, "## Verdict\n\n%s\n\n", Verdict(d))
 	fmt.Fprintf(&b, "## Why\n\n")
@@ -109,12 +109,9 @@ func Verdict(d *Data) string {
 	var s strings.Builder
 	fmt.Fprintf(&s, "**%s.** ", b.Verdict)
 	gain := fmt.Sprintf("%+.2f%% (90%% interval [%+.1f, %+.1f]%%)", b.GainPct, b.Interval.LoPct, b.Interval.HiPct)
-	none := true // the best split gives the helpers nothing: the dispatcher alone
-	for _, f := range b.Plan.Fracs[1:] {
-		none = none && f < 0.0005
-	}
+	none := sim.HelpersIdle(b.Plan) // the best split gives the helpers nothing: the dispatcher alone
 	switch {
-	case b.Verdict == sim.Win && none:
+	case b.Verdict == sim.Alone:
 		fmt.Fprintf(&s, "Run the split dispatcher, but give %s none of the routed-expert ops: its best split (%s, %s) runs %s at %.2f t/s, %s faster than %s alone at %.2f t/s, which is the dispatcher's own gain, not %s's compute.",
 			helpers, b.Plan.Mode, shares(p.Engines, b.Plan.Fracs), p.Workload, b.TPS, gain, p.Engines[0], p.Native.TPS, helpers)
 	case b.Verdict == sim.Win:
@@ -135,6 +132,15 @@ func Verdict(d *Data) string {
 		fmt.Fprintf(&s, "\n\n`%s` — %s, %s.", d.Command, strings.TrimSpace(d.Version), d.Date)
 	}
 	return s.String()
+}
+
+// verdictWords is a verdict as a title says it: ALONE with what it
+// means.
+func verdictWords(v sim.Verdict) string {
+	if v == sim.Alone {
+		return "ALONE (the split dispatcher alone, no helper work)"
+	}
+	return string(v)
 }
 
 // details are the numbers behind the verdict, one sentence each.
@@ -201,11 +207,11 @@ func sourceText(d *Data) string {
 }
 
 // whatWouldPay reads the what-if grid: for DRAM by compute ratio, the row
-// nearest the studied ratio and the bandwidth from which the best split
-// gains more than 1%; for an accelerator, the throughput and submit
-// latency from which it does.
+// nearest the studied ratio and the bandwidth from which the best split's
+// verdict is WIN (the one rule, as the table's); for an accelerator, the
+// throughput and submit latency from which it is.
 func whatWouldPay(p *predict.Prediction, d *predict.WhatIf) string {
-	if len(d.X) == 0 || len(d.Y) == 0 {
+	if len(d.X) == 0 || len(d.Y) == 0 || len(d.Verdict) != len(d.Y) {
 		return ""
 	}
 	switch d.XParam {
@@ -221,19 +227,17 @@ func whatWouldPay(p *predict.Prediction, d *predict.WhatIf) string {
 			j = k
 		}
 	}
-	for i, g := range d.Gain[j] {
-		if g > 1 {
-			all := true
-			for _, h := range d.Gain[j][i:] {
-				all = all && h > 1
-			}
-			if all {
-				return fmt.Sprintf("In the what-if heatmap's row nearest this SoC's %s/%s compute ratio (row %.2f, this SoC %.2f), the best split gains more than 1%% from about %.0f GB/s of sustained DRAM bandwidth, the cluster caps scaled with it (this SoC: %.1f GB/s; %+.1f%% at %.0f GB/s).",
-					d.Engines[1], d.Engines[0], d.Y[j], d.AtY, d.X[i], d.AtX, d.Gain[j][len(d.X)-1], d.X[len(d.X)-1])
-			}
+	for i := range d.Gain[j] {
+		all := true
+		for _, v := range d.Verdict[j][i:] {
+			all = all && v == sim.Win
+		}
+		if all {
+			return fmt.Sprintf("In the what-if heatmap's row nearest this SoC's %s/%s compute ratio (row %.2f, this SoC %.2f), the best split is a WIN from about %.0f GB/s of sustained DRAM bandwidth, the cluster caps scaled with it (this SoC: %.1f GB/s; %+.1f%% at %.0f GB/s).",
+				d.Engines[1], d.Engines[0], d.Y[j], d.AtY, d.X[i], d.AtX, d.Gain[j][len(d.X)-1], d.X[len(d.X)-1])
 		}
 	}
-	return fmt.Sprintf("In the what-if heatmap's row nearest this SoC's compute ratio (row %.2f, this SoC %.2f), no DRAM bandwidth up to %.0f GB/s makes the best split gain more than 1%%.", d.Y[j], d.AtY, d.X[len(d.X)-1])
+	return fmt.Sprintf("In the what-if heatmap's row nearest this SoC's compute ratio (row %.2f, this SoC %.2f), no DRAM bandwidth up to %.0f GB/s makes the best split a WIN.", d.Y[j], d.AtY, d.X[len(d.X)-1])
 }
 
 func whatWouldPayAccel(d *predict.WhatIf) string {
@@ -250,17 +254,17 @@ func whatWouldPayAccel(d *predict.WhatIf) string {
 	accel := strings.TrimSuffix(strings.TrimPrefix(d.YParam, "engines."), ".submit_us")
 	var s strings.Builder
 	from := -1
-	for k := len(d.X) - 1; k >= 0 && d.Gain[j][k] > 1; k-- {
+	for k := len(d.X) - 1; k >= 0 && d.Verdict[j][k] == sim.Win; k-- {
 		from = k
 	}
 	if from >= 0 {
-		fmt.Fprintf(&s, "In the what-if heatmap's row nearest this SoC's %s submit latency (row %.0f µs, this SoC %.0f µs), the best split gains more than 1%% from about %.3g TOPS of effective %s throughput (this SoC: %.3g TOPS; %+.1f%% at %.3g TOPS).",
+		fmt.Fprintf(&s, "In the what-if heatmap's row nearest this SoC's %s submit latency (row %.0f µs, this SoC %.0f µs), the best split is a WIN from about %.3g TOPS of effective %s throughput (this SoC: %.3g TOPS; %+.1f%% at %.3g TOPS).",
 			accel, d.Y[j], d.AtY, d.X[from], accel, d.AtX, d.Gain[j][len(d.X)-1], d.X[len(d.X)-1])
 	} else {
-		fmt.Fprintf(&s, "In the what-if heatmap's row nearest this SoC's %s submit latency (row %.0f µs), no %s throughput up to %.3g TOPS makes the best split gain more than 1%%.", accel, d.Y[j], accel, d.X[len(d.X)-1])
+		fmt.Fprintf(&s, "In the what-if heatmap's row nearest this SoC's %s submit latency (row %.0f µs), no %s throughput up to %.3g TOPS makes the best split a WIN.", accel, d.Y[j], accel, d.X[len(d.X)-1])
 	}
 	upTo := -1
-	for k := 0; k < len(d.Y) && d.Gain[k][i] > 1; k++ {
+	for k := 0; k < len(d.Y) && d.Verdict[k][i] == sim.Win; k++ {
 		upTo = k
 	}
 	switch {
@@ -284,7 +288,7 @@ func prediction(w io.Writer, p *predict.Prediction) {
 		}
 		fmt.Fprintln(w)
 		for _, b := range p.Balances {
-			fmt.Fprintf(w, "- %s-split balance point (%s and %s finish the split ops together): frac %.3f\n", b.Mode, p.Engines[0], p.Engines[1], frac(b.Frac))
+			fmt.Fprintf(w, "- %s\n", BalanceText(p, b))
 		}
 		if p.MarginalRatio > 0 {
 			fmt.Fprintf(w, "- %s marginal compute inside the split ops: %.2fx %s's\n", p.Engines[1], p.MarginalRatio, p.Engines[0])
@@ -366,7 +370,7 @@ func parity(w io.Writer, d *Data) {
 var captions = map[string]string{
 	"split.png":    "Prompt throughput against the second engine's share, token and expert splits, with native, the balance points and each mode's best split (the ▲).",
 	"timeline.png": "The first layers of ubatch 0 at the %s split: what each engine does, and DRAM utilisation.",
-	"heatmap.png":  "What-if: the best split's gain over native across DRAM bandwidth (the cluster caps scaled with it) and the little/big compute ratio, with the parity contour; the ring is this SoC's best split from the table above.",
+	"heatmap.png":  "What-if: the best split's gain over native across DRAM bandwidth (the cluster caps scaled with it) and the little/big compute ratio, with the verdict's boundaries (the table's rule, with its interval moved to each cell); the ring is this SoC's best split from the table above.",
 	"parity.png":   "Predicted against measured throughput, with the ±5% band.",
 	"threads.png":  "Stock llama.cpp's thread pool: prefill and decode t/s against -t, one line per set of clusters, the recommended -t ringed (the table in Threads and decode).",
 	"roofline.png": "Each engine's compute and bandwidth roofs, with the ops of ubatch 0 at the %s split (the first engine's from a native run), at their arithmetic intensity and simulated rate.",
@@ -386,7 +390,7 @@ func figures(w io.Writer, d *Data) {
 			caption = fmt.Sprintf(caption, strings.ReplaceAll(string(d.Drawn), "_", " "))
 		case "heatmap.png":
 			if h := d.WhatIf; h != nil && !p.TwoEngine() {
-				caption = fmt.Sprintf("What-if: the best %s split's gain over native (sim.BestN over %s); x: %s; y: %s; with the parity contours; the ring is this SoC's best split from the table above.",
+				caption = fmt.Sprintf("What-if: the best %s split's gain over native (sim.BestN over %s); x: %s; y: %s; with the verdict's boundaries (the table's rule, with its interval moved to each cell); the ring is this SoC's best split from the table above.",
 					h.Mode, strings.Join(h.Engines, "+"), h.XLabel, h.YLabel)
 			}
 		}

@@ -92,9 +92,10 @@ func TestMarkdownGolden(t *testing.T) {
 }
 
 // TestVerdictDispatcherAlone: when the best split gives the helper cluster
-// nothing (rk3588's decode: the expert split at frac 0 wins by the
-// dispatcher's own handoffs), the verdict says to run the dispatcher and
-// give little none of the work, not to give it a share.
+// nothing (rk3588's decode: the expert split at frac 0 gains by the
+// dispatcher's own handoffs), the verdict is ALONE, never a split WIN, and
+// says to run the dispatcher and give little none of the work, not to give
+// it a share.
 func TestVerdictDispatcherAlone(t *testing.T) {
 	s, w := seed(t)
 	w.Run.PromptTokens, w.Run.GenTokens = 0, 128
@@ -102,8 +103,8 @@ func TestVerdictDispatcherAlone(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p.Best.Verdict != sim.Win || p.Best.Plan.Fracs[1] != 0 {
-		t.Fatalf("best %s at %v: the case needs a WIN at frac 0", p.Best.Verdict, p.Best.Plan.Fracs)
+	if p.Best.Verdict != sim.Alone || p.Best.Plan.Fracs[1] != 0 {
+		t.Fatalf("best %s at %v: the case needs the dispatcher alone (ALONE) at frac 0", p.Best.Verdict, p.Best.Plan.Fracs)
 	}
 	v := report.Verdict(&report.Data{Prediction: p})
 	if !strings.Contains(v, "give little none of the routed-expert ops") || strings.Contains(v, "Give little a share") || strings.Contains(v, "Most of that") {

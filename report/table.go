@@ -45,7 +45,7 @@ func table2(w io.Writer, p *predict.Prediction) error {
 	}
 	fmt.Fprintln(w)
 	for _, b := range p.Balances {
-		fmt.Fprintf(w, "%s-split balance point (%s and %s finish the split ops together): frac %.3f\n", b.Mode, p.Engines[0], p.Engines[1], frac(b.Frac))
+		fmt.Fprintln(w, BalanceText(p, b))
 	}
 	if p.MarginalRatio > 0 {
 		fmt.Fprintf(w, "%s marginal compute inside the split ops: %.2fx the %s engine's\n", p.Engines[1], p.MarginalRatio, p.Engines[0])
@@ -60,9 +60,8 @@ func table2(w io.Writer, p *predict.Prediction) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	b := p.Best
-	fmt.Fprintf(w, "\nverdict: %s (best: %s split at frac %.3f, %+.2f%%, interval [%+.1f, %+.1f]%%)\n",
-		b.Verdict, b.Plan.Mode, frac(b.Frac()), b.GainPct, b.Interval.LoPct, b.Interval.HiPct)
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, Headline(p))
 	fmt.Fprintln(w, Why(p))
 	if len(p.Sweep) > 0 {
 		fmt.Fprintln(w)
@@ -74,6 +73,21 @@ func table2(w io.Writer, p *predict.Prediction) error {
 		return tw.Flush()
 	}
 	return nil
+}
+
+// Headline is the verdict line: the verdict on the best plan of all
+// modes (predict.Prediction.Best), the plan and its gain with its
+// interval.
+func Headline(p *predict.Prediction) string {
+	b := p.Best
+	plan := fmt.Sprintf("%s split at frac %.3f", b.Plan.Mode, frac(b.Frac()))
+	if !p.TwoEngine() {
+		plan = fmt.Sprintf("%s split, %s", b.Plan.Mode, shares(p.Engines, b.Plan.Fracs))
+	}
+	if sim.HelpersIdle(b.Plan) {
+		plan += ": the dispatcher alone"
+	}
+	return fmt.Sprintf("verdict: %s (best: %s, %+.2f%%, interval [%+.1f, %+.1f]%%)", b.Verdict, plan, b.GainPct, b.Interval.LoPct, b.Interval.HiPct)
 }
 
 // whyHeader starts the why table, with native as its first row.
@@ -103,6 +117,15 @@ func Why(p *predict.Prediction) string {
 	fmt.Fprintf(&s, " native is %s DRAM-stalled with bursts peaking at %s of sustained bandwidth, and the split spends %s of its time stalled on DRAM.",
 		pct(p.Native.Bound.DRAM), pct(p.Native.DRAMUtilPeak), pct(b.Bound.DRAM))
 	return s.String()
+}
+
+// BalanceText is a mode's balance point as the tables print it, or why
+// it has none.
+func BalanceText(p *predict.Prediction, b predict.Balance) string {
+	if b.None != "" {
+		return fmt.Sprintf("%s-split balance point: none (%s)", b.Mode, b.None)
+	}
+	return fmt.Sprintf("%s-split balance point (%s and %s finish the split ops together): frac %.3f", b.Mode, p.Engines[0], p.Engines[1], frac(b.Frac))
 }
 
 // shares prints each engine's share: "big 0.700 + npu 0.300".
@@ -147,9 +170,8 @@ func tableN(w io.Writer, p *predict.Prediction) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	b := p.Best
-	fmt.Fprintf(w, "\nverdict: %s (best: %s split, %s, %+.2f%%, interval [%+.1f, %+.1f]%%)\n",
-		b.Verdict, b.Plan.Mode, shares(p.Engines, b.Plan.Fracs), b.GainPct, b.Interval.LoPct, b.Interval.HiPct)
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, Headline(p))
 	fmt.Fprintln(w, Why(p))
 	if g := p.Sensitivity; g != nil {
 		return sensitivity(w, p, g)
@@ -159,7 +181,7 @@ func tableN(w io.Writer, p *predict.Prediction) error {
 
 func sensitivity(w io.Writer, p *predict.Prediction, g *sim.SensitivityGrid) error {
 	fmt.Fprintf(w, "\nsensitivity: gain over native as %s's effective MUL_MAT_ID throughput (%s, TOPS) and submit latency vary;\n", g.Engine, g.Class)
-	fmt.Fprintf(w, "studied: %.3f TOPS, %.0f µs submit. Each cell: best split's gain (%s's share) / gain at the studied best fractions (%s) held fixed; W/P/L by ±1%%.\n\n",
+	fmt.Fprintf(w, "studied: %.3f TOPS, %.0f µs submit. Each cell: best split's gain (%s's share) / gain at the studied best fractions (%s) held fixed;\nW/A/P/L: WIN, ALONE, PARITY, LOSS by the one verdict rule, with the studied best split's interval moved to each cell's gain.\n\n",
 		g.AtTOPS, g.AtSubmitUS, g.Engine, shares(p.Engines, g.AtFracs))
 	k := slices.Index(p.Engines, g.Engine)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)

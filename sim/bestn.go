@@ -1,13 +1,12 @@
 package sim
 
 import (
-	"errors"
 	"fmt"
-	"gonum.org/v1/gonum/optimize"
 	"math"
-	"sync"
+	"math/bits"
 
 	"github.com/blsim/blsim/model"
+	"gonum.org/v1/gonum/optimize"
 )
 
 // MaxBestNEngines is the most engines BestN splits over: it searches every
@@ -16,19 +15,29 @@ const MaxBestNEngines = 8
 
 // BestN finds the fractions of the split ops over all of plan p's engines
 // (p.Fracs is ignored) that maximise throughput, and returns p with those
+// fractions and its result. See Evaluator.BestN.
+func BestN(s *model.SoC, w *model.Workload, p model.Plan) (model.Plan, *Result, error) {
+	return NewEvaluator(s, w, 0).BestN(p)
+}
+
+// BestN finds the fractions of the split ops over all of plan p's engines
+// (p.Fracs is ignored) that maximise throughput, and returns p with those
 // fractions and its result.
 //
 // The fractions live on the simplex (each >= 0, summing to 1). An engine
 // given exactly 0 is never woken, so the throughput jumps at the simplex's
 // faces; BestN therefore searches each face apart: for every subset of the
-// helper engines (those after the main engine) that take a share, the
-// fractions of the main engine and that subset are parameterised by a
+// helper engines (those after the main engine) that take a share. The
+// empty subset is the dispatcher alone; a subset of one helper is a
+// two-engine split, whose share the one-dimensional search of Best finds
+// (over [0, 1], so it covers the empty face too); on a larger subset the
+// fractions of the main engine and the subset are parameterised by a
 // softmax (the main engine's logit fixed at 0) and maximised with a
-// Nelder-Mead simplex search (nelderMead) from a few starts: the two-engine optimum
-// of each helper (Best), equal shares, and a main-heavy split. The empty
-// subset is the dispatcher alone. The best of all faces wins. Everything
-// is deterministic: same inputs, same answer.
-func BestN(s *model.SoC, w *model.Workload, p model.Plan) (model.Plan, *Result, error) {
+// Nelder-Mead simplex search (nelderMead) from a few starts: the
+// two-engine optimum of each helper, equal shares, and a main-heavy
+// split. The best of all faces wins. Everything is deterministic: same
+// inputs, same answer.
+func (e *Evaluator) BestN(p model.Plan) (model.Plan, *Result, error) {
 	n := len(p.Engines)
 	if p.Mode == model.Native || p.Mode == model.PoolPlan {
 		return model.Plan{}, nil, fmt.Errorf("bestn: a %s plan has no fractions to find", p.Mode)
@@ -47,58 +56,57 @@ func BestN(s *model.SoC, w *model.Workload, p model.Plan) (model.Plan, *Result, 
 		q.Fracs[i] = 1 / float64(n)
 	}
 	q.Fracs[0] = 1 - float64(n-1)/float64(n)
-	if err := q.Validate(s); err != nil {
-		return model.Plan{}, nil, fmt.Errorf("soc %s: %w", s.Name, err)
+	if err := e.check(q); err != nil {
+		return model.Plan{}, nil, err
 	}
-	ops := buildGraphs(w)
 	eval := func(fr []float64) (*Result, error) {
 		q := p
 		q.Fracs = fr
-		return run(s, w, q, Options{}, ops)
+		return e.Run(q)
 	}
 
-	// Two-engine optima of each helper with the main engine: starts for
-	// the faces that include it.
+	// Two-engine optima of each helper with the main engine: the faces of
+	// one helper, and starts for the larger faces that include it.
 	pair := make([]float64, n)
-	{
-		errs := make([]error, n)
-		var wg sync.WaitGroup
-		for i := 1; i < n; i++ {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				pair[i], errs[i] = bestPair(eval, n, i)
-			}()
+	pairTPS := make([]float64, n)
+	if err := parallel(n-1, func(k int) error {
+		i := k + 1
+		f, r, err := bestShare(func(f float64) (*Result, error) {
+			fr := make([]float64, n)
+			fr[0], fr[i] = 1-f, f
+			return eval(fr)
+		}, 20, 1e-4)
+		pair[i] = f
+		if r != nil {
+			pairTPS[i] = r.TPS
 		}
-		wg.Wait()
-		if err := errors.Join(errs...); err != nil {
-			return model.Plan{}, nil, err
-		}
+		return err
+	}); err != nil {
+		return model.Plan{}, nil, err
 	}
 
 	type cand struct {
 		fr  []float64
 		tps float64
-		err error
 	}
 	faces := 1 << (n - 1)
 	cands := make([]cand, faces)
-	var wg sync.WaitGroup
-	for mask := 0; mask < faces; mask++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			fr, tps, err := bestFace(eval, n, mask, pair)
-			cands[mask] = cand{fr, tps, err}
-		}()
-	}
-	wg.Wait()
-	best := -1
-	for k, c := range cands {
-		if c.err != nil {
-			return model.Plan{}, nil, c.err
+	if err := parallel(faces, func(mask int) error {
+		if i := bits.TrailingZeros(uint(mask)) + 1; bits.OnesCount(uint(mask)) == 1 {
+			fr := make([]float64, n)
+			fr[0], fr[i] = 1-pair[i], pair[i]
+			cands[mask] = cand{fr, pairTPS[i]}
+			return nil
 		}
-		if best < 0 || c.tps > cands[best].tps {
+		fr, tps, err := bestFace(eval, n, mask, pair)
+		cands[mask] = cand{fr, tps}
+		return err
+	}); err != nil {
+		return model.Plan{}, nil, err
+	}
+	best := 0
+	for k, c := range cands {
+		if c.tps > cands[best].tps {
 			best = k
 		}
 	}
@@ -108,67 +116,6 @@ func BestN(s *model.SoC, w *model.Workload, p model.Plan) (model.Plan, *Result, 
 	}
 	p.Fracs = append([]float64(nil), cands[best].fr...)
 	return p, r, nil
-}
-
-// bestPair is the best share of helper i alone with the main engine: a
-// grid over [0, 1) refined by golden section, as Best but over the whole
-// range (an accelerator may well take more than half).
-func bestPair(eval func([]float64) (*Result, error), n, i int) (float64, error) {
-	tps := func(f float64) (float64, error) {
-		fr := make([]float64, n)
-		fr[0], fr[i] = 1-f, f
-		r, err := eval(fr)
-		if err != nil {
-			return 0, err
-		}
-		return r.TPS, nil
-	}
-	const steps = 20
-	bestK, bestT := 1, math.Inf(-1)
-	for k := 1; k < steps; k++ {
-		t, err := tps(float64(k) / steps)
-		if err != nil {
-			return 0, err
-		}
-		if t > bestT {
-			bestK, bestT = k, t
-		}
-	}
-	a, b := float64(bestK-1)/steps, float64(bestK+1)/steps
-	a = math.Max(a, 1e-3)
-	phi := (math.Sqrt(5) - 1) / 2
-	c, d := b-phi*(b-a), a+phi*(b-a)
-	tc, err := tps(c)
-	if err != nil {
-		return 0, err
-	}
-	td, err := tps(d)
-	if err != nil {
-		return 0, err
-	}
-	for b-a > 1e-4 {
-		if tc >= td {
-			b, d, td = d, c, tc
-			c = b - phi*(b-a)
-			if tc, err = tps(c); err != nil {
-				return 0, err
-			}
-		} else {
-			a, c, tc = c, d, td
-			d = a + phi*(b-a)
-			if td, err = tps(d); err != nil {
-				return 0, err
-			}
-		}
-	}
-	f, t := c, tc
-	if td > t {
-		f, t = d, td
-	}
-	if bestT > t {
-		f = float64(bestK) / steps
-	}
-	return f, nil
 }
 
 // bestFace maximises throughput on one face of the simplex: the main

@@ -78,12 +78,21 @@ func busy(p model.Plan, n ...int) model.Plan {
 	return p
 }
 
-// twoClusterSoCs are the SoC presets with two engines or more, which the
-// preset-wide tests' split and pool plans need (pi5 has one cluster).
+// twoClusterSoCs are the SoC presets the preset-wide tests' split and
+// pool plans are written for: engines named big and little of four cores
+// each, which native(), tokenSplit() and expertSplit() fill with 4+4
+// threads (pi5 has one cluster; a phone's little cluster may have two
+// cores, a desktop's eight).
 func twoClusterSoCs() []string {
 	var out []string
 	for _, n := range presets.SoCNames() {
-		if s, err := presets.SoC(n); err == nil && len(s.Engines) >= 2 {
+		s, err := presets.SoC(n)
+		if err != nil {
+			continue
+		}
+		big, _, e1 := s.Engine("big")
+		little, _, e2 := s.Engine("little")
+		if e1 == nil && e2 == nil && big.Cores == 4 && little.Cores == 4 {
 			out = append(out, n)
 		}
 	}

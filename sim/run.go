@@ -37,6 +37,12 @@ func run(s *model.SoC, w *model.Workload, p model.Plan, o Options, g *graphs) (*
 	if err := checkTokenSplit(w.Run, p); err != nil {
 		return nil, err
 	}
+	simulations.Add(1)
+	return simulate(s, w, p, o, g), nil
+}
+
+// simulate runs a plan already checked against s and w.
+func simulate(s *model.SoC, w *model.Workload, p model.Plan, o Options, g *graphs) *Result {
 	r := newRunner(s, w, p)
 	for u := 0; u < w.Run.Ubatches(); u++ {
 		r.record = o.Timeline && u == 0
@@ -54,7 +60,7 @@ func run(s *model.SoC, w *model.Workload, p model.Plan, o Options, g *graphs) (*
 		r.everyToken = o.everyToken
 		r.decode(g, o.Timeline && w.Run.Ubatches() == 0)
 	}
-	return r.result(), nil
+	return r.result()
 }
 
 type runner struct {

@@ -1,53 +1,129 @@
 package sim
 
 import (
+	"errors"
 	"fmt"
 	"math"
 
 	"github.com/blsim/blsim/model"
 )
 
-// MaxSecondFrac is the largest share the search gives the second engine.
+// MaxSecondFrac is the second engine's largest share in a split curve's
+// default sweep (predict's --sweep, blsim plot split): the shares a
+// little cluster takes. The best-share search is not bounded by it; it
+// covers every share from 0 to 1.
 const MaxSecondFrac = 0.5
 
-// Best finds the second engine's fraction that maximises throughput for a
-// two-engine plan (its Fracs are ignored): a coarse grid over
-// [0, MaxSecondFrac] finds the best bracket, then golden-section search
-// refines it to 1e-4. It returns p with the best fractions and its result;
-// the second engine's share is Fracs[1].
+// Best finds the shares of a split plan's engines that maximise
+// throughput (its Fracs are ignored) over the whole simplex, and returns
+// p with those shares and its result. See Evaluator.Best.
 func Best(s *model.SoC, w *model.Workload, p model.Plan) (model.Plan, *Result, error) {
-	f, r, err := best(s, w, p)
+	return NewEvaluator(s, w, 0).Best(p)
+}
+
+// Best finds the shares of split plan p's engines (p.Fracs is ignored)
+// that maximise throughput, over the whole simplex whatever the engines'
+// order: for two engines every share of the second from 0 (the
+// dispatcher alone) to 1 (every routed-expert op on it), a grid of 0.05
+// refined by golden section to 1e-4; for more, BestN. Each of also (a
+// share per engine, such as a requested split) is a candidate too, so
+// the best is never worse than a plan the caller already has.
+func (e *Evaluator) Best(p model.Plan, also ...[]float64) (model.Plan, *Result, error) {
+	if p.Mode != model.TokenSplit && p.Mode != model.ExpertSplit {
+		return model.Plan{}, nil, fmt.Errorf("best: a %s plan has no fractions to find", p.Mode)
+	}
+	n := len(p.Engines)
+	if n < 2 {
+		return model.Plan{}, nil, fmt.Errorf("best: %d engine; a split needs two or more", n)
+	}
+	var bp model.Plan
+	var br *Result
+	var err error
+	if n == 2 {
+		bp, br, err = e.bestTwo(p)
+	} else {
+		bp, br, err = e.BestN(p)
+	}
 	if err != nil {
 		return model.Plan{}, nil, err
 	}
-	p.Fracs = []float64{1 - f, f}
-	return p, r, nil
+	for _, fr := range also {
+		q := p
+		q.Fracs = fr
+		r, err := e.Run(q)
+		if err != nil {
+			return model.Plan{}, nil, err
+		}
+		if r.TPS > br.TPS {
+			bp, br = q, r
+		}
+	}
+	return bp, br, nil
 }
 
-func best(s *model.SoC, w *model.Workload, p model.Plan) (float64, *Result, error) {
-	if p.Mode == model.Native || p.Mode == model.PoolPlan {
-		return 0, nil, fmt.Errorf("best: a %s plan has no fractions to find", p.Mode)
-	}
-	eval := func(f float64) (*Result, error) {
+// bestTwo is Best for two engines.
+func (e *Evaluator) bestTwo(p model.Plan) (model.Plan, *Result, error) {
+	at := func(f float64) model.Plan {
 		q := p
 		q.Fracs = []float64{1 - f, f}
-		return Run(s, w, q)
+		return q
 	}
-	const steps = 20
-	bestI, bestTPS := 0, math.Inf(-1)
+	// Check the plan with the second engine given a share: an engine that
+	// cannot take one is an error, not silently left at 0.
+	if err := e.check(at(0.5)); err != nil {
+		return model.Plan{}, nil, err
+	}
+	f, r, err := bestShare(func(f float64) (*Result, error) { return e.Run(at(f)) }, 20, 1e-4)
+	if err != nil {
+		return model.Plan{}, nil, err
+	}
+	return at(f), r, nil
+}
+
+// BestCoarse is Best for a two-engine plan with a coarser search, for a
+// grid of what-if SoCs (a heatmap's cells): a grid of steps intervals over
+// [0, 1] refined by golden section to tol.
+func (e *Evaluator) BestCoarse(p model.Plan, steps int, tol float64) (model.Plan, *Result, error) {
+	if len(p.Engines) != 2 || (p.Mode != model.TokenSplit && p.Mode != model.ExpertSplit) {
+		return model.Plan{}, nil, fmt.Errorf("best: a coarse search is of a two-engine split, not %s over %d engines", p.Mode, len(p.Engines))
+	}
+	if steps < 1 || !(tol > 0) {
+		return model.Plan{}, nil, fmt.Errorf("best: %d grid steps, tolerance %g", steps, tol)
+	}
+	at := func(f float64) model.Plan {
+		q := p
+		q.Fracs = []float64{1 - f, f}
+		return q
+	}
+	if err := e.check(at(0.5)); err != nil {
+		return model.Plan{}, nil, err
+	}
+	f, r, err := bestShare(func(f float64) (*Result, error) { return e.Run(at(f)) }, steps, tol)
+	if err != nil {
+		return model.Plan{}, nil, err
+	}
+	return at(f), r, nil
+}
+
+// bestShare maximises the t/s of eval over shares in [0, 1]: a grid of
+// steps intervals finds the best bracket, golden-section search refines
+// it to tol, and the grid point is kept when the split curve's kinks
+// (where another op's partition turns critical) left golden section
+// lower.
+func bestShare(eval func(float64) (*Result, error), steps int, tol float64) (float64, *Result, error) {
+	bestI := 0
+	var bestR *Result
 	for i := 0; i <= steps; i++ {
-		r, err := eval(MaxSecondFrac * float64(i) / steps)
+		r, err := eval(float64(i) / float64(steps))
 		if err != nil {
 			return 0, nil, err
 		}
-		if r.TPS > bestTPS {
-			bestI, bestTPS = i, r.TPS
+		if bestR == nil || r.TPS > bestR.TPS {
+			bestI, bestR = i, r
 		}
 	}
-	h := MaxSecondFrac / steps
-	a := math.Max(0, float64(bestI-1)*h)
-	b := math.Min(MaxSecondFrac, float64(bestI+1)*h)
-	best := float64(bestI) * h
+	a := math.Max(0, float64(bestI-1)/float64(steps))
+	b := math.Min(1, float64(bestI+1)/float64(steps))
 	phi := (math.Sqrt(5) - 1) / 2
 	c, d := b-phi*(b-a), a+phi*(b-a)
 	rc, err := eval(c)
@@ -58,7 +134,7 @@ func best(s *model.SoC, w *model.Workload, p model.Plan) (float64, *Result, erro
 	if err != nil {
 		return 0, nil, err
 	}
-	for b-a > 1e-4 {
+	for b-a > tol {
 		if rc.TPS >= rd.TPS {
 			b, d, rd = d, c, rc
 			c = b - phi*(b-a)
@@ -73,30 +149,61 @@ func best(s *model.SoC, w *model.Workload, p model.Plan) (float64, *Result, erro
 			}
 		}
 	}
-	// The split curve has kinks where another op's partition becomes
-	// critical; keep the grid point if golden section settled lower.
 	f, r := c, rc
 	if rd.TPS > r.TPS {
 		f, r = d, rd
 	}
-	if rb, err := eval(best); err == nil && rb.TPS > r.TPS {
-		f, r = best, rb
+	if bestR.TPS > r.TPS {
+		f, r = float64(bestI)/float64(steps), bestR
 	}
 	return f, r, nil
 }
 
+// BalancePoint is where a two-engine split has both engines finish the
+// split ops together: the second engine's share Frac; or, when there is
+// none, None says why.
+type BalancePoint struct {
+	Frac float64 `json:"frac"`
+	None string  `json:"none,omitempty"`
+}
+
+// Found reports whether there is a balance point.
+func (b BalancePoint) Found() bool { return b.None == "" }
+
+// ErrNoBalance is what Balance returns (wrapped, with the reason) when
+// the engines never finish together.
+var ErrNoBalance = errors.New("no balance point")
+
 // Balance finds the second engine's fraction at which both engines spend
-// the same time in the split ops (big and little finish together), by
-// bisection over (0, 1). It returns NaN when the second engine is faster
-// than the first even at the smallest share or slower at the largest.
+// the same time in the split ops; see Evaluator.Balance. When there is
+// none, the error wraps ErrNoBalance and says why.
 func Balance(s *model.SoC, w *model.Workload, p model.Plan) (float64, error) {
+	b, err := NewEvaluator(s, w, 0).Balance(p)
+	if err != nil {
+		return 0, err
+	}
+	if !b.Found() {
+		return 0, fmt.Errorf("%w: %s", ErrNoBalance, b.None)
+	}
+	return b.Frac, nil
+}
+
+// Balance finds the second engine's share at which both engines of a
+// two-engine split spend the same time in the split ops (they finish
+// together), by bisection over [0.001, 0.999] to 1e-4, whichever engine
+// is the faster. When the second engine takes longer even at the smallest
+// share, or less even at the largest, there is none and None says so.
+func (e *Evaluator) Balance(p model.Plan) (BalancePoint, error) {
 	if p.Mode != model.TokenSplit && p.Mode != model.ExpertSplit {
-		return 0, fmt.Errorf("balance: a %s plan has no split ops to balance", p.Mode)
+		return BalancePoint{}, fmt.Errorf("balance: a %s plan has no split ops to balance", p.Mode)
+	}
+	if len(p.Engines) != 2 {
+		return BalancePoint{}, fmt.Errorf("balance: %d engines; a balance point is of two", len(p.Engines))
 	}
 	diff := func(f float64) (float64, error) {
 		q := p
 		q.Fracs = []float64{1 - f, f}
-		r, err := Run(s, w, q)
+		r, err := e.Run(q)
 		if err != nil {
 			return 0, err
 		}
@@ -105,20 +212,23 @@ func Balance(s *model.SoC, w *model.Workload, p model.Plan) (float64, error) {
 	lo, hi := 1e-3, 0.999
 	dlo, err := diff(lo)
 	if err != nil {
-		return 0, err
+		return BalancePoint{}, err
 	}
 	dhi, err := diff(hi)
 	if err != nil {
-		return 0, err
+		return BalancePoint{}, err
 	}
-	if dlo < 0 || dhi > 0 {
-		return math.NaN(), nil
+	switch {
+	case dlo < 0:
+		return BalancePoint{None: fmt.Sprintf("%s takes longer over the split ops than %s even with a share of %g", p.Engines[1], p.Engines[0], lo)}, nil
+	case dhi > 0:
+		return BalancePoint{None: fmt.Sprintf("%s takes longer over the split ops than %s even with a share of %g", p.Engines[0], p.Engines[1], 1-hi)}, nil
 	}
 	for hi-lo > 1e-4 {
 		mid := (lo + hi) / 2
 		d, err := diff(mid)
 		if err != nil {
-			return 0, err
+			return BalancePoint{}, err
 		}
 		if d > 0 {
 			lo = mid
@@ -126,5 +236,5 @@ func Balance(s *model.SoC, w *model.Workload, p model.Plan) (float64, error) {
 			hi = mid
 		}
 	}
-	return (lo + hi) / 2, nil
+	return BalancePoint{Frac: (lo + hi) / 2}, nil
 }

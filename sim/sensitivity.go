@@ -2,8 +2,6 @@ package sim
 
 import (
 	"fmt"
-	"runtime"
-	"sync"
 
 	"github.com/blsim/blsim/model"
 )
@@ -23,7 +21,9 @@ type SensitivityCell struct {
 	TOPS     float64 `json:"tops"`
 	SubmitUS float64 `json:"submit_us"`
 	// BestFracs and BestGainPct are the best split (BestN) and its gain
-	// over native; BestVerdict judges it by the ±1% band (no interval).
+	// over native; BestVerdict judges it by JudgePlan, with the studied
+	// plan's interval moved to its gain (a what-if has no draws of its
+	// own).
 	BestFracs   []float64 `json:"best_fracs"`
 	BestGainPct float64   `json:"best_gain_pct"`
 	BestVerdict Verdict   `json:"best_verdict"`
@@ -81,101 +81,105 @@ func ExpertClass(w *model.Workload) string {
 	return best
 }
 
+// Sensitivity sweeps accelerator engine's throughput and submit latency
+// around split plan p; see Evaluator.Sensitivity, which it calls at p's
+// best shares (BestN). nil factors mean the defaults.
+func Sensitivity(s *model.SoC, w *model.Workload, p model.Plan, engine string, topsFactors, submitFactors []float64) (*SensitivityGrid, error) {
+	e := NewEvaluator(s, w, 0)
+	at, _, err := e.BestN(p)
+	if err != nil {
+		return nil, err
+	}
+	return e.Sensitivity(at, engine, topsFactors, submitFactors)
+}
+
 // Sensitivity sweeps accelerator engine's throughput (all its kernel
 // rates scaled by each of topsFactors) and submit latency (scaled by each
 // of submitFactors) and reports, per what-if accelerator, the best split
-// of plan p (BestN) and the split at the studied SoC's best fractions. nil
-// factors mean the defaults.
-func Sensitivity(s *model.SoC, w *model.Workload, p model.Plan, engine string, topsFactors, submitFactors []float64) (*SensitivityGrid, error) {
+// over at's engines (BestN) and the split at at's shares (the studied
+// plan, held fixed), each judged by JudgePlan with at's interval moved to
+// its gain. nil factors mean the defaults.
+func (e *Evaluator) Sensitivity(at model.Plan, engine string, topsFactors, submitFactors []float64) (*SensitivityGrid, error) {
+	s := e.soc
 	if topsFactors == nil {
 		topsFactors = DefaultTOPSFactors
 	}
 	if submitFactors == nil {
 		submitFactors = DefaultSubmitFactors
 	}
-	e, _, err := s.Engine(engine)
+	eng, _, err := s.Engine(engine)
 	if err != nil {
 		return nil, err
 	}
-	if !e.IsAccelerator() {
-		return nil, fmt.Errorf("sensitivity: engine %q is a %s cluster; the sweep varies an accelerator's throughput and submit latency", engine, e.Kind)
+	if !eng.IsAccelerator() {
+		return nil, fmt.Errorf("sensitivity: engine %q is a %s cluster; the sweep varies an accelerator's throughput and submit latency", engine, eng.Kind)
 	}
 	th := -1
-	for i, n := range p.Engines {
+	for i, n := range at.Engines {
 		if n == engine {
-			th = p.Threads[i]
+			th = at.Threads[i]
 		}
 	}
 	if th < 0 {
-		return nil, fmt.Errorf("sensitivity: engine %q is not in the plan (%v)", engine, p.Engines)
+		return nil, fmt.Errorf("sensitivity: engine %q is not in the plan (%v)", engine, at.Engines)
 	}
-	native := model.NewNative(p.Engines[0], p.Threads[0], p.Poll)
-	nr, err := Run(s, w, native)
+	native := model.NewNative(at.Engines[0], at.Threads[0], at.Poll)
+	nr, err := e.Run(native)
 	if err != nil {
 		return nil, err
 	}
-	at, _, err := BestN(s, w, p)
+	ar, err := e.Run(at)
 	if err != nil {
 		return nil, err
 	}
-	class := ExpertClass(w)
-	g := &SensitivityGrid{Engine: engine, Class: class, AtTOPS: EffectiveTOPS(e, class, th), AtSubmitUS: e.SubmitUS, AtFracs: at.Fracs}
+	iv, err := e.Interval(native, at)
+	if err != nil {
+		return nil, err
+	}
+	atGain := GainPct(ar.TPS, nr.TPS)
+	class := ExpertClass(e.wl)
+	g := &SensitivityGrid{Engine: engine, Class: class, AtTOPS: EffectiveTOPS(eng, class, th), AtSubmitUS: eng.SubmitUS, AtFracs: at.Fracs}
 	for _, f := range topsFactors {
 		g.TOPS = append(g.TOPS, g.AtTOPS*f)
 	}
 	for _, f := range submitFactors {
-		g.SubmitUS = append(g.SubmitUS, e.SubmitUS*f)
+		g.SubmitUS = append(g.SubmitUS, eng.SubmitUS*f)
 	}
-	verdict := func(gain float64) Verdict { return Judge(gain, Interval{LoPct: gain, HiPct: gain}) }
 	g.Cells = make([][]SensitivityCell, len(submitFactors))
 	for j := range g.Cells {
 		g.Cells[j] = make([]SensitivityCell, len(topsFactors))
 	}
-	type job struct{ i, j int }
-	jobs := make(chan job)
-	errs := make([]error, len(topsFactors)*len(submitFactors))
-	var wg sync.WaitGroup
-	for k := 0; k < max(1, runtime.GOMAXPROCS(0)/2); k++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for jb := range jobs {
-				v := s.Clone()
-				ve, _, _ := v.Engine(engine)
-				for c, x := range ve.KernelOpsPerCycle {
-					ve.KernelOpsPerCycle[c] = x * topsFactors[jb.i]
-				}
-				ve.SubmitUS = e.SubmitUS * submitFactors[jb.j]
-				cell := SensitivityCell{TOPS: g.TOPS[jb.i], SubmitUS: g.SubmitUS[jb.j]}
-				fr, br, err := BestN(v, w, p)
-				if err == nil {
-					q := p
-					q.Fracs = at.Fracs
-					var fx *Result
-					if fx, err = Run(v, w, q); err == nil {
-						cell.BestFracs = fr.Fracs
-						cell.BestGainPct = GainPct(br.TPS, nr.TPS)
-						cell.BestVerdict = verdict(cell.BestGainPct)
-						cell.FixedGainPct = GainPct(fx.TPS, nr.TPS)
-						cell.FixedVerdict = verdict(cell.FixedGainPct)
-					}
-				}
-				errs[jb.j*len(topsFactors)+jb.i] = err
-				g.Cells[jb.j][jb.i] = cell
-			}
-		}()
-	}
-	for j := range submitFactors {
-		for i := range topsFactors {
-			jobs <- job{i, j}
+	nt := len(topsFactors)
+	err = parallel(nt*len(submitFactors), func(k int) error {
+		i, j := k%nt, k/nt
+		v := s.Clone()
+		ve, _, _ := v.Engine(engine)
+		for c, x := range ve.KernelOpsPerCycle {
+			ve.KernelOpsPerCycle[c] = x * topsFactors[i]
 		}
-	}
-	close(jobs)
-	wg.Wait()
-	for _, err := range errs {
+		ve.SubmitUS = eng.SubmitUS * submitFactors[j]
+		ev := e.For(v)
+		cell := SensitivityCell{TOPS: g.TOPS[i], SubmitUS: g.SubmitUS[j]}
+		// The native plan does not run the accelerator: its t/s is the
+		// studied SoC's.
+		bp, br, err := ev.BestN(at)
 		if err != nil {
-			return nil, err
+			return err
 		}
+		fx, err := ev.Run(at)
+		if err != nil {
+			return err
+		}
+		cell.BestFracs = bp.Fracs
+		cell.BestGainPct = GainPct(br.TPS, nr.TPS)
+		cell.BestVerdict = JudgePlan(bp, cell.BestGainPct, iv.Moved(atGain, cell.BestGainPct))
+		cell.FixedGainPct = GainPct(fx.TPS, nr.TPS)
+		cell.FixedVerdict = JudgePlan(at, cell.FixedGainPct, iv.Moved(atGain, cell.FixedGainPct))
+		g.Cells[j][i] = cell
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	return g, nil
 }

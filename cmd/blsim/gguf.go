@@ -1,11 +1,15 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/blsim/blsim/gguf"
+	"github.com/blsim/blsim/hfconfig"
 	"github.com/blsim/blsim/internal/atomicfile"
+	"github.com/blsim/blsim/model"
 	"github.com/blsim/blsim/presets"
 	"github.com/spf13/cobra"
 )
@@ -53,20 +57,57 @@ func newFromGGUFCmd(stdout, stderr io.Writer) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			for _, n := range notes {
-				fmt.Fprintf(stderr, "note: %s: %s\n", args[0], n)
-			}
-			if out == "" {
-				_, err = stdout.Write(b)
-				return err
-			}
-			if err := atomicfile.WriteFile(out, b, 0o644); err != nil {
-				return err
-			}
-			fmt.Fprintf(stdout, "wrote %s\n", out)
-			return nil
+			return writeYAML(stdout, stderr, out, args[0]+": ", b, notes)
 		},
 	}
 	cmd.Flags().StringVarP(&out, "output", "o", "", "write the YAML to this file (default: stdout)")
+	return cmd
+}
+
+// writeYAML prints each note to stderr and the YAML to stdout or, with
+// -o, to the file.
+func writeYAML(stdout, stderr io.Writer, out, from string, b []byte, notes []string) error {
+	for _, n := range notes {
+		fmt.Fprintf(stderr, "note: %s%s\n", from, n)
+	}
+	if out == "" {
+		_, err := stdout.Write(b)
+		return err
+	}
+	if err := atomicfile.WriteFile(out, b, 0o644); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "wrote %s\n", out)
+	return nil
+}
+
+// newWorkloadsNewCmd is `blsim workloads new [MODEL | --config FILE]
+// --scheme Q4_K_M`: a workload from a model's public config and a
+// quantization scheme (package hfconfig).
+func newWorkloadsNewCmd(stdout, stderr io.Writer) *cobra.Command {
+	var out string
+	var show bool
+	var r *hfconfig.Request
+	cmd := &cobra.Command{
+		Use:   "new [MODEL] [--config config.json] [--scheme Q4_K_M] [--layers N ...]",
+		Short: "Write the workload of a model from its public config (a preset: " + strings.Join(presets.ModelNames(), ", ") + ") and a quantization scheme",
+		Args:  cobra.MaximumNArgs(1),
+		RunE: func(_ *cobra.Command, args []string) error {
+			r.Preset = strings.Join(args, "")
+			m, err := r.Build(presets.Model)
+			if err := errors.Join(err, checkOutput("-o", out, r.ConfigFile)); err != nil {
+				return err
+			}
+			fmt.Fprintln(stderr, m.SizeLine())
+			if show {
+				return m.GGUF.Summary(stdout, 512)
+			}
+			b, err := model.MarshalWorkload(m.Workload())
+			return errors.Join(err, writeYAML(stdout, stderr, out, "", b, m.Notes()))
+		},
+	}
+	r = hfconfig.AddRequestFlags(cmd.Flags())
+	cmd.Flags().StringVarP(&out, "output", "o", "", "write the YAML to this file (default: stdout)")
+	cmd.Flags().BoolVar(&show, "show", false, "print the model as `workloads show --gguf` does, not the YAML")
 	return cmd
 }

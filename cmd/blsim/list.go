@@ -16,26 +16,14 @@ type listEntry struct {
 }
 
 func newSoCsCmd(stdout io.Writer) *cobra.Command {
-	describe := func(n string) (string, error) {
-		s, err := presets.SoC(n)
-		if err != nil {
-			return "", err
-		}
-		return s.Description, nil
-	}
-	return listCmd(stdout, "socs", "SoC", "SoC profile", presets.SoCNames, describe, presets.SoCData)
+	cmd := listCmd(stdout, "socs", "SoC", "SoC profile", presets.SoCNames, presets.SoCDescription, presets.SoCData)
+	cmd.AddCommand(newSoCNewCmd(stdout))
+	return cmd
 }
 
 func newWorkloadsCmd(stdout, stderr io.Writer) *cobra.Command {
-	describe := func(n string) (string, error) {
-		w, err := presets.Workload(n)
-		if err != nil {
-			return "", err
-		}
-		return w.Description, nil
-	}
-	cmd := listCmd(stdout, "workloads", "workload", "workload", presets.WorkloadNames, describe, presets.WorkloadData)
-	cmd.AddCommand(newFromGGUFCmd(stdout, stderr))
+	cmd := listCmd(stdout, "workloads", "workload", "workload", presets.WorkloadNames, presets.WorkloadDescription, presets.WorkloadData)
+	cmd.AddCommand(newFromGGUFCmd(stdout, stderr), newWorkloadsNewCmd(stdout, stderr))
 	return cmd
 }
 
@@ -70,6 +58,7 @@ func listCmd(stdout io.Writer, use, kind, what string, names func() []string, de
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	var ggufPath string
 	var ubatch int
+	var resolved bool
 	show := &cobra.Command{
 		Use:   "show NAME",
 		Short: "Print the embedded " + what + " NAME as YAML (to copy and edit)",
@@ -87,6 +76,9 @@ func listCmd(stdout io.Writer, use, kind, what string, names func() []string, de
 			if c.Flags().Changed("ubatch") {
 				return fmt.Errorf("--ubatch: only with --gguf")
 			}
+			if resolved {
+				return presets.WriteResolvedSoC(stdout, args[0])
+			}
 			b, err := data(args[0])
 			if err == nil {
 				_, err = stdout.Write(b)
@@ -100,6 +92,10 @@ func listCmd(stdout io.Writer, use, kind, what string, names func() []string, de
 		show.Flags().StringVar(&ggufPath, "gguf", "", "a GGUF model file: print its ops per layer, bytes per token, types and experts touched")
 		show.Flags().IntVar(&ubatch, "ubatch", 512, "with --gguf: the ubatch for the experts touched")
 		show.Flags().BoolVar(&asJSON, "json", false, "with --gguf: print JSON")
+	}
+	if use == "socs" {
+		show.Use = "show NAME|FILE [--resolved]"
+		show.Flags().BoolVar(&resolved, "resolved", false, "print every value, with where it came from (part, file or calibration) as its comment")
 	}
 	cmd.AddCommand(show)
 	return cmd

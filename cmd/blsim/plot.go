@@ -51,38 +51,7 @@ Every figure is a view of one prediction, made from the same flags as blsim
 predict (--soc, --workload, --engines, --threads, --split, --frac, --poll,
 --prompt, --ubatch), so its numbers are the ones blsim predict prints.
 
-split:    prompt throughput against the second engine's share, 0 to 0.5,
-          for token and expert splits, with native, the balance points,
-          each mode's best split and the measured points of --measurements
-          at the same threads and poll (default for the rk3588 preset: the
-          seed's figures); without --workload, the curve is of the workload
-          the measurements ran.
-timeline: ubatch 0 of one plan as a Gantt chart per engine over DRAM
-          utilisation: the requested split (--frac) of the best split's mode
-          (--split), or the best split with --frac auto; --layers limits it
-          to the first layers.
-parity:   predicted against measured t/s for every throughput measurement in
-          --measurements (default for the rk3588 preset: the seed's figures),
-          with y = x, a ±5% band, error bars and labels; --log for log axes.
-heatmap:  the best split's gain over native on a grid of what-if SoCs:
-          --x-param (default dram: sustained GB/s, with dram.peak_gb_s and
-          every cluster cap, bandwidth_max_gb_s, scaled with it) by
-          --y-param (default compute-ratio: little/big per-core matmul
-          rate), each 0.5x..3x the studied value, with the parity contour;
-          the ring is the prediction's best split. Either may be a SoC
-          parameter path (engines.big.clock_ghz).
-          --engines big,npu (more than two engines, or an accelerator):
-          each cell is the best gain sim.BestN finds over those engines, on
-          an 8x6 grid; with an accelerator x defaults to accel-tops (its
-          effective MUL_MAT_ID TOPS, 1/32x..4x) and y to its submit latency
-          (engines.npu.submit_us, 1/4x..256x), both on log axes.
-roofline: each engine's compute and bandwidth roofs, with the ops of one
-          ubatch (of the plan a timeline draws) placed by arithmetic
-          intensity and simulated rate.
-threads:  stock llama.cpp's one thread pool: pp and tg (--gen, default 128)
-          t/s against -t, a line per set of clusters (the first, both, the
-          second), the split dispatcher's best plan dashed, and each phase's
-          recommended -t ringed (blsim predict --threads-sweep prints it).`,
+` + plots.KindsHelp,
 		Example: `  blsim plot split -o split.png
   blsim plot timeline --soc ddr5 --frac 0.15 --layers 2 -o timeline.svg
   blsim plot parity -o parity.png
@@ -244,7 +213,7 @@ func (o *plotOptions) splitCurve(q *predict.Request, vd *plots.ViewData) (*predi
 	var err error
 	own := q.Workload.WithRun(o.ownRun) // what a measurement without a run of its own ran
 	if o.Measurements != "" || o.SoC == seedSoC {
-		if ms, src, err = loadMeasurements(o.Measurements, o.SoC, q.SoC, q.Workload, o.Stat, o.warn); err != nil {
+		if ms, _, src, err = loadMeasurementsRaw(o.Measurements, o.SoC, q.SoC, q.Workload, o.Stat, o.warn); err != nil {
 			return nil, err
 		}
 		if !o.given("workload") && o.Measurements != "" {
@@ -295,18 +264,12 @@ func (o *plotOptions) predict(q predict.Request) (*predict.Prediction, error) {
 // seedSoC is the preset whose measurements default to the seed's figures.
 const seedSoC = presets.SeedSoC
 
-// loadMeasurements reads the measurements file path, or, when path is ""
-// and socRef is the rk3588 preset, the seed's embedded figures. It checks
-// that every measurement that names a SoC or workload names s and w, and
-// returns its throughputs, one per configuration (merged by statFlag, as
-// blsim fit merges them), and a name for the source.
-func loadMeasurements(path, socRef string, s *model.SoC, w *model.Workload, statFlag string, warn io.Writer) ([]measure.Measurement, string, error) {
-	ms, _, src, err := loadMeasurementsRaw(path, socRef, s, w, statFlag, warn)
-	return ms, src, err
-}
-
-// loadMeasurementsRaw is loadMeasurements, returning the records as read
-// too.
+// loadMeasurementsRaw reads the measurements file path, or, when path is
+// "" and socRef is the rk3588 preset, the seed's embedded figures. It
+// checks that every measurement that names a SoC or workload names s and
+// w, and returns its throughputs, one per configuration (merged by
+// statFlag, as blsim fit merges them), the records as read, and a name for
+// the source.
 func loadMeasurementsRaw(path, socRef string, s *model.SoC, w *model.Workload, statFlag string, warn io.Writer) (merged, raw []measure.Measurement, src string, err error) {
 	stat, err := fit.ParseStat(statFlag)
 	if err != nil {

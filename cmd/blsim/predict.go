@@ -7,6 +7,7 @@ import (
 
 	"github.com/blsim/blsim/predict"
 	"github.com/blsim/blsim/report"
+	"github.com/blsim/blsim/sim"
 	"github.com/spf13/cobra"
 )
 
@@ -41,7 +42,11 @@ default then). --sensitivity adds a sweep of the accelerator's throughput
 and submit latency: where the split turns from LOSS to WIN.
 
 The same flags mean the same in blsim plot and blsim report. Values of the
-SoC that cannot matter to the prediction get a warning on stderr.`,
+SoC that cannot matter to the prediction get a warning on stderr.
+
+Verdicts (one rule for the table, the headline, the heatmap, --sensitivity,
+the thread sweep and blsim report; docs/verdicts.md):
+` + sim.VerdictRule,
 		Example: `  blsim predict
   blsim predict --soc rk3588-npu --engines big,npu --sensitivity
   blsim predict --soc cix-p1 --split token --engines big,mid,little`,

@@ -18,6 +18,7 @@ import (
 	"github.com/blsim/blsim/plots"
 	"github.com/blsim/blsim/predict"
 	"github.com/blsim/blsim/report"
+	"github.com/blsim/blsim/sim"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
@@ -70,7 +71,10 @@ more than two engines, or an accelerator among them (e.g. --soc rk3588-npu
 --engines big,npu), the prediction table lists each engine's share with
 gain, interval and verdict, the heatmap is the N-engine one (for an
 accelerator: its effective TOPS by its submit latency), and the split curve,
-a sweep of one share between two CPU engines, is left out.`,
+a sweep of one share between two CPU engines, is left out.
+
+Verdicts (the same rule as blsim predict's; docs/verdicts.md):
+` + sim.VerdictRule,
 		Example: `  blsim report -o report
   blsim report --soc ddr5 -o ddr5-report
   blsim report --soc my-board.yaml --measurements runs.jsonl -o board-report

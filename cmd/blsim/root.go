@@ -5,6 +5,7 @@ import (
 	"io"
 
 	"github.com/blsim/blsim/internal/buildinfo"
+	"github.com/blsim/blsim/parts"
 	"github.com/spf13/cobra"
 )
 
@@ -34,8 +35,9 @@ at which split, and what hardware would make it pay.`,
 		Version:       buildinfo.Version(),
 	}
 	root.SetVersionTemplate("{{.Version}}")
-	root.AddCommand(newPredictCmd(stdout, stderr, nil), newCalibrateCmd(stdout, stderr), newPlotCmd(stdout, stderr), newFitCmd(stdout, stderr),
+	root.AddCommand(newCheckCmd(stdout), newPredictCmd(stdout, stderr, nil), newCalibrateCmd(stdout, stderr), newPlotCmd(stdout, stderr), newFitCmd(stdout, stderr),
 		newValidateCmd(stdout, stderr), newBenchCmd(stdout, stderr), newReportCmd(stdout, stderr),
-		newSoCsCmd(stdout), newWorkloadsCmd(stdout, stderr))
+		newSoCsCmd(stdout), newWorkloadsCmd(stdout, stderr),
+		listCmd(stdout, "parts", "part", "part (a core, a memory type or a runtime)", parts.Names, parts.Describe, parts.Data))
 	return root
 }

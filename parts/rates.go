@@ -1,0 +1,192 @@
+package parts
+
+import (
+	"fmt"
+	"sort"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// classType is the GGML type whose path a kernel class's rate follows on
+// a derived core: q4 the Q4_K of today's quant mixes, q6 Q6_K, q8 Q8_0.
+var classType = map[string]string{"q4": "q4_k", "q6": "q6_k", "q8": "q8_0"}
+
+// dotTypes are the GGML types whose generic kernels multiply with the
+// int8 dot product (ggml's mul_sum_i8_pairs, VPDPBUSD with VNNI, and
+// llamafile's tinyBLAS); the other types' dot kernels run at
+// KQuantOpsPerCycle.
+var dotTypes = map[string]bool{"q4_0": true, "q5_0": true, "q8_0": true, "iq4_nl": true}
+
+// kquantPeak is the core's k-quant kernels' int8 throughput.
+func (c *Core) kquantPeak() float64 {
+	if c.KQuantOpsPerCycle > 0 {
+		return c.KQuantOpsPerCycle
+	}
+	return c.Int8OpsPerCycle
+}
+
+// repackedPeak is the int8 throughput of the instructions ggml's repacked
+// kernels use on the core: SMMLA where it has i8mm, else the dot product.
+func (c *Core) repackedPeak() float64 {
+	if c.I8MMOpsPerCycle > c.Int8OpsPerCycle {
+		return c.I8MMOpsPerCycle
+	}
+	return c.Int8OpsPerCycle
+}
+
+// fp16Peak is the core's fp16 FMA throughput, or its fp32 one when it has
+// no fp16 arithmetic (ggml then converts f16 to f32).
+func (c *Core) fp16Peak() float64 {
+	if c.FP16FlopsPerCycle > 0 {
+		return c.FP16FlopsPerCycle
+	}
+	return c.FP32FlopsPerCycle
+}
+
+// Rates are the kernel rates (ops per thread per cycle) a cluster of the
+// core gets in a build that repacks the GGML types in repacked, by kernel
+// class and by GGML type, each with the note that says where it comes
+// from.
+//
+// A core with kernels of its own gives them: a type's repacked rate when
+// the build repacks it, else its generic rate; a type with neither is left
+// out (it runs at its class's rate, with a warning). Any other core's
+// rates are derived from its reference core's: the reference's rate on
+// the same path over the reference's peak (its path efficiency), times
+// this core's peak. The peaks are the int8 dot product's
+// (int8_ops_per_cycle) for the generic path of the dot-product types
+// (q4_0, q5_0, q8_0, iq4_nl), the k-quant kernels' (kquant_ops_per_cycle)
+// for the other types, the repacked kernels' (SMMLA
+// with i8mm, else the dot product) for the repacked path, the fp16 and
+// fp32 FMA throughputs for f16 and f32. A class follows its type's path
+// (q4 as q4_k, q6 as q6_k, q8 as q8_0).
+func (c *Core) Rates(repacked []string) (map[string]float64, map[string]string) {
+	rep := map[string]bool{}
+	for _, t := range repacked {
+		rep[t] = true
+	}
+	ref, own := c, c.Kernels != nil
+	if !own {
+		ref = lib().cores[c.Reference]
+	}
+	k := ref.Kernels
+	sGen, sRep := c.Int8OpsPerCycle/ref.Int8OpsPerCycle, c.repackedPeak()/ref.repackedPeak()
+	sF32, sF16 := c.FP32FlopsPerCycle/ref.FP32FlopsPerCycle, c.fp16Peak()/ref.fp16Peak()
+	rates, notes := map[string]float64{}, map[string]string{}
+	put := func(key string, v, scale float64, from, how string) {
+		if own {
+			rates[key], notes[key] = v, c.Note("kernels."+from)
+			return
+		}
+		rates[key] = round3(v * scale)
+		notes[key] = fmt.Sprintf("derived: %s's %s rate %g x %s (this core's peak over %s's): %s",
+			ref.Name, from, v, how, ref.Name, ref.Note("kernels."+from))
+	}
+	sKQ := c.kquantPeak() / ref.kquantPeak()
+	genHow := fmt.Sprintf("%g/%g int8 ops/cycle", c.Int8OpsPerCycle, ref.Int8OpsPerCycle)
+	kqHow := fmt.Sprintf("%g/%g int8 ops/cycle of the k-quant kernels", c.kquantPeak(), ref.kquantPeak())
+	gen := func(t string) (float64, string) {
+		if dotTypes[t] {
+			return sGen, genHow
+		}
+		return sKQ, kqHow
+	}
+	repHow := fmt.Sprintf("%g/%g int8 ops/cycle of the repacked kernels", c.repackedPeak(), ref.repackedPeak())
+	for _, cl := range sortedKeys(k.Classes) {
+		v := k.Classes[cl]
+		switch t, ok := classType[cl]; {
+		case cl == "f32":
+			put(cl, v, sF32, "classes.f32", fmt.Sprintf("%g/%g fp32 flops/cycle", c.FP32FlopsPerCycle, ref.FP32FlopsPerCycle))
+		case cl == "f16":
+			put(cl, v, sF16, "classes.f16", fmt.Sprintf("%g/%g fp16 flops/cycle", c.fp16Peak(), ref.fp16Peak()))
+		case own || !ok:
+			put(cl, v, sRep, "classes."+cl, repHow)
+		case rep[t] && k.Repacked[t] > 0:
+			put(cl, v, sRep, "classes."+cl, repHow)
+		case k.Generic[t] > 0:
+			sc, how := gen(t)
+			put(cl, k.Generic[t], sc, "generic."+t, how)
+		default:
+			sc, how := gen(t)
+			put(cl, v, sc, "classes."+cl, how)
+		}
+	}
+	types := map[string]bool{}
+	for t := range k.Repacked {
+		types[t] = true
+	}
+	for t := range k.Generic {
+		types[t] = true
+	}
+	names := make([]string, 0, len(types))
+	for t := range types {
+		names = append(names, t)
+	}
+	sort.Strings(names)
+	for _, t := range names {
+		// A type the build repacks but with no repacked rate known is
+		// left out: its class's rate is the repacked one.
+		switch {
+		case rep[t] && k.Repacked[t] > 0:
+			put(t, k.Repacked[t], sRep, "repacked."+t, repHow)
+		case !rep[t] && k.Generic[t] > 0:
+			sc, how := gen(t)
+			put(t, k.Generic[t], sc, "generic."+t, how)
+		}
+	}
+	return rates, notes
+}
+
+func round3(v float64) float64 {
+	if v == 0 {
+		return 0
+	}
+	p := 1.0
+	for a := v; a < 100; a *= 10 {
+		p *= 10
+	}
+	return float64(int64(v*p+0.5)) / p
+}
+
+// An EngineValue is one engine key a core part gives a cluster of it, with
+// the note that sources it.
+type EngineValue struct {
+	Key   string
+	Value *yaml.Node
+	Note  string
+}
+
+// EngineValues are the engine keys the core gives as they are: its own
+// (the part's engine block), then each key of its reference core's that
+// it does not give, the reference's value with the reference's note. A
+// derived core's scalar_ops_per_cycle, when it gives none, is its
+// reference's scaled by their fp32 FMA throughputs (the norms, softmax
+// and the other non-matmul work are vector float code).
+func (c *Core) EngineValues() []EngineValue {
+	var out []EngineValue
+	own := map[string]bool{}
+	for j := 0; j+1 < len(c.Engine.Content); j += 2 {
+		k, v := c.Engine.Content[j], c.Engine.Content[j+1]
+		own[k.Value] = true
+		out = append(out, EngineValue{k.Value, v, c.Note("engine." + k.Value)})
+	}
+	if c.Reference == "" {
+		return out
+	}
+	ref := lib().cores[c.Reference]
+	for j := 0; j+1 < len(ref.Engine.Content); j += 2 {
+		k, v := ref.Engine.Content[j], ref.Engine.Content[j+1]
+		if own[k.Value] {
+			continue
+		}
+		note := fmt.Sprintf("as %s (this core's reference): %s", ref.Name, ref.Note("engine."+k.Value))
+		if x, ok := number(v); ok && k.Value == "scalar_ops_per_cycle" {
+			x = round3(x * c.FP32FlopsPerCycle / ref.FP32FlopsPerCycle)
+			v = &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!float", Value: fmt.Sprint(x)}
+			note = fmt.Sprintf("derived: %s's %s x %g/%g fp32 flops/cycle (this core's over %s's): %s",
+				ref.Name, ref.Engine.Content[j+1].Value, c.FP32FlopsPerCycle, ref.FP32FlopsPerCycle, ref.Name, ref.Note("engine."+k.Value))
+		}
+		out = append(out, EngineValue{k.Value, v, note})
+	}
+	return out
+}

@@ -1,0 +1,154 @@
+package public
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/blsim/blsim/model"
+	"github.com/blsim/blsim/quantize"
+)
+
+// The dates llama.cpp's CPU kernels changed in ways blsim models, from its
+// git history (the merge dates of the PRs named).
+const (
+	// sgemmFrom: llamafile's sgemm (PR #6414) runs Q4_0 and Q8_0 (and f16,
+	// f32) matmuls, tiles divided evenly among the threads.
+	sgemmFrom = "2024-04-16"
+	// chunkedFrom: PR #6915, matmuls in chunks the threads claim; before
+	// it every matmul gave each thread a fixed row slice.
+	chunkedFrom = "2024-05-15"
+	// sgemmPromptOnlyFrom: PR #9330 keeps sgemm to batches of two tokens
+	// or more; before it a generated token ran it too (gemm<3,1>: three
+	// weight rows walked together, not vec_dot's streaming loop).
+	sgemmPromptOnlyFrom = "2024-09-07"
+)
+
+// repackedFrom is the date ggml began to repack each type at load on an
+// arm64 core with the dot product (before it, the type ran the generic,
+// chunked kernels): Q4_0 with PR #9921, IQ4_NL with #10541, the rest as
+// the rk3588 preset lists them (`git log -S` in ggml's repack.cpp). The
+// 2024 interleaved schemes (Q4_0_4_8...) were repacked in the file from
+// 2024-07-10 (PR #5780). Other ISAs' dates are taken to be these: the
+// rows of other cores are from before all of them or after most.
+var repackedFrom = map[string]string{
+	"q4_0": "2024-11-15", "iq4_nl": "2024-11-28", "q8_0": "2025-12-01", "q4_k": "2025-12-01",
+	"q5_k": "2026-02-01", "q6_k": "2026-02-01", "mxfp4": "2026-03-01",
+}
+
+// Era is what blsim changes of a SoC preset (whose kernels are today's)
+// to run it as a build of Date did. The same rules apply to every row of
+// that date; nothing in them is set from a row.
+type Era struct {
+	Date string
+	// Chunked: matmuls are claimed in chunks (else fixed row slices).
+	Chunked bool
+	// SgemmTypes run through llamafile's sgemm: fixed slices, and, while
+	// SgemmOneToken, a generated token's too.
+	SgemmTypes    []string
+	SgemmOneToken bool
+}
+
+// EraOf is the era of a build date (YYYY, YYYY-MM or YYYY-MM-DD).
+func EraOf(date string) Era {
+	e := Era{Date: date, Chunked: date >= chunkedFrom}
+	if date >= sgemmFrom {
+		e.SgemmTypes = []string{"q4_0", "q8_0"}
+		e.SgemmOneToken = date < sgemmPromptOnlyFrom
+	}
+	return e
+}
+
+// repacked reports whether the era's ggml repacks typ at load, given the
+// scheme the file was made with.
+func (e Era) repacked(typ string, s quantize.Scheme) bool {
+	if s.Legacy() && typ == "q4_0" {
+		return true // interleaved in the file
+	}
+	from, ok := repackedFrom[typ]
+	return ok && e.Date >= from
+}
+
+// Apply returns a copy of s as the era's llama.cpp runs w on it, with a
+// line on each change:
+//   - a type the preset repacks that the era did not runs the generic dot
+//     kernels, at the engine's generic k-quant rate (its q3_k rate: PR
+//     #8151 measured vec_dot within 5% per weight across q8_0, q4_K and
+//     q2_K) and in chunks;
+//   - before PR #6915 every matmul gives each thread a fixed slice;
+//   - sgemm's types take fixed slices (tinyBLAS divides its tiles evenly),
+//     and, before PR #9330, a generated token of a model whose matmuls
+//     are all sgemm's runs without the one-token overlap.
+func (e Era) Apply(s *model.SoC, w *model.Workload, scheme quantize.Scheme) (*model.SoC, []string) {
+	c := s.Clone()
+	var notes []string
+	types := workloadTypes(w)
+	prompt := w.Run.PromptTokens > 0
+	sgemmNow := prompt || e.SgemmOneToken
+	for i := range c.Engines {
+		eng := &c.Engines[i]
+		if eng.IsAccelerator() {
+			continue
+		}
+		generic, hasGeneric := eng.KernelOpsPerCycle["q3_k"]
+		var fixed, unpacked []string
+		for _, t := range types {
+			if e.repacked(t, scheme) || (sgemmNow && slices.Contains(e.SgemmTypes, t)) || !e.Chunked {
+				fixed = append(fixed, t)
+			}
+			if slices.Contains(eng.RepackedTypes, t) && !e.repacked(t, scheme) {
+				unpacked = append(unpacked, t)
+				if hasGeneric {
+					eng.KernelOpsPerCycle[t] = generic
+				}
+			}
+		}
+		eng.RepackedTypes = fixed
+		switch {
+		case len(unpacked) > 0 && hasGeneric:
+			notes = append(notes, fmt.Sprintf("%s: %s not repacked at %s: the generic kernels, at q3_k's rate", eng.Name, strings.Join(unpacked, ", "), e.Date))
+		case len(unpacked) > 0:
+			notes = append(notes, fmt.Sprintf("%s: %s not repacked at %s, but the preset has no generic (q3_k) rate: its own rate kept", eng.Name, strings.Join(unpacked, ", "), e.Date))
+		}
+		if e.SgemmOneToken && !prompt && allIn(types, e.SgemmTypes, "q6_k", "f32") && eng.GemvOverlap > 0 {
+			eng.GemvOverlap = 0
+			notes = append(notes, fmt.Sprintf("%s: a generated token runs llamafile's sgemm (before PR #9330): no one-token overlap", eng.Name))
+		}
+	}
+	if !e.Chunked {
+		notes = append(notes, fmt.Sprintf("%s is before PR #6915: every matmul in fixed row slices", e.Date))
+	}
+	return c, notes
+}
+
+// workloadTypes are the GGML types of the workload's timed classes,
+// sorted.
+func workloadTypes(w *model.Workload) []string {
+	set := map[string]bool{}
+	for _, t := range w.Model.Types {
+		set[t] = true
+	}
+	out := make([]string, 0, len(set))
+	for t := range set {
+		out = append(out, t)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// allIn reports whether every type but the extras (the output head's
+// Q6_K, the router's f32) is one of set.
+func allIn(types, set []string, extras ...string) bool {
+	n := 0
+	for _, t := range types {
+		if slices.Contains(extras, t) {
+			continue
+		}
+		if !slices.Contains(set, t) {
+			return false
+		}
+		n++
+	}
+	return n > 0
+}

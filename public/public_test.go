@@ -1,0 +1,145 @@
+package public
+
+import (
+	"math"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/blsim/blsim/presets"
+	"github.com/blsim/blsim/quantize"
+)
+
+// assertedSoCs are the SoC presets whose rows the targets are asserted
+// on: those that existed, and whose misses were read and given their gaps,
+// when this check was written. The rows of presets added since (issue
+// 25's) are predicted, shown and logged with the targets over every row;
+// a preset joins this list once its rows' misses name their mechanisms.
+var assertedSoCs = []string{"rk3588", "pi5"}
+
+// TestPublicTargets predicts every public row blsim can express and
+// asserts the targets on the scored rows of assertedSoCs: absolute t/s MAPE at most 20%,
+// ratios to each sweep's measured best at most 10% MAPE, each sweep's
+// best -t the measured best or within 5% of it. A row that set a preset
+// value is never scored; a row with a gap (a mechanism blsim lacks, with
+// the issue that brings it) is left out of the targets and must miss, so
+// a gap that closes is noticed. A row whose SoC preset does not exist
+// yet is not expressible, and that alone fails nothing.
+func TestPublicTargets(t *testing.T) {
+	rows, err := Rows()
+	if err != nil {
+		t.Fatal(err)
+	}
+	all, err := Score(rows, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tg := range all.TargetsWithGaps {
+		t.Log("every SoC, with the gap rows: " + tg.Line())
+	}
+	var mine []Row
+	for _, r := range rows {
+		if slices.Contains(assertedSoCs, r.SoC) {
+			mine = append(mine, r)
+		}
+	}
+	rep, err := Score(mine, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	scored := 0
+	for _, r := range rep.Results {
+		switch r.Status {
+		case Scored:
+			scored++
+		case Gapped:
+			if math.Abs(r.ErrPct) <= AbsTargetPct && (!r.HasRatio || math.Abs(r.RatioErrPct) <= RatioTargetPct) {
+				t.Errorf("row %s: gap %q, but it is within the targets (error %+.1f%%, ratio error %+.1f%%): remove its gap", r.ID, r.Gap, r.ErrPct, r.RatioErrPct)
+			}
+		case NotExpressible:
+			if strings.HasPrefix(r.Why, "no preset ") && slices.Contains(presets.SoCNames(), r.SoC) {
+				t.Errorf("row %s: %s, but the preset exists", r.ID, r.Why)
+			}
+		}
+	}
+	if scored < 15 {
+		t.Errorf("%d scored rows: the rk3588 and pi5 rows alone give more", scored)
+	}
+	for _, tg := range rep.Targets {
+		t.Log(tg.Line())
+		if !tg.Met {
+			t.Errorf("target missed: %s", tg.Line())
+		}
+	}
+	for _, tg := range rep.TargetsWithGaps {
+		t.Log("with the gap rows: " + tg.Line())
+	}
+}
+
+// TestRowsName: a row naming a SoC preset outside PlannedSoCs fails with
+// the row's id; a bad row is one line naming the row and field.
+func TestRowsName(t *testing.T) {
+	r := Row{ID: "X-1", Family: "pi", Source: "owner/repo#1", SoC: "pi6", Model: "llama-2-7b", Scheme: "Q4_0", Threads: 4, Test: "tg128", TPS: 1, Date: "2025"}
+	if err := r.Check(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Predict(r); err == nil || !strings.HasPrefix(err.Error(), "row X-1: soc \"pi6\" is not a preset") {
+		t.Errorf("unknown preset: %v", err)
+	}
+	for _, tc := range []struct {
+		yaml, want string
+	}{
+		{"rows:\n  - {id: A, family: pi, source: shared/x.md, soc: pi5, workload: w, threads: 1, test: pp512, tps: 1, date: '2025'}\n", "row A: source"},
+		{"rows:\n  - {id: A, family: pi, source: s, soc: pi5, workload: w, threads: 1, test: pp0, tps: 1, date: '2025'}\n", "row A: test"},
+		{"rows:\n  - {id: A, family: pi, source: s, soc: pi5, workload: w, threads: 4, clusters: big=2, test: pp1, tps: 1, date: '2025'}\n", "row A: clusters"},
+		{"rows:\n  - {id: A, family: pi, source: s, soc: pi5, workload: w, threads: 1, test: pp1, tps: 1, date: '2025', color: red}\n", "field color not found"},
+	} {
+		_, err := ParseRows([]byte(tc.yaml), "rows.yaml")
+		if err == nil || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%q: %v, want one line with %q", tc.yaml, err, tc.want)
+		}
+	}
+}
+
+// TestEra: the kernels follow the build's date: fixed slices before PR
+// #6915, Q4_K's generic kernels before ggml repacked it, sgemm without the
+// one-token overlap before PR #9330.
+func TestEra(t *testing.T) {
+	s, err := presets.SoC("rk3588")
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := presets.Workload("llama-2-7b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tg := *w
+	tg.Run.PromptTokens, tg.Run.GenTokens = 0, 128
+	for _, tc := range []struct {
+		date    string
+		fixed   bool
+		overlap bool
+	}{
+		{"2024-05-01", true, false},
+		{"2024-06-01", true, false},
+		{"2024-10-01", false, true},
+		{"2025-06-01", true, true},
+	} {
+		c, _ := EraOf(tc.date).Apply(s, &tg, quantize.Q4_0)
+		big := c.Engines[0]
+		if got := slices.Contains(big.RepackedTypes, "q4_0"); got != tc.fixed {
+			t.Errorf("%s: q4_0 in fixed slices %v, want %v", tc.date, got, tc.fixed)
+		}
+		if got := big.GemvOverlap > 0; got != tc.overlap {
+			t.Errorf("%s: one-token overlap %v, want %v", tc.date, got, tc.overlap)
+		}
+	}
+	k, err := presets.Workload("llama-3.2-3b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, _ := EraOf("2025-06-01").Apply(s, k, quantize.Q4_K_M)
+	if r := c.Engines[0].KernelOpsPerCycle["q4_k"]; r != s.Engines[0].KernelOpsPerCycle["q3_k"] {
+		t.Errorf("2025-06 q4_k rate %g, want the generic (q3_k) %g", r, s.Engines[0].KernelOpsPerCycle["q3_k"])
+	}
+}

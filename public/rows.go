@@ -1,0 +1,170 @@
+package public
+
+import (
+	"bytes"
+	_ "embed"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/blsim/blsim/model"
+	"go.yaml.in/yaml/v3"
+)
+
+// Row is one measured rate from a public source (see rows.yaml for the
+// fields' meaning).
+type Row struct {
+	ID       string `yaml:"id" json:"id"`
+	Family   string `yaml:"family" json:"family"`
+	Source   string `yaml:"source" json:"source"`
+	Device   string `yaml:"device" json:"device"`
+	SoC      string `yaml:"soc" json:"soc"`
+	Model    string `yaml:"model" json:"model,omitempty"`
+	Scheme   string `yaml:"scheme" json:"scheme,omitempty"`
+	Imatrix  bool   `yaml:"imatrix" json:"imatrix,omitempty"`
+	Workload string `yaml:"workload" json:"workload,omitempty"`
+	// Assumed is what the source does not state and the row takes.
+	Assumed string `yaml:"assumed" json:"assumed,omitempty"`
+	Threads int    `yaml:"threads" json:"threads"`
+	// Clusters places the threads ("big=4"); empty: the SoC's clusters
+	// in order, each filled before the next.
+	Clusters  string  `yaml:"clusters" json:"clusters,omitempty"`
+	Placement string  `yaml:"placement" json:"placement"`
+	Test      string  `yaml:"test" json:"test"`
+	TPS       float64 `yaml:"tps" json:"tps"`
+	Build     string  `yaml:"build" json:"build,omitempty"`
+	// Date is the build's (or, where the build is not stated, the
+	// report's) date: YYYY, YYYY-MM or YYYY-MM-DD.
+	Date           string `yaml:"date" json:"date"`
+	Sweep          string `yaml:"sweep" json:"sweep,omitempty"`
+	Sets           string `yaml:"sets" json:"sets,omitempty"`
+	NotExpressible string `yaml:"not_expressible" json:"not_expressible,omitempty"`
+	Gap            string `yaml:"gap" json:"gap,omitempty"`
+}
+
+//go:embed rows.yaml
+var rowsYAML []byte
+
+// PlannedSoCs are the SoC presets the rows name: those blsim has, and
+// those the parts library (issue 25) adds. A row naming a preset that
+// does not exist yet is not expressible until it does; a row naming one
+// outside this list is an error.
+var PlannedSoCs = []string{"rk3588", "pi5", "snapdragon-8-gen3", "dimensity-9500s", "i9-13900k", "ryzen-7-6800h",
+	"apple-m1", "apple-m1-max", "apple-m4", "apple-m4-pro"}
+
+// Families are the row families, for --family.
+var Families = []string{"rk3588", "pi", "snapdragon", "mediatek", "intel", "amd", "apple"}
+
+// Rows are the embedded rows, checked (Check).
+func Rows() ([]Row, error) { return ParseRows(rowsYAML, "rows.yaml") }
+
+// ParseRows reads and checks rows; name stands for the file in errors.
+func ParseRows(b []byte, name string) ([]Row, error) {
+	var doc struct {
+		Rows []Row `yaml:"rows"`
+	}
+	dec := yaml.NewDecoder(bytes.NewReader(b))
+	dec.KnownFields(true)
+	if err := dec.Decode(&doc); err != nil {
+		return nil, fmt.Errorf("%s: %s", name, strings.Join(strings.Fields(err.Error()), " "))
+	}
+	seen := map[string]bool{}
+	for i := range doc.Rows {
+		r := &doc.Rows[i]
+		if seen[r.ID] {
+			return nil, fmt.Errorf("%s: row %s given twice", name, r.ID)
+		}
+		seen[r.ID] = true
+		if err := r.Check(); err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+	}
+	return doc.Rows, nil
+}
+
+var (
+	testRE = regexp.MustCompile(`^(pp|tg)([1-9][0-9]*)$`)
+	dateRE = regexp.MustCompile(`^20[0-9]{2}(-[01][0-9](-[0-3][0-9])?)?$`)
+)
+
+// Check is the row's own consistency: one line naming the row and field.
+func (r *Row) Check() error {
+	bad := func(field, format string, a ...any) error {
+		return fmt.Errorf("row %s: %s: %s", r.ID, field, fmt.Sprintf(format, a...))
+	}
+	switch {
+	case r.ID == "":
+		return fmt.Errorf("a row without an id")
+	case r.Source == "" || strings.Contains(r.Source, "shared/"):
+		return bad("source", "%q: a public source (an issue, PR or repository file)", r.Source)
+	case !contains(Families, r.Family):
+		return bad("family", "%q is not one of %s", r.Family, strings.Join(Families, ", "))
+	case r.SoC == "":
+		return bad("soc", "missing")
+	case r.TPS <= 0:
+		return bad("tps", "%g: want a measured rate", r.TPS)
+	case r.Threads < 1:
+		return bad("threads", "%d", r.Threads)
+	case !dateRE.MatchString(r.Date):
+		return bad("date", "%q: want YYYY, YYYY-MM or YYYY-MM-DD", r.Date)
+	case r.NotExpressible == "" && (r.Model == "") == (r.Workload == ""):
+		return bad("model", "give a model preset (with its scheme) or a workload preset")
+	case r.Model != "" && r.Scheme == "":
+		return bad("scheme", "missing for model %s", r.Model)
+	case r.Sets != "" && r.Gap != "":
+		return bad("gap", "a row that set a value is not scored, so it has no gap")
+	}
+	if _, err := r.Run(); err != nil {
+		return bad("test", "%v", err)
+	}
+	if _, err := r.clusterCounts(); err != nil {
+		return bad("clusters", "%v", err)
+	}
+	return nil
+}
+
+// Run is the row's test as blsim runs it: ppN (a prompt of N tokens, in
+// ubatches of up to 512) or tgN (N generated tokens).
+func (r *Row) Run() (model.Run, error) {
+	m := testRE.FindStringSubmatch(r.Test)
+	if m == nil {
+		return model.Run{}, fmt.Errorf("%q: want ppN or tgN", r.Test)
+	}
+	n, _ := strconv.Atoi(m[2])
+	if m[1] == "tg" {
+		return model.Run{GenTokens: n, Ubatch: 512}, nil
+	}
+	return model.Run{PromptTokens: n, Ubatch: min(n, 512)}, nil
+}
+
+// clusterCounts reads Clusters: "big=4" or "big=4,little=2".
+func (r *Row) clusterCounts() ([][2]string, error) {
+	if r.Clusters == "" {
+		return nil, nil
+	}
+	var out [][2]string
+	total := 0
+	for _, part := range strings.Split(r.Clusters, ",") {
+		name, n, ok := strings.Cut(strings.TrimSpace(part), "=")
+		k, err := strconv.Atoi(n)
+		if !ok || err != nil || k < 1 || name == "" {
+			return nil, fmt.Errorf("%q: want NAME=THREADS, comma separated", r.Clusters)
+		}
+		total += k
+		out = append(out, [2]string{name, n})
+	}
+	if total != r.Threads {
+		return nil, fmt.Errorf("%q places %d threads, the row has %d", r.Clusters, total, r.Threads)
+	}
+	return out, nil
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}

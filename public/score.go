@@ -1,0 +1,200 @@
+package public
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/blsim/blsim/hfconfig"
+	"github.com/blsim/blsim/model"
+	"github.com/blsim/blsim/presets"
+	"github.com/blsim/blsim/quantize"
+	"github.com/blsim/blsim/sim"
+)
+
+// Status is how a row counts.
+type Status string
+
+// The statuses of a row.
+const (
+	Scored         Status = "scored"
+	Setting        Status = "set a value"
+	Gapped         Status = "gap"
+	NotExpressible Status = "not expressible"
+)
+
+// Poll is the pools' spin level: llama-bench's and llama-cli's default.
+const Poll = 50
+
+// Result is one row, predicted or not.
+type Result struct {
+	Row
+	Status Status `json:"status"`
+	// Why says why a row is not expressible, or its gap, or what it set.
+	Why string `json:"why,omitempty"`
+	// Pool is how the threads sat: "big=4,little=4".
+	Pool      string  `json:"pool,omitempty"`
+	Predicted float64 `json:"predicted_tps,omitempty"`
+	ErrPct    float64 `json:"err_pct,omitempty"`
+	// The ratio to the sweep's measured best row, measured and predicted
+	// (HasRatio: the row is in a sweep and not its best).
+	HasRatio       bool     `json:"has_ratio,omitempty"`
+	RatioMeasured  float64  `json:"ratio_measured,omitempty"`
+	RatioPredicted float64  `json:"ratio_predicted,omitempty"`
+	RatioErrPct    float64  `json:"ratio_err_pct,omitempty"`
+	Notes          []string `json:"notes,omitempty"`
+}
+
+// Predict predicts one row: its SoC preset in its build's era, its model
+// and scheme (or workload), its test and its threads. A row blsim cannot
+// express comes back with Status NotExpressible and why; a row naming a
+// SoC preset outside PlannedSoCs, or a model or workload preset that does
+// not exist, is an error naming the row.
+func Predict(r Row) (Result, error) {
+	res := Result{Row: r, Status: Scored}
+	switch {
+	case r.Sets != "":
+		res.Status, res.Why = Setting, r.Sets
+	case r.Gap != "":
+		res.Status, res.Why = Gapped, r.Gap
+	}
+	no := func(why string) (Result, error) {
+		res.Status, res.Why = NotExpressible, why
+		return res, nil
+	}
+	if !slices.Contains(PlannedSoCs, r.SoC) {
+		return res, fmt.Errorf("row %s: soc %q is not a preset blsim has or plans (%s)", r.ID, r.SoC, strings.Join(PlannedSoCs, ", "))
+	}
+	if r.NotExpressible != "" {
+		return no(r.NotExpressible)
+	}
+	if !slices.Contains(presets.SoCNames(), r.SoC) {
+		return no("no preset " + r.SoC + " yet")
+	}
+	s, err := presets.SoC(r.SoC)
+	if err != nil {
+		return res, fmt.Errorf("row %s: %w", r.ID, err)
+	}
+	w, scheme, notes, err := workloadOf(r)
+	if err != nil {
+		return res, fmt.Errorf("row %s: %w", r.ID, err)
+	}
+	run, _ := r.Run()
+	w = w.WithRun(run)
+	s, eraNotes := EraOf(r.Date).Apply(s, w, scheme)
+	res.Notes = append(notes, eraNotes...)
+	plan, pool, why := poolOf(r, s)
+	if why != "" {
+		return no(why)
+	}
+	res.Pool = pool
+	out, err := sim.Run(s, w, plan)
+	if err != nil {
+		return res, fmt.Errorf("row %s: %w", r.ID, err)
+	}
+	res.Predicted = out.TPS
+	res.ErrPct = 100 * (out.TPS/r.TPS - 1)
+	return res, nil
+}
+
+// workloadOf is the row's workload: its model preset built with its
+// scheme, or its workload preset.
+func workloadOf(r Row) (*model.Workload, quantize.Scheme, []string, error) {
+	if r.Workload != "" {
+		w, err := presets.Workload(r.Workload)
+		return w, quantize.F16, nil, err
+	}
+	p, err := presets.Model(r.Model)
+	if err != nil {
+		return nil, 0, nil, err
+	}
+	s, err := quantize.Parse(r.Scheme)
+	if err != nil {
+		return nil, 0, nil, err
+	}
+	m, err := hfconfig.Build(p.Config, p.Name, s, quantize.Options{Imatrix: r.Imatrix})
+	if err != nil {
+		return nil, 0, nil, err
+	}
+	return m.Workload(), s, m.Quant.Notes, nil
+}
+
+// poolOf places the row's threads: as Clusters says, or over the SoC's
+// CPU clusters in order, each filled before the next. More threads than
+// cores is not expressible: SMT siblings and oversubscription are issue
+// 27's.
+func poolOf(r Row, s *model.SoC) (model.Plan, string, string) {
+	var names []string
+	var counts []int
+	if cc, _ := r.clusterCounts(); len(cc) > 0 {
+		for _, c := range cc {
+			e, _, err := s.Engine(c[0])
+			n, _ := strconv.Atoi(c[1])
+			if err != nil || e.IsAccelerator() || n > e.Cores {
+				return model.Plan{}, "", fmt.Sprintf("clusters %s: not CPU clusters of %s with that many cores", r.Clusters, s.Name)
+			}
+			names, counts = append(names, c[0]), append(counts, n)
+		}
+	} else {
+		left, cores := r.Threads, 0
+		for _, e := range s.Engines {
+			if e.IsAccelerator() {
+				continue
+			}
+			cores += e.Cores
+			if left > 0 {
+				n := min(left, e.Cores)
+				names, counts = append(names, e.Name), append(counts, n)
+				left -= n
+			}
+		}
+		if left > 0 {
+			return model.Plan{}, "", fmt.Sprintf("%d threads on %d cores: SMT siblings or oversubscription, which blsim does not model yet (issue 27)", r.Threads, cores)
+		}
+	}
+	var parts []string
+	for i := range names {
+		parts = append(parts, fmt.Sprintf("%s=%d", names[i], counts[i]))
+	}
+	return model.NewPool(names, counts, Poll), strings.Join(parts, ","), ""
+}
+
+// ratios sets each sweep row's ratio to the sweep's measured best row
+// (among the rows predicted), measured and predicted.
+func ratios(res []Result) {
+	best := map[string]int{}
+	for i, r := range res {
+		if r.Sweep == "" || r.Status == NotExpressible {
+			continue
+		}
+		if b, ok := best[r.Sweep]; !ok || r.TPS > res[b].TPS {
+			best[r.Sweep] = i
+		}
+	}
+	for i := range res {
+		r := &res[i]
+		b, ok := best[r.Sweep]
+		if !ok || b == i || r.Status == NotExpressible {
+			continue
+		}
+		r.HasRatio = true
+		r.RatioMeasured = r.TPS / res[b].TPS
+		r.RatioPredicted = r.Predicted / res[b].Predicted
+		r.RatioErrPct = 100 * (r.RatioPredicted/r.RatioMeasured - 1)
+	}
+}
+
+// mape is the mean of the absolute values (0 for none: the targets say
+// N 0).
+func mape(errs []float64) float64 {
+	if len(errs) == 0 {
+		return 0
+	}
+	s := 0.0
+	for _, e := range errs {
+		s += math.Abs(e)
+	}
+	return s / float64(len(errs))
+}
