@@ -2,7 +2,6 @@ package fit
 
 import (
 	"fmt"
-	"slices"
 
 	"github.com/blsim/blsim/measure"
 	"github.com/blsim/blsim/model"
@@ -60,9 +59,4 @@ func Gaps(s model.Span) []Gap {
 		out = append(out, Gap{Kind: GapDecode, Line: "no tg: decode rests on the prior; add -n 32"})
 	}
 	return out
-}
-
-// Has says whether gaps has one of kind.
-func hasGap(gaps []Gap, kind string) bool {
-	return slices.ContainsFunc(gaps, func(g Gap) bool { return g.Kind == kind })
 }

@@ -103,3 +103,40 @@ func BenchmarkRMSNorm(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkElementwise is SILU, ADD and the f32-to-f16 copy (CPY_F16) over
+// 4096x512 floats, and ROPE over 512 tokens of 16 heads of 64, as
+// ggml-op-perf times ggml's: GB/s of the output and inputs (SILU and
+// ROPE 8 bytes an element, ADD 12, CPY_F16 6).
+func BenchmarkElementwise(b *testing.B) {
+	const n = 4096 * 512
+	x, y := randF32(newRNG(5), n), randF32(newRNG(6), n)
+	h := make([]uint16, n)
+	for _, c := range []struct {
+		name  string
+		bytes float64
+		run   func()
+	}{
+		{"SILU", 8, func() { SiLU(y, x) }},
+		{"ADD", 12, func() { Add(y, x) }},
+		{"CPY_F16", 6, func() { ToF16(h, x) }},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			for b.Loop() {
+				c.run()
+			}
+			b.ReportMetric(c.bytes*n*float64(b.N)/b.Elapsed().Seconds()/1e9, "GB/s")
+		})
+	}
+	b.Run("ROPE", func(b *testing.B) {
+		const tokens, heads, d = 512, 16, 64
+		r := randF32(newRNG(7), tokens*heads*d)
+		cache := make([]float32, d)
+		for b.Loop() {
+			for t := range tokens {
+				Rope(r[t*heads*d:(t+1)*heads*d], heads, d, d, 1000+t, 10000, cache)
+			}
+		}
+		b.ReportMetric(8*float64(len(r))*float64(b.N)/b.Elapsed().Seconds()/1e9, "GB/s")
+	})
+}

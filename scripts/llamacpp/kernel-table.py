@@ -17,7 +17,7 @@ def add(case, src, v):
 
 for f in glob.glob(out + "/blsim.*.txt"):
     for line in open(f):
-        m = re.match(r"Benchmark(\w+)/(\S+?)-\d+\s+\d+\s+\d+ ns/op\s+([\d.]+) (GFLOPS|GB/s)", line)
+        m = re.match(r"Benchmark(\w+)/(\S+?)(?:-\d+)?\s+\d+\s+[\d.]+ ns/op\s+([\d.]+) (GFLOPS|GB/s)", line)
         if not m:
             continue
         name, arg, v = m.group(1), m.group(2), float(m.group(3))
@@ -27,6 +27,8 @@ for f in glob.glob(out + "/blsim.*.txt"):
             case = "SOFT_MAX " + arg
         elif name == "RMSNorm":
             case = "RMS_NORM " + arg
+        elif name == "Elementwise":
+            case = arg + (" ne=64x16x512" if arg == "ROPE" else " ne=4096x512x1")
         else:
             fa, n, kv = re.match(r"fa=(\w+)/n=(\d+)/n_kv=(\d+)", arg).groups()
             case = "attention %s n=%s n_kv=%s" % ("flash" if fa == "true" else "", n, kv)
@@ -40,9 +42,9 @@ for f in glob.glob(out + "/ggml.*.txt"):
         if op == "MUL_MAT":
             t, n = re.search(r"type_a=(\w+)", args).group(1), re.search(r",n=(\d+)", args).group(1)
             case = "MUL_MAT %s n=%s" % (t, n)
-        elif op in ("SOFT_MAX", "RMS_NORM"):
+        elif op in ("SOFT_MAX", "RMS_NORM", "SILU", "ADD", "CPY_F16", "ROPE"):
             ne = re.search(r"ne=\[(\d+),(\d+),(\d+)\]", args).groups()
-            ne = ne if op == "SOFT_MAX" else ne[:2]
+            ne = ne[:2] if op == "RMS_NORM" else ne
             case = "%s ne=%s" % (op, "x".join(ne))
         elif op == "ATTN":
             fa, n, kv = re.search(r"fa=(\d),n=(\d+),n_kv=(\d+)", args).groups()

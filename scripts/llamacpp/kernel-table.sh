@@ -19,7 +19,7 @@ mkdir -p "$out"
 qt=${QUANT_TEST:-$out/quant.test} # build it beforehand (go test -c ./internal/quant) to keep the build out of the timing
 [ -x "$qt" ] || (cd "$here" && go test -c -o "$qt" ./internal/quant/)
 for r in $(seq "$rounds"); do
-	taskset -c "$cpu" "$qt" -test.run '^$' -test.bench 'MulMat|SoftMax|RMSNorm|Attention' \
+	taskset -c "$cpu" "$qt" -test.run '^$' -test.bench 'MulMat|SoftMax|RMSNorm|Elementwise|Attention' \
 		>"$out/blsim.$r.txt"
 	taskset -c "$cpu" "$B/ggml-op-perf" >"$out/ggml.$r.txt"
 	LD_PRELOAD="$B/libnprocs-affinity.so" taskset -c "$cpu" "$B/test-backend-ops" perf -o SOFT_MAX -b CPU \
