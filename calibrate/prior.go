@@ -18,13 +18,19 @@ type Engine struct {
 	ClockGHz float64
 }
 
-// NewEngines turns clusters into engines.
+// NewEngines turns clusters into engines. A cluster with SMT is
+// calibrated one thread a core: its engine's CPUs are the cores' first
+// hardware threads (topology.Cluster.CoreCPUs), and the siblings serve
+// only the SMT steps, which time one and two threads on one core.
 func NewEngines(cs []topology.Cluster) []Engine {
 	out := make([]Engine, len(cs))
 	for i, c := range cs {
 		ghz := float64(c.MaxFreqKHz) / 1e6
 		if ghz <= 0 {
 			ghz = 1
+		}
+		if c.SMTWays > 1 {
+			c.CPUs = append([]int(nil), c.CoreCPUs...)
 		}
 		out[i] = Engine{Cluster: c, ClockGHz: ghz}
 	}
@@ -145,6 +151,9 @@ func Prior(name string, engines []Engine, ms []measure.Measurement, w *model.Wor
 		if m, cv, ok := median(ms, p+"bandwidth_per_thread_gb_s"); ok && m > 0 && len(c.CPUs) > 1 {
 			e.BandwidthPerThreadGBs = math.Min(m, e.BandwidthMaxGBs)
 			s.Uncertainty[p+"bandwidth_per_thread_gb_s"] = m * math.Max(0.1, 3*cv)
+		}
+		if c.SMTWays > 1 {
+			smtPrior(s, &e, c, ms)
 		}
 		maxBW = math.Max(maxBW, e.BandwidthMaxGBs)
 		s.Uncertainty[p+"mem_compute_overlap"] = 0.3

@@ -5,11 +5,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 
 	"github.com/blsim/blsim/calibrate/probe"
 	"github.com/blsim/blsim/calibrate/topology"
 	"github.com/blsim/blsim/measure"
+	"github.com/blsim/blsim/model"
 )
 
 // A Run is a calibration of this machine by the built-in dispatcher: what
@@ -54,7 +54,7 @@ var (
 	// names none.
 	ErrNoCluster = errors.New("calibrate: found no CPU cluster")
 	// ErrMeasured: Run.Path holds measurements and Run.Resume is not set.
-	ErrMeasured = errors.New("calibrate: the measurements file already has measurements")
+	ErrMeasured = measure.ErrMeasured
 )
 
 // A SettingError is a setting of a Run that cannot be used. Setting is its
@@ -76,11 +76,11 @@ func Open(r Run) (*Calibration, error) {
 	if g := r.Grid; g != "" && g != FitGrid && g != HeldOutGrid && g != BothGrids {
 		return nil, &SettingError{"Grid", fmt.Errorf("%q is not fit, heldout or fit+heldout", g)}
 	}
-	if r.Repeats < 0 {
-		return nil, &SettingError{"Repeats", fmt.Errorf("%d is negative", r.Repeats)}
+	if err := model.RepeatsRange.Check(r.Repeats); err != nil {
+		return nil, &SettingError{"Repeats", err}
 	}
-	if r.Rounds < 0 {
-		return nil, &SettingError{"Rounds", fmt.Errorf("%d is negative", r.Rounds)}
+	if err := model.RoundsRange.Check(r.Rounds); err != nil {
+		return nil, &SettingError{"Rounds", err}
 	}
 	root := cmp.Or(r.SysRoot, "/")
 	if len(r.Engines) == 0 {
@@ -117,26 +117,22 @@ func clusters(root string, specs []string) ([]topology.Cluster, error) {
 	return t.Clusters, nil
 }
 
-// Start lists the steps (Steps, which sets the default workload), reads
-// which of them Path holds already and opens Path for appending, locked
-// against other writers until Measure ends. A Path that holds anything
-// without Resume is ErrMeasured.
+// Start lists the steps (Steps, which sets the default workload) and opens
+// Path for appending, locked against other writers until Measure ends,
+// and only then reads which steps it holds already (measure.OpenAppend:
+// without Resume, a Path that holds anything is ErrMeasured; with it, one
+// the rule for bad lines refuses is an error before anything is measured,
+// and its bad lines are Warnings).
 func (c *Calibration) Start() error {
 	steps, err := Steps(&c.Settings)
 	if err != nil {
 		return err
 	}
-	if !c.Resume {
-		if st, err := os.Stat(c.Path); err == nil && st.Size() > 0 {
-			return fmt.Errorf("%w: %s", ErrMeasured, c.Path)
-		}
-	}
-	if c.Done, err = measure.Done(c.Path); err != nil {
+	var warnings []string
+	if c.w, c.Done, warnings, err = measure.OpenAppend(c.Path, c.Resume); err != nil {
 		return err
 	}
-	if c.w, err = measure.Create(c.Path); err != nil {
-		return err
-	}
+	c.Warnings = append(c.Warnings, warnings...)
 	c.Steps = steps
 	return nil
 }

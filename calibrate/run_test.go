@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/blsim/blsim/measure"
@@ -78,7 +79,14 @@ func TestStartMeasure(t *testing.T) {
 	}
 	run.Resume = true
 	c, _ = Open(run)
-	if err := c.Start(); err != nil {
-		t.Errorf("resumed: %v", err)
+	// A file the rule for bad lines refuses is refused before any
+	// measuring, not after the whole grid (issue 31).
+	if err := c.Start(); err == nil || !strings.Contains(err.Error(), "no readable measurements") {
+		t.Errorf("resumed a file of one bad line: %v", err)
+	}
+	os.WriteFile(path, []byte(`{"schema":"blsim/measurement/v1","id":"x","kind":"stream","unit":"GB/s","median":10,"status":"ok"}`+"\n"), 0o644)
+	c, _ = Open(run)
+	if err := c.Start(); err != nil || !c.Done["x"] {
+		t.Errorf("resumed: %v, done %v", err, c.Done)
 	}
 }

@@ -155,6 +155,7 @@ func MicroSteps(s *Settings) []Step {
 			}})
 		}
 		steps = append(steps, llcSteps(c, ps)...)
+		steps = append(steps, smtSteps(c, ps)...)
 	}
 	a := s.Engines[0].Cluster
 	// A pool of one thread more than the first cluster's cores: the wait

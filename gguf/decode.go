@@ -17,21 +17,36 @@ type hreader struct {
 	size int64
 	buf  [8]byte
 	what string // what is being read, for errors
+	kept int    // array elements kept (MaxKeptElems)
 }
 
 func (h *hreader) fail(format string, a ...any) error {
 	return &FormatError{Offset: h.off, Msg: fmt.Sprintf(format, a...)}
 }
 
-// left is how many bytes remain after the offset (MaxInt64 if unknown).
+// left is how many bytes the header may still take: what remains of the
+// file, and at most what remains of MaxHeaderBytes.
 func (h *hreader) left() int64 {
-	if h.size < 0 {
-		return math.MaxInt64
+	l := MaxHeaderBytes - h.off
+	if h.size >= 0 {
+		l = min(l, h.size-h.off)
 	}
-	return h.size - h.off
+	return l
+}
+
+// leftText says what left is: "the file has N left", or the header's
+// bound when that is nearer.
+func (h *hreader) leftText() string {
+	if h.size >= 0 && h.size-h.off <= MaxHeaderBytes-h.off {
+		return fmt.Sprintf("the file has %d left", h.size-h.off)
+	}
+	return fmt.Sprintf("a header may hold %d more (gguf.MaxHeaderBytes, %d MiB in all)", MaxHeaderBytes-h.off, MaxHeaderBytes>>20)
 }
 
 func (h *hreader) read(n int) ([]byte, error) {
+	if h.off+int64(n) > MaxHeaderBytes {
+		return nil, h.fail("reading %s: the header is over %d MiB (gguf.MaxHeaderBytes); no real model's is", h.what, MaxHeaderBytes>>20)
+	}
 	if _, err := io.ReadFull(h.r, h.buf[:n]); err != nil {
 		return nil, h.eof(err)
 	}
@@ -65,7 +80,7 @@ func (h *hreader) u64() (uint64, error) {
 // skip reads past n bytes.
 func (h *hreader) skip(n int64) error {
 	if n > h.left() {
-		return h.fail("%s needs %d bytes, the file has %d left", h.what, n, h.left())
+		return h.fail("%s needs %d bytes, %s", h.what, n, h.leftText())
 	}
 	for n > 0 {
 		k := int(min(n, 1<<30))
@@ -89,7 +104,7 @@ func (h *hreader) str(limit int64, keep bool) (string, error) {
 		return "", h.fail("%s is %d bytes long, over the limit of %d", h.what, n, limit)
 	}
 	if int64(n) > h.left() {
-		return "", h.fail("%s is %d bytes long, the file has %d left", h.what, n, h.left())
+		return "", h.fail("%s is %d bytes long, %s", h.what, n, h.leftText())
 	}
 	if !keep {
 		return "", h.skip(int64(n))
@@ -198,9 +213,12 @@ func (h *hreader) array(key string) (Value, error) {
 		minSize = 8
 	}
 	if minSize > 0 && n*uint64(minSize) > uint64(h.left()) {
-		return v, h.fail("%s: array of %d %s needs at least %d bytes, the file has %d left", strconv.Quote(key), n, elem, n*uint64(minSize), h.left())
+		return v, h.fail("%s: array of %d %s needs at least %d bytes, %s", strconv.Quote(key), n, elem, n*uint64(minSize), h.leftText())
 	}
-	keep := n <= KeptArray
+	keep := n <= KeptArray && h.kept+int(n) <= MaxKeptElems
+	if keep {
+		h.kept += int(n)
+	}
 	if keep {
 		v.Elems = make([]Value, 0, n)
 	}

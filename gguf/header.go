@@ -22,6 +22,20 @@ const (
 	MaxArrayLen    = 1 << 26  // elements of one array value
 	MaxNameBytes   = 63       // a tensor name (ggml's GGML_MAX_NAME 64, with its NUL)
 	MaxDims        = 4        // a tensor's dimensions (GGML_MAX_DIMS)
+	// MaxHeaderBytes bounds the whole header, so that a sparse file, a
+	// device or a pipe that never ends is refused after reading at most
+	// this much. A real header is mostly its tokenizer: llama.cpp's
+	// vocabulary-only GGUFs (models/ggml-vocab-*.gguf) hold 0.6 to 4.0 MB,
+	// about 39 bytes a token with its merges, so the largest public
+	// vocabulary (Gemma 3's 262,144 tokens) comes to about 10 MB; 64 MiB
+	// is six times that.
+	MaxHeaderBytes = 64 << 20
+	// MaxKeptElems bounds the array elements kept in memory over the
+	// whole header (each small array's, see KeptArray): a Value takes 80
+	// bytes, so a header of many 4 KiB arrays of bytes would otherwise
+	// take 80 times its size. A real model keeps a few per-layer arrays
+	// of at most a thousand values.
+	MaxKeptElems = 1 << 16
 )
 
 // Magic is the first four bytes of every GGUF file.
@@ -161,7 +175,7 @@ func (h *hreader) file() (*File, error) {
 	// Every key takes at least 12 bytes (length and type) and every tensor
 	// info at least 24 (name length, dims count, type, offset).
 	if need := 12*nkv + 24*nt; need > uint64(h.left()) {
-		return nil, h.fail("%d keys and %d tensors need at least %d bytes, the file has %d left", nkv, nt, need, h.left())
+		return nil, h.fail("%d keys and %d tensors need at least %d bytes, %s", nkv, nt, need, h.leftText())
 	}
 	f.KVs = make([]KV, 0, nkv)
 	for i := uint64(0); i < nkv; i++ {

@@ -61,8 +61,11 @@ func (g meta) layerInt(key string, layers int) (int, bool, error) {
 	if v.Type != Array {
 		return g.int(key)
 	}
-	if v.Len != uint64(layers) || v.Elems == nil {
+	if v.Len != uint64(layers) {
 		return 0, true, g.err(key, "an array of %d values for %d layers", v.Len, layers)
+	}
+	if v.Elems == nil {
+		return 0, true, g.err(key, "an array whose values were not kept: the header's small arrays hold more than %d values (gguf.MaxKeptElems)", MaxKeptElems)
 	}
 	val := 0
 	for i, e := range v.Elems {

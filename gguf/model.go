@@ -4,9 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/blsim/blsim/internal/readfile"
+	"github.com/blsim/blsim/internal/termsafe"
 )
 
 // Model is a GGUF file's header read for blsim: the metadata and tensor
@@ -64,23 +66,12 @@ func Read(path string) (*Model, error) {
 
 // readFile reads the header of one file.
 func readFile(path string) (*File, error) {
-	f, err := os.Open(path)
+	f, err := readfile.Open(path) // a pipe no program writes to is an error, not a wait
 	if err != nil {
 		return nil, fmt.Errorf("gguf: %w", err)
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, fmt.Errorf("gguf: %w", err)
-	}
-	if st.IsDir() {
-		return nil, fmt.Errorf("gguf: %s is a directory", path)
-	}
-	size := int64(-1)
-	if st.Mode().IsRegular() {
-		size = st.Size()
-	}
-	h, err := ReadHeader(f, size)
+	h, err := ReadHeader(f, f.Size())
 	if err != nil {
 		var fe *FormatError
 		if errors.As(err, &fe) {
@@ -105,10 +96,12 @@ func newModel(h *File, path string) (*Model, error) {
 	if !ok {
 		return nil, &KeyError{File: path, Key: "general.architecture", Msg: fmt.Sprintf("is a %s, not a string", v.Type)}
 	}
-	m.Arch = oneLine(arch)
+	// Exactly as written: llama.cpp looks the name up as it is, so " llama"
+	// is no architecture it loads.
+	m.Arch = arch
 	if v, ok := h.Get("general.name"); ok {
 		if s, ok := v.Str(); ok {
-			m.Name = oneLine(s)
+			m.Name = termsafe.Escape(oneLine(s))
 		}
 	}
 	if n := partial(h); n != "" {

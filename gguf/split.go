@@ -2,6 +2,7 @@ package gguf
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -30,6 +31,9 @@ func splitInfo(h *File) (no, count int, err error) {
 		return 0, 0, err
 	}
 	n, _, err := get("split.no")
+	if err == nil && c > 0 && n >= c {
+		err = fmt.Errorf("split.no: %d is not a shard of %d (shards count from 0)", n, c)
+	}
 	return n, c, err
 }
 
@@ -68,7 +72,15 @@ func readSplit(h *File, path string, no, count int) (*Model, error) {
 	}
 	merged := *files[0]
 	merged.Tensors = nil
-	for _, f := range files {
+	in := map[string]int{}
+	for i, f := range files {
+		for _, t := range f.Tensors {
+			if j, dup := in[t.Name]; dup {
+				// llama.cpp's loader: "invalid model: tensor '%s' is duplicated".
+				return nil, &KeyError{File: shard(i), Key: t.Name, Msg: fmt.Sprintf("the tensor is in shard %d too; a model holds each tensor once", j+1)}
+			}
+			in[t.Name] = i
+		}
 		merged.Tensors = append(merged.Tensors, f.Tensors...)
 	}
 	if v, ok := files[0].Get("split.tensors.count"); ok {
@@ -84,4 +96,26 @@ func readSplit(h *File, path string, no, count int) (*Model, error) {
 	m.Notes = append(m.Notes, notes...)
 	m.Notes = append(m.Notes, fmt.Sprintf("a split model: %d shards, %d tensor infos, metadata from %s", count, len(merged.Tensors), filepath.Base(shard(0))))
 	return m, nil
+}
+
+// Shards lists the files beside path that are shards of the same split
+// model as path, by llama.cpp's names (PREFIX-00001-of-00003.gguf), path's
+// own name among them; nil when path's name is not a shard's. What a
+// command reads from one shard it reads from every one, so each is an
+// input no output may overwrite.
+func Shards(path string) []string {
+	sm := shardName.FindStringSubmatch(filepath.Base(path))
+	if sm == nil {
+		return nil
+	}
+	dir := filepath.Dir(path)
+	var out []string
+	if ents, err := os.ReadDir(dir); err == nil {
+		for _, e := range ents {
+			if m := shardName.FindStringSubmatch(e.Name()); m != nil && m[1] == sm[1] && m[3] == sm[3] {
+				out = append(out, filepath.Join(dir, e.Name()))
+			}
+		}
+	}
+	return out
 }

@@ -65,7 +65,8 @@ type Value struct {
 	// Elem and Len describe an array.
 	Elem ValueType
 	Len  uint64
-	// Elems are the array's elements, nil when Len > KeptArray.
+	// Elems are the array's elements, nil when Len > KeptArray or the
+	// header's kept elements would pass MaxKeptElems.
 	Elems []Value
 
 	u uint64 // unsigned integers and bool
@@ -74,8 +75,10 @@ type Value struct {
 	s string
 }
 
-// Int returns an integer value (any integer type, or a float32/64 that
-// holds a whole number) and whether the value is one.
+// Int returns an integer value (of any integer type) and whether the
+// value is one. A float is not, even a whole one: llama.cpp reads a count
+// such as block_count as an integer key and refuses a file that stores it
+// as a float, and so does blsim.
 func (v Value) Int() (int64, bool) {
 	switch v.Type {
 	case Uint8, Uint16, Uint32, Uint64:
@@ -85,10 +88,6 @@ func (v Value) Int() (int64, bool) {
 		return int64(v.u), true
 	case Int8, Int16, Int32, Int64:
 		return v.i, true
-	case Float32, Float64:
-		if v.f == math.Trunc(v.f) && math.Abs(v.f) < 1<<53 {
-			return int64(v.f), true
-		}
 	}
 	return 0, false
 }

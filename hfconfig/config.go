@@ -3,10 +3,11 @@ package hfconfig
 import (
 	"bytes"
 	"fmt"
-	"os"
 	"sort"
 	"strings"
 
+	"github.com/blsim/blsim/internal/readfile"
+	"github.com/blsim/blsim/internal/yamlx"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -76,8 +77,10 @@ func (e *ConfigError) Error() string {
 }
 
 // Load reads a config.json (or the same keys as YAML) from path.
+// Like every input it is read within readfile.YAMLLimit (a config.json is
+// a few KB), and its nodes within yamlx's bounds.
 func Load(path string) (*Config, error) {
-	b, err := os.ReadFile(path)
+	b, err := readfile.Read(path, readfile.YAMLLimit)
 	if err != nil {
 		return nil, fmt.Errorf("hfconfig: %w", err)
 	}
@@ -92,6 +95,9 @@ func Parse(b []byte, name string) (*Config, error) {
 	dec := yaml.NewDecoder(bytes.NewReader(b))
 	if err := dec.Decode(&root); err != nil {
 		return nil, &ConfigError{File: name, Key: "(file)", Msg: "not a JSON or YAML config: " + oneLine(err.Error())}
+	}
+	if err := yamlx.Check(&root); err != nil {
+		return nil, &ConfigError{File: name, Key: "(file)", Msg: err.Error()}
 	}
 	if len(root.Content) == 0 || root.Content[0].Kind != yaml.MappingNode {
 		return nil, &ConfigError{File: name, Key: "(file)", Msg: "not a mapping of config keys"}

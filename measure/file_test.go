@@ -170,7 +170,7 @@ func TestReadBounds(t *testing.T) {
 	}
 	MaxFileBytes = 4096
 	ms, errs = Read(strings.NewReader(strings.Repeat(line(sample("d")), 100)), "big.jsonl")
-	if len(errs) != 1 || !strings.Contains(errs[0].Error(), "big.jsonl: more than 4096 bytes; reading stopped at line") || len(ms) == 0 || len(ms) >= 100 {
+	if len(errs) != 1 || !strings.Contains(errs[0].Error(), "big.jsonl: more than 4096 bytes (over the size limit of measure.MaxFileBytes); reading stopped at line") || len(ms) == 0 || len(ms) >= 100 {
 		t.Errorf("%d read, errors %v", len(ms), errs)
 	}
 	if runtime.GOOS == "linux" {
@@ -241,4 +241,31 @@ func TestImpossibleValues(t *testing.T) {
 	if m.Median != 1e308 || math.IsNaN(m.CV) || math.IsInf(m.CV, 0) {
 		t.Errorf("median %g cv %g", m.Median, m.CV)
 	}
+}
+
+// TestBadLinesBounded: a file of many bad lines is read into at most
+// MaxKeptErrors errors and one that counts the rest (20 MB of bad lines
+// took 2.66 GB); BadLines and Check count them all.
+func TestBadLinesBounded(t *testing.T) {
+	text := line(t, sample("a")) + strings.Repeat("not a record\n", 10000)
+	ms, errs := Read(strings.NewReader(text), "bad.jsonl")
+	if len(ms) != 1 || len(errs) != MaxKeptErrors+1 || BadLines(errs) != 10000 {
+		t.Fatalf("%d read, %d errors standing for %d bad lines", len(ms), len(errs), BadLines(errs))
+	}
+	if last := errs[len(errs)-1].Error(); last != "bad.jsonl: 9900 more bad lines, the last at line 10001" {
+		t.Errorf("last error %q", last)
+	}
+	if _, err := Check("bad.jsonl", len(ms), errs); err == nil || !strings.Contains(err.Error(), "10000 of its 10001 lines are bad") {
+		t.Errorf("check: %v", err)
+	}
+}
+
+func line(t *testing.T, m Measurement) string {
+	t.Helper()
+	m.Schema = Schema
+	b, err := json.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b) + "\n"
 }

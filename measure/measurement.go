@@ -210,11 +210,19 @@ func meanSD(xs []float64) (mean, sd float64, ok bool) {
 	return mean * scale, sd * scale, true
 }
 
-// CheckRange checks a finished measurement's median and samples against
-// the physical range of its unit (model.RangeOf): a run that printed
-// 1e308 t/s, or a median of 1e-300, is not a measurement of anything.
-// Failed runs, and units without a range, pass.
+// CheckRange checks a measurement's test against the run ranges
+// (Run.Check), its CV against model.CVRange and, when it finished, its
+// median and every sample against the physical range of its unit
+// (model.RangeOf): a run that printed 1e308 t/s, a median of 1e-300, a
+// sample of 1e-9 t/s beside others of 20 or a prompt of 2^20 one-token
+// ubatches is not a measurement of anything. Units without a range pass.
 func (m *Measurement) CheckRange() error {
+	if err := m.Run.Check(); err != nil {
+		return err
+	}
+	if err := model.CVRange.Check(m.CV); err != nil {
+		return fmt.Errorf("cv: %w", err)
+	}
 	if m.Status != StatusOK && m.Status != StatusFlagged {
 		return nil
 	}
@@ -226,9 +234,27 @@ func (m *Measurement) CheckRange() error {
 		return fmt.Errorf("median: %w", err)
 	}
 	for i, v := range m.Samples {
-		if v < 0 || v > r.Max {
-			return fmt.Errorf("samples[%d]: %w", i, r.Check(v))
+		if err := r.Check(v); err != nil {
+			return fmt.Errorf("samples[%d]: %w", i, err)
 		}
+	}
+	return nil
+}
+
+// Check checks a record's test by the ranges every run is held to
+// (model.Run.Check): a prompt of 2^20 one-token ubatches, or a depth of
+// 2^62, is no run blsim can predict. A tg test may leave its ubatch out;
+// nil passes.
+func (r *Run) Check() error {
+	if r == nil {
+		return nil
+	}
+	mr := model.Run{PromptTokens: r.PromptTokens, Ubatch: r.Ubatch, Depth: r.Depth, GenTokens: r.GenTokens}
+	if mr.PromptTokens == 0 && mr.Ubatch == 0 {
+		mr.Ubatch = 1
+	}
+	if err := mr.Check(); err != nil {
+		return fmt.Errorf("run %s: %w", r.Test(), err)
 	}
 	return nil
 }
@@ -257,11 +283,8 @@ func (m *Measurement) Validate() error {
 	if err := m.CheckRange(); err != nil {
 		return err
 	}
-	if r := m.Run; r != nil && (r.PromptTokens < 0 || r.Ubatch < 0 || r.Depth < 0 || r.GenTokens < 0 || r.PromptTokens > 0 && r.Ubatch == 0 || r.PromptTokens == 0 && r.GenTokens == 0) {
-		return fmt.Errorf("run %+v: counts must not be negative, a prompt needs a ubatch and a test a prompt or generated tokens", *r)
-	}
-	if m.Plan != nil && len(m.Plan.Threads) != len(m.Plan.Engines) {
-		return fmt.Errorf("plan has %d engines but %d thread counts", len(m.Plan.Engines), len(m.Plan.Threads))
+	if m.Plan != nil {
+		return m.Plan.CheckShape()
 	}
 	return nil
 }

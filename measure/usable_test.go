@@ -61,11 +61,11 @@ func TestReadUsable(t *testing.T) {
 	f, _ := os.OpenFile(crashed, os.O_APPEND|os.O_WRONLY, 0)
 	f.WriteString(`{"schema":"blsim/measurement/v1","id":"half`)
 	f.Close()
-	ms, warnings, err := ReadUsable(crashed)
+	ms, warnings, err := ReadUsable(crashed, nil)
 	if err != nil || len(ms) == 0 || len(warnings) != 1 || !strings.HasPrefix(warnings[0], "skipped "+crashed+":") {
 		t.Errorf("crashed file: %d measurements, warnings %q, %v", len(ms), warnings, err)
 	}
-	if _, _, err := ReadUsable(filepath.Join(dir, "none.jsonl")); err == nil || !strings.Contains(err.Error(), "no readable measurements") {
+	if _, _, err := ReadUsable(filepath.Join(dir, "none.jsonl"), nil); err == nil || !strings.Contains(err.Error(), "no such file") {
 		t.Errorf("missing file: %v", err)
 	}
 }

@@ -2,6 +2,7 @@ package model
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -42,8 +43,36 @@ func checkErr(t *testing.T, err error) {
 	}
 }
 
+// addVariants seeds f with the first good fixture whose name starts with
+// prefix, each replacement made in it once: issue 31's huge counts,
+// aliases and types maps, which no fixture holds.
+func addVariants(f *testing.F, prefix string, repl ...[2]string) {
+	files, _ := filepath.Glob(filepath.Join("testdata", "good", prefix+"*.yaml"))
+	if len(files) == 0 {
+		f.Fatalf("no good fixture %s*", prefix)
+	}
+	b, err := os.ReadFile(files[0])
+	if err != nil {
+		f.Fatal(err)
+	}
+	for _, r := range repl {
+		if !strings.Contains(string(b), r[0]) {
+			f.Fatalf("%s holds no %q", files[0], r[0])
+		}
+		f.Add([]byte(strings.Replace(string(b), r[0], r[1], 1)))
+	}
+	// A billion laughs in the description.
+	laughs := "\nl0: &a0 [l,l,l,l,l,l,l,l,l,l]\n"
+	for i := 1; i <= 6; i++ {
+		laughs += fmt.Sprintf("l%d: &a%d [%s]\n", i, i, strings.Repeat(fmt.Sprintf("*a%d,", i-1), 9)+fmt.Sprintf("*a%d", i-1))
+	}
+	f.Add([]byte(string(b) + laughs))
+}
+
 func FuzzParseSoC(f *testing.F) {
 	addFixtures(f, "soc-")
+	addVariants(f, "soc-", [2]string{"cores: ", "cores: 1024 #"}, [2]string{"name: ", "name: \"\\e[2J\" #"},
+		[2]string{"schema:", "base: &base {q4: 1, q6: 1, q8: 1, f16: 1, f32: 1}\nschema:"})
 	f.Fuzz(func(t *testing.T, data []byte) {
 		s, err := ParseSoC(data, "fuzz")
 		if err != nil {
@@ -80,6 +109,10 @@ func FuzzParseSoC(f *testing.F) {
 
 func FuzzParseWorkload(f *testing.F) {
 	addFixtures(f, "wl-")
+	addVariants(f, "wl-", [2]string{"depth: ", "depth: 4611686018427387904 #"}, [2]string{"prompt_tokens: ", "prompt_tokens: 1048576 #"},
+		[2]string{"ubatch: ", "ubatch: 1 #"}, [2]string{"  bits_per_weight:", "  types: {experts_gate_up: q4_k, experts_down: q6_k, attention: q8_0}\n  bits_per_weight:"},
+		[2]string{"  bits_per_weight:", "  types: {expert_gate_up: q4_k, router: \"Q4 K\"}\n  bits_per_weight:"},
+		[2]string{"  bits_per_weight:", "  types: &t {experts_gate_up: q4_k}\n  bits_per_weight:"})
 	f.Fuzz(func(t *testing.T, data []byte) {
 		w, err := ParseWorkload(data, "fuzz")
 		if err != nil {

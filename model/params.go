@@ -99,6 +99,11 @@ func (s *SoC) Params() []string {
 		for k := range e.KernelOpsPerCycle {
 			out = append(out, "engines."+e.Name+".kernel_ops_per_cycle."+k)
 		}
+		if e.SMTYield != nil {
+			for _, k := range smtYieldKeys {
+				out = append(out, "engines."+e.Name+".smt_yield."+k)
+			}
+		}
 	}
 	sort.Strings(out)
 	return out
@@ -138,6 +143,16 @@ func (s *SoC) param(path string) (paramRef, error) {
 				get: func() float64 { return e.KernelOpsPerCycle[k] },
 				set: func(x float64) { e.KernelOpsPerCycle[k] = x },
 			}, nil
+		}
+		if len(parts) == 4 && parts[2] == "smt_yield" {
+			if e.SMTYield == nil {
+				return bad("the engine gives no smt_yield")
+			}
+			f := e.SMTYield.field(parts[3])
+			if f == nil {
+				return bad("no such SMT yield (want matmul, attention, scalar or dram)")
+			}
+			return paramRef{get: func() float64 { return *f }, set: func(x float64) { *f = x }}, nil
 		}
 		if len(parts) != 3 {
 			return bad("too many parts")

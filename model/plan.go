@@ -49,6 +49,16 @@ type Plan struct {
 	// cores run something else at full load (another process), which the
 	// pool's threads share them with; empty: none. Pool plans only.
 	BusyCores []int `json:"busy_cores,omitempty"`
+	// SMT is, per engine in the order of Engines, how many of its threads
+	// sit on a core's second (or later) hardware thread beside another
+	// thread of the pool (see Plan.Siblings); nil: as the OS places them,
+	// on idle cores first (Engine.DefaultSiblings). Pool plans only.
+	SMT []int `json:"smt,omitempty"`
+	// Allowed is, per engine in the order of Engines, the cores (and ways
+	// of each) the pool's threads may run on, where a --cpu-mask or the
+	// process's CPU set allows fewer than the engine has; nil: all of
+	// them (PoolEngine). Pool plans only.
+	Allowed []CoreSet `json:"allowed,omitempty"`
 }
 
 // NewNative is the plan that runs everything on engine main.
@@ -62,12 +72,73 @@ func NewSplit(mode Mode, main, second string, mainThreads, secondThreads int, fr
 		Threads: []int{mainThreads, secondThreads}, Poll: poll}
 }
 
+// CheckShape checks what a plan must hold on any SoC: a known mode, one
+// to MaxEngines distinct engines, a thread count of 1 to MaxPoolThreads
+// for each, a poll of 0 to 100 and, for a split, one share in [0,1] per
+// engine summing to 1 (a native plan may leave its shares out). A
+// measurement's plan is checked so where it is read; Validate adds the
+// SoC's engines and cores.
+func (p Plan) CheckShape() error {
+	switch p.Mode {
+	case Native, TokenSplit, ExpertSplit, PoolPlan:
+	default:
+		return fmt.Errorf("plan: unknown split mode %q (want native, token, expert or pool)", p.Mode)
+	}
+	if len(p.Engines) == 0 || len(p.Engines) > MaxEngines {
+		return fmt.Errorf("plan: %d engines, want 1 to %d", len(p.Engines), MaxEngines)
+	}
+	if len(p.Threads) != len(p.Engines) {
+		return fmt.Errorf("plan has %d engines but %d thread counts", len(p.Engines), len(p.Threads))
+	}
+	seen := map[string]bool{}
+	for i, e := range p.Engines {
+		if strings.TrimSpace(e) == "" || seen[e] {
+			return fmt.Errorf("plan: engine %d is %q: want a name, once", i, e)
+		}
+		seen[e] = true
+		if n := p.Threads[i]; n < 1 || n > MaxPoolThreads {
+			return fmt.Errorf("plan: engine %q: %d threads is outside [1, %d]", e, n, MaxPoolThreads)
+		}
+	}
+	if p.Poll < 0 || p.Poll > 100 {
+		return fmt.Errorf("plan: poll %d is outside [0, 100]", p.Poll)
+	}
+	if p.BusyCores != nil && len(p.BusyCores) != len(p.Engines) {
+		return fmt.Errorf("plan: %d engines but %d busy-core counts", len(p.Engines), len(p.BusyCores))
+	}
+	for _, b := range p.BusyCores {
+		if b < 0 || b > MaxPoolThreads {
+			return fmt.Errorf("plan: %d busy cores is outside [0, %d]", b, MaxPoolThreads)
+		}
+	}
+	if p.Mode == PoolPlan || p.Mode == Native && len(p.Fracs) == 0 {
+		return nil
+	}
+	if len(p.Fracs) != len(p.Engines) {
+		return fmt.Errorf("plan: %d engines but %d fractions", len(p.Engines), len(p.Fracs))
+	}
+	sum := 0.0
+	for i, f := range p.Fracs {
+		if !finite(f) || f < 0 || f > 1 {
+			return fmt.Errorf("plan: engine %q: fraction %g outside [0,1]", p.Engines[i], f)
+		}
+		sum += f
+	}
+	if math.Abs(sum-1) > 1e-6 {
+		return fmt.Errorf("plan: fractions sum to %g, not 1", sum)
+	}
+	return nil
+}
+
 // Validate checks the plan against a SoC.
 func (p Plan) Validate(s *SoC) error {
 	switch p.Mode {
 	case Native, TokenSplit, ExpertSplit:
 		if p.BusyCores != nil {
 			return fmt.Errorf("plan: busy cores are for a pool plan, not %s", p.Mode)
+		}
+		if p.SMT != nil || p.Allowed != nil {
+			return fmt.Errorf("plan: threads on SMT siblings and allowed cores are for a pool plan, not %s", p.Mode)
 		}
 	case PoolPlan:
 		return p.validatePool(s)

@@ -72,6 +72,12 @@ func (p Plan) validatePool(s *SoC) error {
 	if err != nil {
 		return err
 	}
+	if err := p.checkAllowed(engines); err != nil {
+		return err
+	}
+	for i, e := range engines {
+		engines[i] = p.PoolEngine(i, e)
+	}
 	total := 0
 	for i, e := range engines {
 		name := e.Name
@@ -82,14 +88,17 @@ func (p Plan) validatePool(s *SoC) error {
 			return fmt.Errorf("plan: engine %q: %d threads, want at least 1", name, p.Threads[i])
 		}
 		total += p.Threads[i]
-		if b := p.Busy(i); b < 0 || b > e.Cores {
+		if b := p.Busy(i); b < 0 || b > e.HWThreads() {
+			if e.Ways() > 1 {
+				return fmt.Errorf("plan: engine %q: %d busy hardware threads, but it has %d", name, b, e.HWThreads())
+			}
 			return fmt.Errorf("plan: engine %q: %d busy cores, but it has %d cores", name, b, e.Cores)
 		}
 	}
 	if total > MaxPoolThreads {
 		return fmt.Errorf("plan: a pool of %d threads: ggml runs at most %d", total, MaxPoolThreads)
 	}
-	return nil
+	return p.checkSMT(engines)
 }
 
 func (p Plan) poolString() string {
@@ -114,52 +123,77 @@ func (p Plan) poolString() string {
 			fmt.Fprint(&b, n)
 		}
 	}
+	smt := false
+	for _, n := range p.SMT {
+		smt = smt || n > 0
+	}
+	if smt {
+		b.WriteString(" smt=")
+		for i, n := range p.SMT {
+			if i > 0 {
+				b.WriteByte('+')
+			}
+			fmt.Fprint(&b, n)
+		}
+	}
+	if p.Allowed != nil {
+		b.WriteString(" cores=")
+		for i, a := range p.Allowed {
+			if i > 0 {
+				b.WriteByte('+')
+			}
+			fmt.Fprintf(&b, "%dx%d", a.Cores, a.Ways)
+		}
+	}
 	return b.String()
 }
 
 // Oversubscribed says whether threads threads of a pool, with busy of the
-// engine's cores running something else, are more runnable tasks than the
-// engine has cores: then the scheduler time-slices them.
-func (e *Engine) Oversubscribed(threads, busy int) bool { return threads+busy > e.Cores }
+// engine's hardware threads running something else, are more runnable
+// tasks than the engine has hardware threads (its cores, without SMT):
+// then the scheduler time-slices them.
+func (e *Engine) Oversubscribed(threads, busy int) bool { return threads+busy > e.HWThreads() }
 
-// RunningCores is how many cores' worth of CPU time threads threads get on
-// e with busy of its cores running something else at full load: all of
-// them while they and the busy tasks fit the cores; else a fair share of
-// the cores, cores x threads/(threads+busy) (the scheduler shares a core
-// equally among its runnable tasks).
+// RunningCores is how many hardware threads' worth of CPU time (cores'
+// worth, without SMT) threads threads get on e with busy of its hardware
+// threads running something else at full load: all of them while they
+// and the busy tasks fit; else a fair share, hw x threads/(threads+busy)
+// (the scheduler shares a hardware thread equally among its runnable
+// tasks).
 func (e *Engine) RunningCores(threads, busy int) float64 {
 	if !e.Oversubscribed(threads, busy) {
 		return float64(threads)
 	}
-	return float64(e.Cores) * float64(threads) / float64(threads+busy)
+	return float64(e.HWThreads()) * float64(threads) / float64(threads+busy)
 }
 
 // PoolCores is the cores' worth a pool's threads threads on e run as
 // while they run, with busy of its cores running something else: all of
-// them when they fit the cores (busy tasks then stall the pool instead:
-// AllRunningShare); where they outnumber the cores, RunningCores.
+// them when they fit the hardware threads (busy tasks then stall the pool
+// instead: AllRunningShare); where they outnumber them, RunningCores. On
+// cores with SMT the sim weighs siblings by their yield (SMTCores).
 func (e *Engine) PoolCores(threads, busy int) float64 {
-	if threads > e.Cores {
+	if threads > e.HWThreads() {
 		return e.RunningCores(threads, busy)
 	}
 	return float64(threads)
 }
 
 // AllRunningShare is the share of the time that all of threads pool
-// threads hold one of e's cores, when busy full-load tasks share the cores
-// with them: every task gets a fair share s = cores/(threads+busy) of a
-// core, each busy task holds a core a share s of the time, independently
-// of the others, and the pool's threads all run while at most
-// cores-threads busy tasks do: the sum over k of those of C(busy, k)
-// s^k (1-s)^(busy-k). 1 when they fit; 0 when the pool's own threads
-// outnumber the cores. ggml's threads meet at a barrier after every graph
-// node, far sooner than a time slice ends, so the pool advances only
-// while all its threads run: two threads with one of two cores busy, a
-// third of the time; with both busy, a quarter (measured with llama.cpp:
-// 0.32-0.39 and 0.25-0.32 of their idle speed, sim's
-// TestRecordedOversubscription).
+// threads hold one of e's hardware threads (cores, without SMT), when
+// busy full-load tasks share them: every task gets a fair share s =
+// hw/(threads+busy) of a hardware thread, each busy task holds one a
+// share s of the time, independently of the others, and the pool's
+// threads all run while at most hw-threads busy tasks do: the sum over k
+// of those of C(busy, k) s^k (1-s)^(busy-k). 1 when they fit; 0 when the
+// pool's own threads outnumber the hardware threads. ggml's threads meet
+// at a barrier after every graph node, far sooner than a time slice
+// ends, so the pool advances only while all its threads run: two threads
+// with one of two cores busy, a third of the time; with both busy, a
+// quarter (measured with llama.cpp: 0.32-0.39 and 0.25-0.32 of their idle
+// speed, sim's TestRecordedOversubscription).
 func (e *Engine) AllRunningShare(threads, busy int) float64 {
-	c := e.Cores
+	c := e.HWThreads()
 	switch {
 	case threads+busy <= c:
 		return 1
@@ -183,10 +217,11 @@ func binomial(n, k int) float64 {
 	return v
 }
 
-// RunQueue is how many runnable tasks share each of e's cores when
-// threads threads run beside busy full-load tasks: 1 when they fit.
+// RunQueue is how many runnable tasks share each of e's hardware threads
+// when threads threads run beside busy full-load tasks: 1 when they fit.
 func (e *Engine) RunQueue(threads, busy int) int {
-	return max(1, (threads+busy+e.Cores-1)/e.Cores)
+	hw := e.HWThreads()
+	return max(1, (threads+busy+hw-1)/hw)
 }
 
 // ThreadRateCores is ThreadRate for a fractional thread count: n cores'

@@ -189,6 +189,12 @@ type Engine struct {
 	// in the order of cpus (with two ways, smt_cpus[i] is cpus[i]'s
 	// sibling). Optional; requires cpus.
 	SMTCPUs []int `yaml:"smt_cpus,omitempty"`
+	// SMTYield is what a core's second hardware thread adds to one
+	// thread's rate on it, by op kind (see SMTYield); absent: nothing
+	// (0), what a core whose one thread fills its pipes and fill buffers
+	// gives. Used where a pool puts two threads on one core (a thread
+	// count past the cores, or a mask of siblings). CPU clusters only.
+	SMTYield *SMTYield `yaml:"smt_yield,omitempty"`
 
 	// The fields below are for accelerators (kind npu) only; CPU engines
 	// must leave them out.
@@ -363,6 +369,10 @@ func (s *SoC) Clone() *SoC {
 		e.RepackedTypes = append([]string(nil), e.RepackedTypes...)
 		e.CPUs = append([]int(nil), e.CPUs...)
 		e.SMTCPUs = append([]int(nil), e.SMTCPUs...)
+		if e.SMTYield != nil {
+			y := *e.SMTYield
+			e.SMTYield = &y
+		}
 		if e.RepackedTypes == nil && s.Engines[i].RepackedTypes != nil {
 			e.RepackedTypes = []string{}
 		}

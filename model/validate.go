@@ -2,6 +2,9 @@ package model
 
 import (
 	"fmt"
+	"maps"
+	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -119,6 +122,7 @@ func (s *SoC) Validate() error {
 	}
 	names := map[string]bool{}
 	seenCPU := map[int]string{}
+	cpuCores := 0
 	for i := range s.Engines {
 		e := &s.Engines[i]
 		p := fmt.Sprintf("engines[%d].", i)
@@ -130,7 +134,10 @@ func (s *SoC) Validate() error {
 		if !contains(EngineKinds, e.Kind) {
 			c.fail(p+"kind", "%q is not a known engine kind (%s)", e.Kind, strings.Join(EngineKinds, ", "))
 		}
-		c.integer(p+"cores", e.Cores, 1, 1024)
+		c.integer(p+"cores", e.Cores, 1, CPUCoresRange.Max)
+		if e.Kind == KindCPU {
+			cpuCores += e.Cores
+		}
 		c.in(p+"clock_ghz", e.ClockGHz, ClockRange)
 		for _, k := range KernelClasses {
 			v, ok := e.KernelOpsPerCycle[k]
@@ -169,7 +176,11 @@ func (s *SoC) Validate() error {
 		c.repacked(p, e)
 		c.cpus(p, e, seenCPU)
 		c.smt(p, e, seenCPU)
+		c.smtYield(p, e)
 		c.accelerator(p, e)
+	}
+	if cpuCores > CPUCoresRange.Max {
+		c.fail("engines", "%d CPU cores in all: at most %d (one ggml pool runs at most %d threads, and a thread sweep runs one over two clusters)", cpuCores, CPUCoresRange.Max, MaxPoolThreads)
 	}
 	h := s.Handoff
 	for _, f := range []struct {
@@ -340,17 +351,18 @@ func (w *Workload) Validate() error {
 		v, _ := m.BitsPerWeight.Of(name)
 		c.num("model.bits_per_weight."+name, v, 1, 32)
 	}
-	r := w.Run
-	if r.PromptTokens == 0 && r.GenTokens == 0 {
-		c.fail("run.prompt_tokens", "0 is outside [1, %d] when gen_tokens is 0 too: a run times a prompt (pp), generated tokens (tg), or both", 1<<20)
+	for _, k := range slices.Sorted(maps.Keys(m.Types)) {
+		v := m.Types[k]
+		switch {
+		case !contains(tensorClasses, k):
+			c.fail("model.types."+k, "unknown tensor class (want one of %s, as under bits_per_weight)", strings.Join(tensorClasses, ", "))
+		case !typeName.MatchString(v):
+			c.fail("model.types."+k, "%q is not a GGML type name (lower case: q4_k, q8_0, f16)", v)
+		}
 	}
-	c.integer("run.prompt_tokens", r.PromptTokens, 0, 1<<20) // 0: a tg test (llama-bench -p 0)
-	c.integer("run.ubatch", r.Ubatch, 1, 1<<16)
-	c.integer("run.depth", r.Depth, 0, 1<<22)
-	c.integer("run.gen_tokens", r.GenTokens, 0, 1<<20)
-	if c.err == nil && r.Ubatches() > MaxUbatches {
-		c.fail("run.ubatch", "prompt %d in ubatches of %d is %d ubatches: at most %d per prediction (a simulation's cost grows with them; a larger ubatch, or a shorter prompt)",
-			r.PromptTokens, r.Ubatch, r.Ubatches(), MaxUbatches)
+	if err := w.Run.Check(); err != nil && c.err == nil {
+		fe := err.(*FieldError)
+		c.fail("run."+fe.Path, "%s", fe.Msg)
 	}
 	c.integer("model.graph_nodes", m.GraphNodes, 0, 1<<24)
 	if c.err == nil && m.GraphNodes > 0 {
@@ -363,6 +375,9 @@ func (w *Workload) Validate() error {
 	}
 	return nil
 }
+
+// typeName is the form of a GGML type's name in ggml's lower case.
+var typeName = regexp.MustCompile(`^[a-z][a-z0-9_]{0,15}$`)
 
 func contains(list []string, s string) bool {
 	for _, v := range list {

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/blsim/blsim/internal/readfile"
+	"github.com/blsim/blsim/internal/yamlx"
 	"github.com/blsim/blsim/parts"
 	"go.yaml.in/yaml/v3"
 )
@@ -111,6 +112,10 @@ func parseRoot(data []byte, name string) (*yaml.Node, error) {
 			line = yamlErrLine(err)
 		}
 		return nil, &FieldError{File: name, Line: line, Msg: "a second YAML document (one file holds one)"}
+	}
+	if err := yamlx.Check(&doc); err != nil {
+		ye := err.(*yamlx.Error)
+		return nil, &FieldError{File: name, Line: ye.Line, Msg: ye.Msg}
 	}
 	return doc.Content[0], nil
 }

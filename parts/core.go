@@ -35,6 +35,11 @@ type Core struct {
 	OutOfOrder bool `yaml:"out_of_order"`
 	// SMTWays is the hardware threads per core (1 without SMT).
 	SMTWays int `yaml:"smt_ways"`
+	// SMTYield is what a core's second hardware thread adds, as a share
+	// of one thread's rate on the core, by op kind (matmul, attention,
+	// scalar, dram: package model's SMTYield), each value with its source
+	// or derivation: required with smt_ways above 1, absent without.
+	SMTYield map[string]float64 `yaml:"smt_yield,omitempty"`
 	// SIMDPipes and SIMDBits: the vector pipes that execute integer dot
 	// products and FMAs, and their width in bits.
 	SIMDPipes int `yaml:"simd_pipes"`
@@ -146,6 +151,10 @@ func (c *Core) validate(file string) error {
 		return bad("arch %q is not arm64 or x86-64", c.Arch)
 	case c.SMTWays < 1 || c.SMTWays > 8:
 		return bad("smt_ways %d is outside [1, 8]", c.SMTWays)
+	case c.SMTWays > 1 && len(c.SMTYield) == 0:
+		return bad("smt_yield: a core with %d ways needs what its second thread adds (matmul, attention, scalar, dram)", c.SMTWays)
+	case c.SMTWays == 1 && len(c.SMTYield) > 0:
+		return bad("smt_yield given, but smt_ways is 1")
 	case c.Int8OpsPerCycle <= 0 || c.FP32FlopsPerCycle <= 0 || c.StreamGBs <= 0:
 		return bad("int8_ops_per_cycle, fp32_flops_per_cycle and stream_gb_s must be positive")
 	case c.ClusterDRAMShare <= 0 || c.ClusterDRAMShare > 1:
@@ -155,8 +164,25 @@ func (c *Core) validate(file string) error {
 	case c.Engine.Kind != 0 && c.Engine.Kind != yaml.MappingNode:
 		return bad("engine: want a mapping of engine keys")
 	}
+	if len(c.SMTYield) > 0 {
+		for _, k := range SMTYieldKeys {
+			v, ok := c.SMTYield[k]
+			switch {
+			case !ok:
+				return bad("smt_yield.%s: missing (give matmul, attention, scalar and dram)", k)
+			case !(v >= -0.5 && v <= 1):
+				return bad("smt_yield.%s: %g is outside [-0.5, 1]", k, v)
+			}
+		}
+		if len(c.SMTYield) != len(SMTYieldKeys) {
+			return bad("smt_yield: unknown key (want %s)", strings.Join(SMTYieldKeys, ", "))
+		}
+	}
 	return nil
 }
+
+// SMTYieldKeys are the op kinds of a core's SMT yield, in order.
+var SMTYieldKeys = []string{"matmul", "attention", "scalar", "dram"}
 
 // Cores lists the core parts' names, sorted.
 func Cores() []string { return sortedKeys(lib().cores) }

@@ -145,6 +145,7 @@ func (f *filler) engine(e *yaml.Node, i int, sustained, peak float64) error {
 	f.put(e, "core_type", c.Title, p+"core_type", part("the part's title"), line)
 	if c.SMTWays > 1 {
 		f.put(e, "smt_ways", c.SMTWays, p+"smt_ways", part(c.Note("smt_ways")), line)
+		f.smtYield(e, c, p, line)
 	}
 	filled := map[string]float64{}
 	for _, ev := range c.EngineValues() {
@@ -194,6 +195,22 @@ func (f *filler) engine(e *yaml.Node, i int, sustained, peak float64) error {
 	}
 	f.uncertainty(c, p, filled, line)
 	return nil
+}
+
+// smtYield fills the engine's SMT yields the file leaves out from the
+// core's, each with its source.
+func (f *filler) smtYield(e *yaml.Node, c *Core, p string, line int) {
+	y := mapValue(e, "smt_yield")
+	if y == nil {
+		y = &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Style: yaml.FlowStyle, Line: line}
+		e.Content = append(e.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: "smt_yield", Line: line}, y)
+	}
+	if y.Kind != yaml.MappingNode {
+		return // the model's error to report
+	}
+	for _, k := range SMTYieldKeys {
+		f.put(y, k, c.SMTYield[k], p+"smt_yield."+k, Source{Layer: FromPart, Part: c.Name, Note: c.Note("smt_yield." + k)}, line)
+	}
 }
 
 // bandwidth fills the engine's per-thread and cluster DRAM caps from the

@@ -154,8 +154,13 @@ func Describe(name string) (string, error) {
 		if c.I8MMOpsPerCycle > 0 {
 			i8mm = fmt.Sprintf(" (i8mm %g)", c.I8MMOpsPerCycle)
 		}
-		return fmt.Sprintf("core: %s, %s %s [%s], %s, SMT %d, %dx%d-bit SIMD, int8 %g ops/cycle%s, %s",
-			c.Title, c.Arch, c.ISA, strings.Join(c.Features, " "), pipe, c.SMTWays, c.SIMDPipes, c.SIMDBits, c.Int8OpsPerCycle, i8mm, kern), nil
+		smt := ""
+		if c.SMTWays > 1 {
+			smt = fmt.Sprintf(" (a second thread adds: matmul %+g, attention %+g, scalar %+g, dram %+g)",
+				c.SMTYield["matmul"], c.SMTYield["attention"], c.SMTYield["scalar"], c.SMTYield["dram"])
+		}
+		return fmt.Sprintf("core: %s, %s %s [%s], %s, SMT %d%s, %dx%d-bit SIMD, int8 %g ops/cycle%s, %s",
+			c.Title, c.Arch, c.ISA, strings.Join(c.Features, " "), pipe, c.SMTWays, smt, c.SIMDPipes, c.SIMDBits, c.Int8OpsPerCycle, i8mm, kern), nil
 	}
 	if m, ok := l.memories[name]; ok {
 		return fmt.Sprintf("memory: %s, %d-bit channels, %g-%g MT/s, sustains %g of peak", m.Title, m.ChannelBits, m.MTs[0], m.MTs[1], m.SustainedShare), nil

@@ -4,10 +4,10 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 
+	"github.com/blsim/blsim/internal/atomicfile"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
@@ -66,9 +66,9 @@ func Write(w io.Writer, d Drawer, format string, width, height vg.Length) error 
 }
 
 // Save draws d at width x height into path, in the format its extension
-// names (see Format). It writes a temporary file in the same directory and
-// renames it over path, so path is either the complete new figure or left
-// as it was; on any error no file is left behind.
+// names (see Format), atomically (atomicfile.WriteFile: synced, renamed
+// over path, the folder synced), so path is either the complete new figure
+// or left as it was; on any error no file is left behind.
 func Save(d Drawer, path string, width, height vg.Length) error {
 	format, err := Format(path)
 	if err != nil {
@@ -78,30 +78,5 @@ func Save(d Drawer, path string, width, height vg.Length) error {
 	if err := Write(&buf, d, format, width, height); err != nil {
 		return fmt.Errorf("plots: %s: %w", path, err)
 	}
-	return writeAtomic(path, buf.Bytes())
-}
-
-func writeAtomic(path string, data []byte) (err error) {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
-	if err != nil {
-		return fmt.Errorf("plots: write %s: %w", path, err)
-	}
-	tmp := f.Name()
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(tmp)
-			err = fmt.Errorf("plots: write %s: %w", path, err)
-		}
-	}()
-	if _, err = f.Write(data); err != nil {
-		return err
-	}
-	if err = f.Chmod(0o644); err != nil {
-		return err
-	}
-	if err = f.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp, path)
+	return atomicfile.WriteFile(path, buf.Bytes(), 0o644)
 }

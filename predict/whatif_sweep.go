@@ -46,6 +46,10 @@ type WhatIfOptions struct {
 	// for the first, then LittleThreads when set, else each engine's
 	// DefaultThreads (min(4, its cores)).
 	Threads []int
+	// Progress, when not nil, is called after each cell of the grid
+	// (an N-engine cell is a sim.Evaluator.BestN: seconds to minutes)
+	// with the cells done and their total, one call at a time.
+	Progress func(done, total int)
 }
 
 // SweepWhatIf computes, on a grid of what-if variants of s, the best
@@ -239,6 +243,8 @@ func sweepWhatIf(s *model.SoC, w *model.Workload, o WhatIfOptions, at *PlanPredi
 		fracs []float64
 		v     sim.Verdict
 	}, len(variants))
+	var mu sync.Mutex // serialises Progress
+	done := 0
 	err = parallelCells(len(variants), func(c int) error {
 		cev := ev.For(variants[c])
 		nr, err := cev.Run(native)
@@ -252,6 +258,12 @@ func sweepWhatIf(s *model.SoC, w *model.Workload, o WhatIfOptions, at *PlanPredi
 		g := sim.GainPct(br.TPS, nr.TPS)
 		cells[c].gain, cells[c].fracs = g, bp.Fracs
 		cells[c].v = sim.JudgePlan(bp, g, at.Interval.Moved(at.GainPct, g))
+		if o.Progress != nil {
+			mu.Lock()
+			done++
+			o.Progress(done, len(variants))
+			mu.Unlock()
+		}
 		return nil
 	})
 	if err != nil {

@@ -30,13 +30,15 @@ const SeedSource = "the seed's figures, presets/measurements/seed-rk3588.jsonl"
 // Measurements reads the measurements file path, or, when path is "", the
 // seed's figures (SeedMeasurements), by measure's one rule for bad lines
 // (measure.Check): the measurements, the warnings about bad lines, and the
-// name of their source (path, or SeedSource).
-func Measurements(path string) (ms []measure.Measurement, warnings []string, src string, err error) {
+// name of their source (path, or SeedSource). check, when not nil, is a
+// further test of each record, which counts one it fails as a bad line
+// (measure.ReadUsable).
+func Measurements(path string, check func(*measure.Measurement) error) (ms []measure.Measurement, warnings []string, src string, err error) {
 	if path != "" {
-		ms, warnings, err = measure.ReadUsable(path)
+		ms, warnings, err = measure.ReadUsable(path, check)
 		return ms, warnings, path, err
 	}
-	ms, errs := measure.Read(bytes.NewReader(seedRK3588), "seed-rk3588.jsonl")
+	ms, errs := measure.ReadChecked(bytes.NewReader(seedRK3588), "seed-rk3588.jsonl", check)
 	if warnings, err = measure.Check(SeedSource, len(ms), errs); err != nil {
 		return nil, nil, SeedSource, err
 	}

@@ -41,13 +41,13 @@ func TestSeedMeasurements(t *testing.T) {
 // TestMeasurements: "" reads the seed's figures, a path its file, both by
 // the one rule for bad lines.
 func TestMeasurements(t *testing.T) {
-	ms, warnings, src, err := Measurements("")
+	ms, warnings, src, err := Measurements("", nil)
 	if err != nil || len(ms) != 2 || len(warnings) != 0 || src != SeedSource || ms[0].SoC != SeedSoC {
 		t.Errorf("seed: %d measurements, warnings %q, source %q, %v", len(ms), warnings, src, err)
 	}
 	path := filepath.Join(t.TempDir(), "crashed.jsonl")
 	os.WriteFile(path, append(SeedMeasurements(), `{"schema":"blsim/measurement/v1","id":"half`...), 0o644)
-	ms, warnings, src, err = Measurements(path)
+	ms, warnings, src, err = Measurements(path, nil)
 	if err != nil || len(ms) != 2 || len(warnings) != 1 || src != path || !strings.HasPrefix(warnings[0], "skipped "+path+":3:") {
 		t.Errorf("crashed file: %d measurements, warnings %q, source %q, %v", len(ms), warnings, src, err)
 	}

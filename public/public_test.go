@@ -79,7 +79,7 @@ func TestPublicTargets(t *testing.T) {
 // TestRowsName: a row naming a SoC preset outside PlannedSoCs fails with
 // the row's id; a bad row is one line naming the row and field.
 func TestRowsName(t *testing.T) {
-	r := Row{ID: "X-1", Family: "pi", Source: "owner/repo#1", SoC: "pi6", Model: "llama-2-7b", Scheme: "Q4_0", Threads: 4, Test: "tg128", TPS: 1, Date: "2025"}
+	r := Row{ID: "X-1", Family: "pi", Source: "owner/repo#1", SoC: "pi6", Model: "llama-2-7b", Scheme: "Q4_0", Threads: 4, Placement: "os", Test: "tg128", TPS: 1, Date: "2025"}
 	if err := r.Check(); err != nil {
 		t.Fatal(err)
 	}
@@ -89,9 +89,12 @@ func TestRowsName(t *testing.T) {
 	for _, tc := range []struct {
 		yaml, want string
 	}{
-		{"rows:\n  - {id: A, family: pi, source: shared/x.md, soc: pi5, workload: w, threads: 1, test: pp512, tps: 1, date: '2025'}\n", "row A: source"},
-		{"rows:\n  - {id: A, family: pi, source: s, soc: pi5, workload: w, threads: 1, test: pp0, tps: 1, date: '2025'}\n", "row A: test"},
-		{"rows:\n  - {id: A, family: pi, source: s, soc: pi5, workload: w, threads: 4, clusters: big=2, test: pp1, tps: 1, date: '2025'}\n", "row A: clusters"},
+		{"rows:\n  - {id: A, family: pi, source: shared/x.md, soc: pi5, workload: w, threads: 1, placement: os, test: pp512, tps: 1, date: '2025'}\n", "row A: source"},
+		{"rows:\n  - {id: A, family: pi, source: s, soc: pi5, workload: w, threads: 1, placement: os, test: pp0, tps: 1, date: '2025'}\n", "row A: test"},
+		{"rows:\n  - {id: A, family: pi, source: s, soc: pi5, workload: w, threads: 4, clusters: big=2, placement: pinned, test: pp1, tps: 1, date: '2025'}\n", "row A: clusters"},
+		{"rows:\n  - {id: A, family: pi, source: s, soc: pi5, workload: w, threads: 4, clusters: big=4, placement: os, test: pp1, tps: 1, date: '2025'}\n", "row A: clusters: \"big=4\" on a row the os placed"},
+		{"rows:\n  - {id: A, family: pi, source: s, soc: pi5, workload: w, threads: 4, placement: hand, test: pp1, tps: 1, date: '2025'}\n", "row A: placement"},
+		{"rows:\n  - {id: A, family: pi, source: s, soc: pi5, workload: w, threads: 4, placement: os, os: strict, test: pp1, tps: 1, date: '2025'}\n", "row A: os"},
 		{"rows:\n  - {id: A, family: pi, source: s, soc: pi5, workload: w, threads: 1, test: pp1, tps: 1, date: '2025', color: red}\n", "field color not found"},
 	} {
 		_, err := ParseRows([]byte(tc.yaml), "rows.yaml")

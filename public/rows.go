@@ -29,11 +29,14 @@ type Row struct {
 	Threads int    `yaml:"threads" json:"threads"`
 	// Clusters places the threads ("big=4"); empty: the SoC's clusters
 	// in order, each filled before the next.
-	Clusters  string  `yaml:"clusters" json:"clusters,omitempty"`
-	Placement string  `yaml:"placement" json:"placement"`
-	Test      string  `yaml:"test" json:"test"`
-	TPS       float64 `yaml:"tps" json:"tps"`
-	Build     string  `yaml:"build" json:"build,omitempty"`
+	Clusters  string `yaml:"clusters" json:"clusters,omitempty"`
+	Placement string `yaml:"placement" json:"placement"`
+	// OS is the system that placed the threads (linux, android, macos,
+	// windows: model.Placement); empty: the family's (FamilyOS).
+	OS    string  `yaml:"os" json:"os,omitempty"`
+	Test  string  `yaml:"test" json:"test"`
+	TPS   float64 `yaml:"tps" json:"tps"`
+	Build string  `yaml:"build" json:"build,omitempty"`
 	// Date is the build's (or, where the build is not stated, the
 	// report's) date: YYYY, YYYY-MM or YYYY-MM-DD.
 	Date           string `yaml:"date" json:"date"`
@@ -55,6 +58,32 @@ var PlannedSoCs = []string{"rk3588", "pi5", "snapdragon-8-gen3", "dimensity-9500
 
 // Families are the row families, for --family.
 var Families = []string{"rk3588", "pi", "snapdragon", "mediatek", "intel", "amd", "apple"}
+
+// FamilyOS is the system a family's rows ran on where a row does not say:
+// the boards' Linux (Debian, Ubuntu, Raspberry Pi OS), the phones'
+// Android, the Macs' macOS; the x86 reports name no OS and are taken as
+// Linux, which places threads on a hybrid Intel chip as Windows 11 does
+// (P-cores, E-cores, then the P-cores' siblings: model.PlaceWindows) and
+// differs only in its time slice, which no row within the hardware
+// threads meets.
+var FamilyOS = map[string]model.Placement{"rk3588": model.PlaceLinux, "pi": model.PlaceLinux, "snapdragon": model.PlaceAndroid,
+	"mediatek": model.PlaceAndroid, "intel": model.PlaceLinux, "amd": model.PlaceLinux, "apple": model.PlaceMacOS}
+
+// Placements a row may name: pinned (Clusters says where), os (the OS
+// placed an unpinned -t N: Policy), app (an app placed them: the rows'
+// only app, PocketPal, runs llama.rn, which since 2025-09 pins thread k
+// strictly to the k-th fastest CPU by cpuinfo_max_freq: mybigday/llama.rn
+// PR #208, set_best_cores).
+var rowPlacements = []string{"pinned", "os", "app"}
+
+// Policy is the placement policy of the row's OS.
+func (r *Row) Policy() model.Placement {
+	if r.OS != "" {
+		p, _ := model.ParsePlacement(r.OS)
+		return p
+	}
+	return FamilyOS[r.Family]
+}
 
 // Rows are the embedded rows, checked (Check).
 func Rows() ([]Row, error) { return ParseRows(rowsYAML, "rows.yaml") }
@@ -114,6 +143,17 @@ func (r *Row) Check() error {
 		return bad("scheme", "missing for model %s", r.Model)
 	case r.Sets != "" && r.Gap != "":
 		return bad("gap", "a row that set a value is not scored, so it has no gap")
+	case !contains(rowPlacements, r.Placement):
+		return bad("placement", "%q: want %s", r.Placement, strings.Join(rowPlacements, ", "))
+	case r.Placement == "pinned" && r.Clusters == "":
+		return bad("clusters", "a pinned row says where its threads sat (big=4)")
+	case r.Placement != "pinned" && r.Clusters != "":
+		return bad("clusters", "%q on a row the %s placed: its policy places the threads", r.Clusters, r.Placement)
+	}
+	if r.OS != "" {
+		if p, err := model.ParsePlacement(r.OS); err != nil || p == model.PlaceStrict {
+			return bad("os", "%q: want linux, android, macos or windows", r.OS)
+		}
 	}
 	if _, err := r.Run(); err != nil {
 		return bad("test", "%v", err)

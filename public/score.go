@@ -84,6 +84,10 @@ func Predict(r Row) (Result, error) {
 	run, _ := r.Run()
 	w = w.WithRun(run)
 	s, eraNotes := EraOf(r.Date).Apply(s, w, scheme)
+	if s.Handoff.TimesliceUS == 0 {
+		// A barrier's wait for a descheduled thread is the OS's slice.
+		s.Handoff.TimesliceUS = r.Policy().TimesliceUS()
+	}
 	res.Notes = append(notes, eraNotes...)
 	plan, pool, why := poolOf(r, s)
 	if why != "" {
@@ -121,14 +125,15 @@ func workloadOf(r Row) (*model.Workload, quantize.Scheme, []string, error) {
 	return m.Workload(), s, m.Quant.Notes, nil
 }
 
-// poolOf places the row's threads: as Clusters says, or over the SoC's
-// CPU clusters in order, each filled before the next. More threads than
-// cores is not expressible: SMT siblings and oversubscription are issue
-// 27's.
+// poolOf places the row's threads: where Clusters says (a pinned row),
+// or by the row's OS's policy (model.SoC.Place: an unpinned -t N), or, for
+// an app's row, llama.rn's strict pinning to the fastest CPUs. It
+// returns the plan, the pool as the table shows it, and why the row
+// cannot be placed ("" when it can).
 func poolOf(r Row, s *model.SoC) (model.Plan, string, string) {
-	var names []string
-	var counts []int
 	if cc, _ := r.clusterCounts(); len(cc) > 0 {
+		var names []string
+		var counts []int
 		for _, c := range cc {
 			e, _, err := s.Engine(c[0])
 			n, _ := strconv.Atoi(c[1])
@@ -137,28 +142,81 @@ func poolOf(r Row, s *model.SoC) (model.Plan, string, string) {
 			}
 			names, counts = append(names, c[0]), append(counts, n)
 		}
-	} else {
-		left, cores := r.Threads, 0
-		for _, e := range s.Engines {
-			if e.IsAccelerator() {
-				continue
-			}
-			cores += e.Cores
-			if left > 0 {
-				n := min(left, e.Cores)
-				names, counts = append(names, e.Name), append(counts, n)
-				left -= n
-			}
-		}
-		if left > 0 {
-			return model.Plan{}, "", fmt.Sprintf("%d threads on %d cores: SMT siblings or oversubscription, which blsim does not model yet (issue 27)", r.Threads, cores)
+		p := model.NewPool(names, counts, Poll)
+		return p, PoolText(p), ""
+	}
+	pol, o := r.Policy(), model.PlaceOptions{Poll: Poll}
+	if r.Placement == "app" {
+		if mask := fastestCPUs(s, r.Threads); mask != nil {
+			pol, o.Mask = model.PlaceStrict, mask
 		}
 	}
+	pl, err := s.Place(r.Threads, pol, o)
+	if err != nil {
+		return model.Plan{}, "", err.Error()
+	}
+	return pl.Plan, PoolText(pl.Plan), ""
+}
+
+// fastestCPUs is llama.rn's mask for n threads: the n CPUs of the highest
+// clock (cpuinfo_max_freq), the lowest id first among equals; nil when
+// the SoC lists no CPU ids (the OS's order is then the same cores).
+func fastestCPUs(s *model.SoC, n int) []int {
+	type cpu struct {
+		id  int
+		ghz float64
+	}
+	var all []cpu
+	for _, e := range s.Engines {
+		if e.IsAccelerator() {
+			continue
+		}
+		if len(e.CPUs) != e.Cores {
+			return nil
+		}
+		for _, id := range e.CPUs {
+			all = append(all, cpu{id, e.ClockGHz})
+		}
+		for _, id := range e.SMTCPUs {
+			all = append(all, cpu{id, e.ClockGHz})
+		}
+	}
+	slices.SortStableFunc(all, func(a, b cpu) int {
+		if a.ghz != b.ghz {
+			if a.ghz > b.ghz {
+				return -1
+			}
+			return 1
+		}
+		return a.id - b.id
+	})
+	var out []int
+	for _, c := range all[:min(n, len(all))] {
+		out = append(out, c.id)
+	}
+	return out
+}
+
+// PoolText is a pool plan as the table shows it: each engine's threads,
+// with those on SMT siblings and the cores allowed where they narrow it:
+// "big=4,little=4", "p=16(8 smt),e=16", "big=5(4 cores)".
+func PoolText(p model.Plan) string {
 	var parts []string
-	for i := range names {
-		parts = append(parts, fmt.Sprintf("%s=%d", names[i], counts[i]))
+	for i, name := range p.Engines {
+		s := fmt.Sprintf("%s=%d", name, p.Threads[i])
+		var notes []string
+		if i < len(p.SMT) && p.SMT[i] > 0 {
+			notes = append(notes, fmt.Sprintf("%d smt", p.SMT[i]))
+		}
+		if i < len(p.Allowed) {
+			notes = append(notes, fmt.Sprintf("%d cores", p.Allowed[i].Cores))
+		}
+		if len(notes) > 0 {
+			s += "(" + strings.Join(notes, ", ") + ")"
+		}
+		parts = append(parts, s)
 	}
-	return model.NewPool(names, counts, Poll), strings.Join(parts, ","), ""
+	return strings.Join(parts, ",")
 }
 
 // ratios sets each sweep row's ratio to the sweep's measured best row

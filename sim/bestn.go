@@ -10,8 +10,11 @@ import (
 )
 
 // MaxBestNEngines is the most engines BestN splits over: it searches every
-// face of the simplex (each subset of the helper engines), 2^(N-1) of them.
-const MaxBestNEngines = 8
+// face of the simplex (each subset of the helper engines), 2^(N-1) of
+// them, each over more co-running engines, so every engine more makes it
+// several times slower (docs/guarantees.md has the times: about a minute
+// for six engines on a 2-vCPU machine, where seven would take several).
+const MaxBestNEngines = 6
 
 // BestN finds the fractions of the split ops over all of plan p's engines
 // (p.Fracs is ignored) that maximise throughput, and returns p with those

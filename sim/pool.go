@@ -81,8 +81,15 @@ func (r *runner) initPool() {
 	for i, e := range r.eng {
 		t, b := p.Threads[i], p.Busy(i)
 		r.cores[i] = e.PoolCores(t, b)
+		if s := p.Siblings(i, e); e.Ways() > 1 && (s > 0 || t+b > e.Cores) {
+			if r.smtOn == nil {
+				r.smtOn = make([]bool, len(p.Engines))
+				r.siblings = make([]int, len(p.Engines))
+			}
+			r.smtOn[i], r.siblings[i] = true, s
+		}
 		switch {
-		case t > e.Cores:
+		case t > e.HWThreads():
 			queue = max(queue, e.RunQueue(t, b))
 		case e.Oversubscribed(t, b):
 			r.progress *= e.AllRunningShare(t, b)
@@ -92,6 +99,26 @@ func (r *runner) initPool() {
 		r.descheduleS = float64(queue-1) * r.soc.Handoff.TimesliceS()
 	}
 }
+
+// coresOf is the cores' worth of running threads engine i of a pool gives
+// work of SMT yield y (r.opFixed: divided in fixed slices): the pool's
+// cores' worth (r.cores), except where its threads share cores with SMT
+// siblings (model.Engine.SMTCores), or, past the hardware threads, take
+// turns on every one of them, each core running its ways at 1+(ways-1)y.
+func (r *runner) coresOf(i int, y float64) float64 {
+	if r.smtOn == nil || !r.smtOn[i] {
+		return r.cores[i]
+	}
+	e, t, b := r.eng[i], r.plan.Threads[i], r.plan.Busy(i)
+	w := float64(e.Ways())
+	if t > e.HWThreads() {
+		return r.cores[i] * (1 + (w-1)*y) / w
+	}
+	return e.SMTCores(t, r.siblings[i], min(b, e.HWThreads()-t), y, r.opFixed)
+}
+
+// smtYield is engine i's SMT yields (nil: none).
+func (r *runner) smtYield(i int) *model.SMTYield { return r.eng[i].SMTYield }
 
 // sliceThreads is how many threads an op's weight rows are sliced among
 // on engine i, and share its shared cache: the engine's own threads, or
@@ -105,28 +132,29 @@ func (r *runner) sliceThreads(i int) int {
 	return r.plan.Threads[i]
 }
 
-// matmulGOPS is engine i's matmul rate for weights of kernel class class
-// and GGML type typ ("" when the workload does not say) with the plan's
-// threads on it, in GOPS: model.Engine.KernelRate at its clock and thread
-// scaling, or in a pool the rate of the cores' worth its threads get.
-func (r *runner) matmulGOPS(i int, class, typ string) float64 {
+// matmulGOPS is engine i's rate for op kind k (a matmul, MUL_MAT_ID or
+// attention) with weights of kernel class class and GGML type typ (""
+// when the workload does not say) with the plan's threads on it, in GOPS:
+// model.Engine.KernelRate at its clock and thread scaling, or in a pool
+// the rate of the cores' worth its threads get (coresOf).
+func (r *runner) matmulGOPS(i int, class, typ string, k model.OpKind) float64 {
 	e := r.eng[i]
 	rate, _ := e.KernelRate(class, typ)
 	if r.cores == nil {
 		return rate * e.ClockGHz * e.ThreadRate(r.plan.Threads[i])
 	}
-	return rate * e.ClockGHz * e.ThreadRateCores(r.cores[i])
+	return rate * e.ClockGHz * e.ThreadRateCores(r.coresOf(i, r.smtYield(i).Of(k)))
 }
 
 // rateGOPS is engine i's rate in GOPS for a kernel rate perCycle (ops per
-// cycle and thread) with the plan's threads on it, as matmulGOPS scales a
-// class's.
-func (r *runner) rateGOPS(i int, perCycle float64) float64 {
+// cycle and thread) with the plan's threads on it, for work of kind k, as
+// matmulGOPS scales a class's.
+func (r *runner) rateGOPS(i int, perCycle float64, k model.OpKind) float64 {
 	e := r.eng[i]
 	if r.cores == nil {
 		return perCycle * e.ClockGHz * e.ThreadRate(r.plan.Threads[i])
 	}
-	return perCycle * e.ClockGHz * e.ThreadRateCores(r.cores[i])
+	return perCycle * e.ClockGHz * e.ThreadRateCores(r.coresOf(i, r.smtYield(i).Of(k)))
 }
 
 // attention is an AttentionScores op's arithmetic on engine i (its
@@ -140,13 +168,13 @@ func (r *runner) attention(i int, op *model.Op) (ops, gops float64) {
 		if w.Ops <= 0 {
 			continue
 		}
-		s += w.Ops / (r.rateGOPS(i, e.AttentionRate(w.Key)) * 1e9)
+		s += w.Ops / (r.rateGOPS(i, e.AttentionRate(w.Key), op.Kind) * 1e9)
 		if w.Key != model.RateSoftmax {
 			ops += w.Ops
 		}
 	}
 	if s <= 0 || ops <= 0 {
-		return ops, r.matmulGOPS(i, "f16", "")
+		return ops, r.matmulGOPS(i, "f16", "", op.Kind)
 	}
 	return ops, ops / s / 1e9
 }
@@ -157,7 +185,7 @@ func (r *runner) scalarGOPS(i int) float64 {
 	if r.cores == nil {
 		return e.ScalarGOPS(r.plan.Threads[i])
 	}
-	return e.ScalarOpsPerCycle * e.ClockGHz * e.ThreadRateCores(r.cores[i])
+	return e.ScalarOpsPerCycle * e.ClockGHz * e.ThreadRateCores(r.coresOf(i, r.smtYield(i).Of(model.Scalar)))
 }
 
 // bandwidthGBs is the most DRAM bandwidth engine i pulls alone with the
@@ -167,7 +195,11 @@ func (r *runner) bandwidthGBs(i int) float64 {
 	if r.cores == nil {
 		return e.BandwidthGBs(r.plan.Threads[i])
 	}
-	return e.BandwidthCoresGBs(r.cores[i])
+	y := 0.0
+	if sy := r.smtYield(i); sy != nil {
+		y = sy.DRAM
+	}
+	return e.BandwidthCoresGBs(r.coresOf(i, y))
 }
 
 // poolOp runs op on every engine of a pool at once, each its share (see
@@ -254,11 +286,12 @@ func (r *runner) poolParts(op *model.Op) (*memoEntry, bool) {
 		}
 	}
 	n := len(r.plan.Engines)
+	nchunk, forced, fixed := r.chunks(op)
+	r.opFixed = fixed
 	r.parts = r.parts[:0]
 	for i := 0; i < n; i++ {
 		r.parts = append(r.parts, r.partFor(op, i, 1, 0, 0, r.poolSlices))
 	}
-	nchunk, forced, fixed := r.chunks(op)
 	shares := r.shares
 	if fixed {
 		for i, t := range r.plan.Threads {

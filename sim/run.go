@@ -98,6 +98,9 @@ type runner struct {
 	descheduleS float64   // a pool's wait at each barrier for a descheduled thread
 	progress    float64   // share of the time a pool with busy cores advances (1: always)
 	nodesPerOp  float64   // the graph's barriers per op it times (barriersPerOp)
+	smtOn       []bool    // per engine: its threads share cores with SMT siblings or busy tasks; nil: none does
+	siblings    []int     // per engine: its threads on SMT siblings (model.Plan.Siblings)
+	opFixed     bool      // the pool op being timed is divided in fixed slices (chunks)
 
 	// decode (see decode.go)
 	barrierS   float64 // the main pool's barrier after each op; 0 in a prompt
@@ -130,8 +133,11 @@ type memoKey struct {
 func newRunner(s *model.SoC, w *model.Workload, p model.Plan) *runner {
 	r := &runner{soc: s, wl: w, plan: p, routing: w.Routing(), totalBs: s.DRAM.SustainedGBs * 1e9,
 		memo: map[memoKey]model.ExpertStats{}, depth: -1}
-	for _, name := range p.Engines {
+	for i, name := range p.Engines {
 		e, _, _ := s.Engine(name)
+		if p.Mode == model.PoolPlan && e != nil {
+			e = p.PoolEngine(i, e)
+		}
 		r.eng = append(r.eng, e)
 		r.keeps = r.keeps || (e != nil && e.LLCBandwidthGBs > 0 && !e.IsAccelerator())
 	}
@@ -207,6 +213,9 @@ func (r *runner) ubatch(ops []model.Op) {
 			r.splitOp(op)
 		default:
 			t0 := r.t
+			if r.smtOn != nil && !r.spread {
+				_, _, r.opFixed = r.chunks(op)
+			}
 			if r.spread {
 				r.poolOp(op)
 			} else {
@@ -335,7 +344,7 @@ func (r *runner) partFor(op *model.Op, i int, frac, lo, hi float64, sharedBy int
 	var gops, hit float64
 	switch op.Kind {
 	case model.Matmul:
-		gops = r.matmulGOPS(i, op.Class, r.wl.TensorType(op)) * e.WalkEfficiency(float64(op.Tokens))
+		gops = r.matmulGOPS(i, op.Class, r.wl.TensorType(op), op.Kind) * e.WalkEfficiency(float64(op.Tokens))
 		passes := 1.0
 		if op.WeightBytes/float64(slice) > cache {
 			passes = math.Ceil(float64(op.Tokens) / float64(e.TokenTile))
@@ -346,7 +355,7 @@ func (r *runner) partFor(op *model.Op, i int, frac, lo, hi float64, sharedBy int
 			hit = e.LLCHitShare(1, r.graphBytes) * op.WeightBytes
 		}
 	case model.ExpertMatmul:
-		gops = r.matmulGOPS(i, op.Class, r.wl.TensorType(op)) * e.MoEEfficiency
+		gops = r.matmulGOPS(i, op.Class, r.wl.TensorType(op), op.Kind) * e.MoEEfficiency
 		n := float64(op.Tokens) * frac
 		if hi <= lo {
 			lo, hi = 0, float64(r.wl.Model.MoE.Experts)

@@ -36,6 +36,9 @@ func Fit(prior *model.SoC, ms []measure.Measurement, o Options) (*Result, error)
 	if _, err := ParseStat(string(o.Stat)); err != nil {
 		return nil, fmt.Errorf("fit: %w", err)
 	}
+	if o.Context != nil && o.Context.Err() != nil {
+		return nil, fmt.Errorf("fit: %w", o.Context.Err())
+	}
 	free := o.Free
 	if free == nil {
 		free = DefaultFree(prior)
@@ -49,6 +52,7 @@ func Fit(prior *model.SoC, ms []measure.Measurement, o Options) (*Result, error)
 		priorRel = 0.5
 	}
 	pred := NewPredictor()
+	pred.ctx = o.Context
 	obs, skipped := runnable(prior, throughputs(ms, o.Stat), pred)
 	if len(obs) == 0 {
 		if len(skipped) > 0 {
@@ -193,6 +197,15 @@ func Fit(prior *model.SoC, ms []measure.Measurement, o Options) (*Result, error)
 	r := &Result{Kernels: kernels, KernelScales: scales, Skipped: skipped}
 	var evalErr error
 	residuals := func(dst, x []float64) {
+		if o.Context != nil && o.Context.Err() != nil {
+			// Stopped: every evaluation fails at once, and the fit
+			// returns the context's error.
+			evalErr = o.Context.Err()
+			for i := range dst {
+				dst[i] = math.NaN()
+			}
+			return
+		}
 		s := work.Clone()
 		for k, path := range all {
 			_ = s.Set(path, x[at[k]]*mult[k])

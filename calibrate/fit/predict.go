@@ -1,6 +1,7 @@
 package fit
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"runtime"
@@ -22,6 +23,9 @@ func Throughput(m *measure.Measurement) bool { return m.IsThroughput() }
 type Predictor struct {
 	mu        sync.Mutex
 	workloads map[string]*model.Workload
+	// ctx, when not nil, ends every prediction once it is done: a fit
+	// stopped by a signal stops at its next simulation.
+	ctx context.Context
 }
 
 // NewPredictor returns an empty Predictor.
@@ -86,6 +90,9 @@ func (p *Predictor) Predict(soc *model.SoC, m *measure.Measurement) (float64, er
 func (p *Predictor) Simulate(soc *model.SoC, m *measure.Measurement) (*sim.Result, error) {
 	if !Throughput(m) {
 		return nil, fmt.Errorf("measurement %s (%s) is not a throughput", m.ID, m.Kind)
+	}
+	if p.ctx != nil && p.ctx.Err() != nil {
+		return nil, p.ctx.Err()
 	}
 	w, err := p.Workload(m)
 	if err != nil {
@@ -152,4 +159,22 @@ func residualTable(obs []measure.Measurement, pred, dramPct []float64) ([]Residu
 	}
 	n := float64(len(obs))
 	return rows, math.Sqrt(ss / n), sa / n
+}
+
+// PlanCheck is the further test validate, plot and report read
+// measurements with (measure.ReadUsable): a throughput whose plan soc
+// cannot run (an engine it lacks, more threads than an engine's cores)
+// is a bad line, counted by the one rule, not the end of the command. A
+// fit skips and lists such runs instead (Result.Skipped): its prior may
+// be another machine's profile.
+func PlanCheck(soc *model.SoC) func(*measure.Measurement) error {
+	return func(m *measure.Measurement) error {
+		if !Throughput(m) {
+			return nil
+		}
+		if err := Plan(m.Plan).Validate(soc); err != nil {
+			return fmt.Errorf("run %s: soc %s cannot run its plan: %w", m.ID, soc.Name, err)
+		}
+		return nil
+	}
 }

@@ -1,6 +1,7 @@
 package fit
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/blsim/blsim/model"
@@ -29,6 +30,10 @@ type Options struct {
 	// llama-bench runs). With KernelsForeign and Free nil, the free set is
 	// ForeignFree and the kernel rates get wide priors.
 	Kernels Kernels
+	// Context, when not nil, stops a fit once it is done (Ctrl-C, SIGTERM
+	// or SIGHUP reaching a calibration in its fit): the fit returns its
+	// error within one evaluation of the model.
+	Context context.Context
 }
 
 // Stat is how the runs of one configuration become the one throughput

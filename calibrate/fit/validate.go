@@ -172,19 +172,27 @@ func Merge(ms []measure.Measurement, stat Stat) []measure.Measurement {
 // throughputs is Merge.
 func throughputs(ms []measure.Measurement, stat Stat) []measure.Measurement {
 	var out []measure.Measurement
-	runs := map[string][]measure.Measurement{}
-	for _, m := range ms {
-		if !m.OK() || !Throughput(&m) {
+	// Each configuration's runs, as pointers into ms: a file of many runs
+	// is not copied again.
+	var groups [][]*measure.Measurement
+	runs := map[string]int{} // config key -> index in out and groups
+	for i := range ms {
+		m := &ms[i]
+		if !m.OK() || !Throughput(m) {
 			continue
 		}
-		k := configKey(&m)
-		if _, seen := runs[k]; !seen {
-			out = append(out, m)
+		k := configKey(m)
+		g, seen := runs[k]
+		if !seen {
+			g = len(out)
+			runs[k] = g
+			out = append(out, *m)
+			groups = append(groups, nil)
 		}
-		runs[k] = append(runs[k], m)
+		groups[g] = append(groups[g], m)
 	}
 	for i := range out {
-		group := runs[configKey(&out[i])]
+		group := groups[i]
 		if len(group) > 1 {
 			merged := out[i]
 			merged.Samples = nil
@@ -217,7 +225,7 @@ func throughputs(ms []measure.Measurement, stat Stat) []measure.Measurement {
 // CV of the top quarter of the samples (at least two), which is how
 // repeatable the undisturbed speed is; a run's own CV when there is only
 // one value.
-func bestOf(group []measure.Measurement) (best, cv float64, top []float64) {
+func bestOf(group []*measure.Measurement) (best, cv float64, top []float64) {
 	var all []float64
 	for _, g := range group {
 		vals := g.Samples

@@ -13,6 +13,9 @@ import (
 func FuzzParse(f *testing.F) {
 	f.Add([]byte(`{"n_prompt": 512, "avg_ts": 26.26, "samples_ns": [ 1 ],"samples_ts": [ 2 ]}`))
 	f.Add([]byte("| model | test | t/s |\n| - | -: | -: |\n| m | pp512 | 26.26 ± 0.12 |\n\nbuild: abc (1)\n"))
+	// Issue 31: sizes no run has, and a name that drives a terminal.
+	f.Add([]byte(`{"n_prompt": 1048576, "n_ubatch": 1, "n_depth": 4611686018427387904, "avg_ts": 1e308, "model_type": "\u001b[2J"}`))
+	f.Add([]byte("| model | test | t/s |\n| - | -: | -: |\n| \x1b[2J | pp1048576 @ d4611686018427387904 | 1e308 ± 1e308 |\n"))
 	formats := []Format{Auto, JSON, JSONL, CSV, Markdown, SQL}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		for _, format := range formats {

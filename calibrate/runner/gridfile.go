@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/blsim/blsim/internal/readfile"
+	"github.com/blsim/blsim/internal/yamlx"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -125,6 +126,9 @@ func (a *axesYAML) UnmarshalYAML(n *yaml.Node) error {
 // command may be empty (it can come from --bench); Grid.Validate checks the
 // rest once the command is known.
 func ParseGridFile(data []byte, name string) (*GridFile, error) {
+	if err := yamlx.CheckBytes(data); err != nil {
+		return nil, fmt.Errorf("grid %s: %w", name, err)
+	}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
 	var y gridYAML

@@ -12,6 +12,7 @@ import (
 
 	"github.com/blsim/blsim/calibrate/llamabench"
 	"github.com/blsim/blsim/internal/readfile"
+	"github.com/blsim/blsim/internal/yamlx"
 	"github.com/blsim/blsim/measure"
 	"github.com/blsim/blsim/model"
 	"go.yaml.in/yaml/v3"
@@ -133,6 +134,9 @@ func DefaultMapping() Mapping {
 
 // ParseMapping reads a mapping from YAML; name is used in errors.
 func ParseMapping(data []byte, name string) (Mapping, error) {
+	if err := yamlx.CheckBytes(data); err != nil {
+		return Mapping{}, fmt.Errorf("knobs %s: %w", name, err)
+	}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
 	var m Mapping

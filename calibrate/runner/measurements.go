@@ -10,6 +10,11 @@ import (
 	"github.com/blsim/blsim/measure"
 )
 
+// MaxRecordsPerRun is the most tests one run may print: llama-bench
+// prints one record per combination of its values (-p 128,512 -n 0,32
+// -t 1,2,4 is 12), and each becomes a line of the measurements file.
+const MaxRecordsPerRun = 256
+
 // measurements turns one execution into measurements: one per test record
 // (pp, tg or pp+tg), or one recording the failure. retry says
 // whether another attempt might do better: not when the run succeeded, the
@@ -79,12 +84,18 @@ func (r *runner) measurements(p Point, res *result) (ms []measure.Measurement, r
 		return fail(statusFailed, msg)
 	case len(pp) == 0:
 		return fail(statusFailed, fmt.Sprintf("no test in the output: %d records, none with n_prompt or n_gen above 0", len(recs)))
+	case len(pp) > MaxRecordsPerRun:
+		return fail(statusFailed, fmt.Sprintf("%d tests in the output, more than %d: run the grid's values as points instead", len(pp), MaxRecordsPerRun))
 	}
 	out := make([]measure.Measurement, 0, len(pp))
 	for i, rec := range pp {
 		m := base
 		if len(pp) > 1 {
 			m.ID = fmt.Sprintf("%s#%d", p.ID, i)
+		}
+		if i > 0 {
+			// The run's output once, with its first record.
+			m.Stdout, m.Stderr = "", ""
 		}
 		m.Samples = rec.SamplesTS
 		if len(m.Samples) == 0 {
@@ -117,10 +128,16 @@ func (r *runner) measurements(p Point, res *result) (ms []measure.Measurement, r
 				}
 			}
 		}
-		if err := m.CheckRange(); err != nil {
+		err = m.CheckRange() // the ranges every reader holds the line to
+		if err == nil && m.Plan != nil {
+			if err = m.Plan.CheckShape(); err != nil {
+				m.Plan = nil
+			}
+		}
+		if err != nil {
 			// A value no machine gives: the run failed, the grid goes on.
 			m.Status, m.Error = statusFailed, "the benchmark printed an impossible value: "+err.Error()
-			m.Samples, m.Median, m.CV = nil, 0, 0
+			m.Samples, m.Median, m.CV, m.Run = nil, 0, 0, nil // the error says what it printed
 		}
 		out = append(out, m)
 	}

@@ -29,7 +29,8 @@ func setProcessGroup(cmd *exec.Cmd) {
 }
 
 // killGroup kills what is left of the command's process group after the
-// command itself has exited but left children holding its output open.
+// command itself has exited: children it left running, whether or not
+// they hold its output open.
 func killGroup(cmd *exec.Cmd) {
 	if cmd.Process != nil {
 		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)

@@ -133,8 +133,8 @@ func Run(ctx context.Context, cfg Config, w *measure.Writer, progress func(done,
 	if cfg.OutputLimit <= 0 {
 		cfg.OutputLimit = DefaultOutputLimit
 	}
-	if cfg.Warmup < 0 || cfg.Retries < 0 {
-		return sum, errors.New("runner: warmup and retries must not be negative")
+	if err := cfg.checkCounts(); err != nil {
+		return sum, err
 	}
 	// The plan must describe what ran: a mapped variable the grid leaves
 	// alone but this process exports reaches the command, so it counts.
@@ -293,14 +293,17 @@ func (r *runner) exec(ctx context.Context, p Point) (*result, error) {
 		return res, nil
 	}
 	err := cmd.Wait()
+	// Whatever the command started and left running (a helper, a
+	// background job whose output goes elsewhere) dies with its run,
+	// however the run ended.
+	killGroup(cmd)
 	res.stdout, res.stdoutN = out.buf, out.total
 	if cmd.ProcessState != nil {
 		res.exitCode = cmd.ProcessState.ExitCode()
 	}
 	if errors.Is(err, exec.ErrWaitDelay) {
 		// The command exited but something it started kept the output
-		// open: the exit status stands, the stragglers go.
-		killGroup(cmd)
+		// open: the exit status stands, the stragglers went.
 		if cmd.ProcessState != nil && cmd.ProcessState.Success() {
 			err = nil
 		}

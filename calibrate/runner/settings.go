@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/blsim/blsim/model"
 )
 
 // Settings are what a run of a benchmark grid is made from, as a user gives
@@ -103,13 +105,8 @@ func (s Settings) Config() (cfg Config, holdout []string, err error) {
 	set(&cfg.Timeout, s.Timeout)
 	set(&cfg.Warmup, s.Warmup)
 	set(&cfg.Retries, s.Retries)
-	switch {
-	case cfg.Timeout <= 0:
+	if cfg.Timeout <= 0 {
 		return cfg, nil, &SettingError{"Timeout", cfg.Timeout.String(), errors.New("must be positive")}
-	case cfg.Warmup < 0:
-		return cfg, nil, &SettingError{"Warmup", fmt.Sprint(cfg.Warmup), errors.New("must not be negative")}
-	case cfg.Retries < 0:
-		return cfg, nil, &SettingError{"Retries", fmt.Sprint(cfg.Retries), errors.New("must not be negative")}
 	}
 	cfg.Mapping = DefaultMapping()
 	if s.Knobs != "" {
@@ -119,8 +116,8 @@ func (s Settings) Config() (cfg Config, holdout []string, err error) {
 	}
 	set(&cfg.Rounds, s.Rounds)
 	set(&cfg.Shuffle, s.Shuffle)
-	if cfg.Rounds < 0 {
-		return cfg, nil, &SettingError{"Rounds", "", fmt.Errorf("%d is negative", cfg.Rounds)}
+	if err := cfg.checkCounts(); err != nil {
+		return cfg, nil, err
 	}
 	return cfg, holdout, nil
 }
@@ -130,4 +127,30 @@ func set[T any](v *T, given *T) {
 	if given != nil {
 		*v = *given
 	}
+}
+
+// The ranges of a grid's counts, for flags and grid files alike.
+var (
+	warmupRange  = model.IntRange{Min: 0, Max: 1000, What: "warm-up runs"}
+	retriesRange = model.IntRange{Min: 0, Max: 1000, What: "retries"}
+)
+
+// checkCounts checks the warm-ups, retries and rounds by their ranges, and
+// that the runs they make (points x rounds) are at most MaxPoints, before
+// anything is laid out: a mistyped --rounds would otherwise allocate its
+// schedule first. Errors are *SettingError.
+func (cfg *Config) checkCounts() error {
+	for _, c := range []struct {
+		setting string
+		v       int
+		r       model.IntRange
+	}{{"Warmup", cfg.Warmup, warmupRange}, {"Retries", cfg.Retries, retriesRange}, {"Rounds", cfg.Rounds, model.RoundsRange}} {
+		if err := c.r.Check(c.v); err != nil {
+			return &SettingError{c.setting, "", err}
+		}
+	}
+	if n, runs := cfg.Grid.Size(), max(cfg.Rounds, 1)*cfg.Grid.Size(); runs > MaxPoints {
+		return &SettingError{"Rounds", "", fmt.Errorf("%d rounds of %d points are %d runs, over the limit of %d", max(cfg.Rounds, 1), n, runs, MaxPoints)}
+	}
+	return nil
 }

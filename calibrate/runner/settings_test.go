@@ -2,6 +2,7 @@ package runner
 
 import (
 	"errors"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -42,6 +43,7 @@ func TestSettingsConfig(t *testing.T) {
 	}
 
 	neg, zeroTime := -1, time.Duration(0)
+	huge, thousand := math.MaxInt, 1000
 	for _, tc := range []struct {
 		name    string
 		s       Settings
@@ -53,8 +55,13 @@ func TestSettingsConfig(t *testing.T) {
 		{"two commands", Settings{GridFile: grid, Command: "b"}, ErrTwoCommands, "", ""},
 		{"unbalanced quote", Settings{Command: "'unbalanced"}, nil, "Command", "unterminated"},
 		{"zero timeout", Settings{Command: "b", Timeout: &zeroTime}, nil, "Timeout", "Timeout 0s: must be positive"},
-		{"negative warmup", Settings{Command: "b", Warmup: &neg}, nil, "Warmup", "Warmup -1: must not be negative"},
-		{"negative retries", Settings{Command: "b", Retries: &neg}, nil, "Retries", "Retries -1: must not be negative"},
+		{"negative warmup", Settings{Command: "b", Warmup: &neg}, nil, "Warmup", "Warmup: -1 is negative"},
+		{"negative retries", Settings{Command: "b", Retries: &neg}, nil, "Retries", "Retries: -1 is negative"},
+		// One range for flags and grid files: a mistyped --rounds is refused
+		// before its schedule is laid out (issue 31: 10^8 rounds grew to
+		// 6.1 GB, 2^63-1 panicked in makeslice).
+		{"rounds past the range", Settings{Command: "b", Rounds: &huge}, nil, "Rounds", "Rounds: 9223372036854775807 is outside [0, 1000] for rounds"},
+		{"runs past MaxPoints", Settings{Command: "b", Env: []string{"A=1:200:1"}, Rounds: &thousand}, nil, "Rounds", "1000 rounds of 200 points are 200000 runs, over the limit of 100000"},
 		{"negative rounds", Settings{Command: "b", Rounds: &neg}, nil, "Rounds", "Rounds: -1 is negative"},
 		{"env twice", Settings{GridFile: grid, Env: []string{"ORK_BL_POLL=1"}}, nil, "", "given twice"},
 		{"bad env", Settings{Command: "b", Env: []string{"NOVALUE"}}, nil, "", "NAME=VALUES"},

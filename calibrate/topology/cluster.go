@@ -24,6 +24,27 @@ type Cluster struct {
 	// SharedCacheKiB is the size of the highest cache level that more than
 	// one core shares (the L3 of the RK3588 DSU, 3072); 0 if none is.
 	SharedCacheKiB int
+	// SMTWays is the hardware threads of each of the cluster's cores
+	// among its CPUs (the fewest any core has there): 1 without SMT.
+	SMTWays int
+	// CoreCPUs is each physical core's first CPU (its lowest id in the
+	// cluster), increasing; SMTCPUs the cores' other hardware threads,
+	// SMTWays-1 a core in the order of CoreCPUs (a SoC engine's cpus and
+	// smt_cpus). Without SMT CoreCPUs is CPUs and SMTCPUs empty.
+	CoreCPUs []int
+	SMTCPUs  []int
+}
+
+// Siblings is the hardware threads of the core whose first CPU is first
+// (first included), in the order ways are numbered; nil for a CPU that is
+// no core's first.
+func (c Cluster) Siblings(first int) []int {
+	for i, id := range c.CoreCPUs {
+		if id == first {
+			return append([]int{id}, c.SMTCPUs[i*(c.SMTWays-1):(i+1)*(c.SMTWays-1)]...)
+		}
+	}
+	return nil
 }
 
 // capacityTolerancePct is how far apart (in percent of the larger value)
@@ -142,6 +163,7 @@ func summarize(name string, members []CPU, byID map[int]CPU) Cluster {
 	}
 	slices.Sort(cl.CPUs)
 	cl.CoreType = strings.Join(types, "+")
+	cl.CoreCPUs, cl.SMTCPUs, cl.SMTWays = coresOf(cl.CPUs, byID)
 	for _, c := range members {
 		if c.L2.SizeKiB > 0 {
 			cl.L2KiBPerCore = c.L2.SizeKiB / max(1, coresSharing(c.L2, byID))
@@ -154,6 +176,46 @@ func summarize(name string, members []CPU, byID map[int]CPU) Cluster {
 		}
 	}
 	return cl
+}
+
+// coresOf groups cpus (sorted) by physical core, taking each CPU's
+// ThreadSiblings among cpus: each core's first CPU, the other hardware
+// threads of each (ways-1 a core, the lowest ids), and ways, the fewest
+// hardware threads any core has among cpus.
+func coresOf(cpus []int, byID map[int]CPU) (first, rest []int, ways int) {
+	in := map[int]bool{}
+	for _, id := range cpus {
+		in[id] = true
+	}
+	var cores [][]int
+	seen := map[int]bool{}
+	for _, id := range cpus {
+		if seen[id] {
+			continue
+		}
+		core := []int{id}
+		for _, sib := range byID[id].ThreadSiblings {
+			if sib != id && in[sib] && !seen[sib] {
+				core = append(core, sib)
+			}
+		}
+		slices.Sort(core)
+		for _, c := range core {
+			seen[c] = true
+		}
+		cores = append(cores, core)
+	}
+	ways = 0
+	for _, c := range cores {
+		if ways == 0 || len(c) < ways {
+			ways = len(c)
+		}
+	}
+	for _, c := range cores {
+		first = append(first, c[0])
+		rest = append(rest, c[1:ways]...)
+	}
+	return first, rest, max(ways, 1)
 }
 
 // coresSharing counts the physical cores among the CPUs sharing cache,

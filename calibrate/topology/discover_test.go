@@ -20,8 +20,8 @@ func TestDiscoverFixtures(t *testing.T) {
 			// cpu-map clusters, but one "big" cluster of Cortex-A76.
 			fixture: "rk3588", online: "0-7", possible: "0-7",
 			clusters: []Cluster{
-				{Name: "big", CPUs: []int{4, 5, 6, 7}, CoreType: "Cortex-A76", MaxFreqKHz: 2304000, CapacityUnits: 1024, L2KiBPerCore: 512, SharedCacheKiB: 3072},
-				{Name: "little", CPUs: []int{0, 1, 2, 3}, CoreType: "Cortex-A55", MaxFreqKHz: 1800000, CapacityUnits: 414, L2KiBPerCore: 128, SharedCacheKiB: 3072},
+				{Name: "big", CPUs: []int{4, 5, 6, 7}, CoreType: "Cortex-A76", MaxFreqKHz: 2304000, CapacityUnits: 1024, L2KiBPerCore: 512, SharedCacheKiB: 3072, SMTWays: 1, CoreCPUs: []int{4, 5, 6, 7}},
+				{Name: "little", CPUs: []int{0, 1, 2, 3}, CoreType: "Cortex-A55", MaxFreqKHz: 1800000, CapacityUnits: 414, L2KiBPerCore: 128, SharedCacheKiB: 3072, SMTWays: 1, CoreCPUs: []int{0, 1, 2, 3}},
 			},
 		},
 		{
@@ -29,15 +29,27 @@ func TestDiscoverFixtures(t *testing.T) {
 			// in two modules of four sharing 2 MiB L2 (cpu8-15).
 			fixture: "i7-1260p", online: "0-15", possible: "0-15",
 			clusters: []Cluster{
-				{Name: "big", CPUs: []int{0, 1, 2, 3, 4, 5, 6, 7}, CoreType: "P-core", MaxFreqKHz: 4700000, L2KiBPerCore: 1280, SharedCacheKiB: 18432},
-				{Name: "little", CPUs: []int{8, 9, 10, 11, 12, 13, 14, 15}, CoreType: "E-core", MaxFreqKHz: 3400000, L2KiBPerCore: 512, SharedCacheKiB: 18432},
+				{Name: "big", CPUs: []int{0, 1, 2, 3, 4, 5, 6, 7}, CoreType: "P-core", MaxFreqKHz: 4700000, L2KiBPerCore: 1280, SharedCacheKiB: 18432,
+					SMTWays: 2, CoreCPUs: []int{0, 2, 4, 6}, SMTCPUs: []int{1, 3, 5, 7}},
+				{Name: "little", CPUs: []int{8, 9, 10, 11, 12, 13, 14, 15}, CoreType: "E-core", MaxFreqKHz: 3400000, L2KiBPerCore: 512, SharedCacheKiB: 18432,
+					SMTWays: 1, CoreCPUs: []int{8, 9, 10, 11, 12, 13, 14, 15}},
 			},
 		},
 		{
 			// Two online vCPUs of four possible; no cpufreq, no capacity.
 			fixture: "x86-vm", online: "0-1", possible: "0-3",
 			clusters: []Cluster{
-				{Name: "cpu", CPUs: []int{0, 1}, CoreType: "Intel Xeon Processor (Icelake)", L2KiBPerCore: 4096, SharedCacheKiB: 16384},
+				{Name: "cpu", CPUs: []int{0, 1}, CoreType: "Intel Xeon Processor (Icelake)", L2KiBPerCore: 4096, SharedCacheKiB: 16384, SMTWays: 1, CoreCPUs: []int{0, 1}},
+			},
+		},
+		{
+			// AMD Ryzen 7 6800H: 8 cores of two hardware threads, AMD's
+			// numbering (cpuN and cpuN+8 are one core's), one L3.
+			fixture: "ryzen-7-6800h", online: "0-15", possible: "0-15",
+			clusters: []Cluster{
+				{Name: "cpu", CPUs: []int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15}, CoreType: "AMD Ryzen 7 6800H with Radeon Graphics",
+					MaxFreqKHz: 4785000, L2KiBPerCore: 512, SharedCacheKiB: 16384,
+					SMTWays: 2, CoreCPUs: []int{0, 1, 2, 3, 4, 5, 6, 7}, SMTCPUs: []int{8, 9, 10, 11, 12, 13, 14, 15}},
 			},
 		},
 		{
@@ -45,9 +57,9 @@ func TestDiscoverFixtures(t *testing.T) {
 			// by 8% split into big and mid; MIDR comes from /proc/cpuinfo.
 			fixture: "cix-p1", online: "0-11", possible: "0-11",
 			clusters: []Cluster{
-				{Name: "big", CPUs: []int{8, 9, 10, 11}, CoreType: "Cortex-A720", MaxFreqKHz: 2600000, CapacityUnits: 1024, L2KiBPerCore: 512, SharedCacheKiB: 12288},
-				{Name: "mid", CPUs: []int{4, 5, 6, 7}, CoreType: "Cortex-A720", MaxFreqKHz: 2400000, CapacityUnits: 945, L2KiBPerCore: 512, SharedCacheKiB: 12288},
-				{Name: "little", CPUs: []int{0, 1, 2, 3}, CoreType: "Cortex-A520", MaxFreqKHz: 1800000, CapacityUnits: 380, L2KiBPerCore: 256, SharedCacheKiB: 12288},
+				{Name: "big", CPUs: []int{8, 9, 10, 11}, CoreType: "Cortex-A720", MaxFreqKHz: 2600000, CapacityUnits: 1024, L2KiBPerCore: 512, SharedCacheKiB: 12288, SMTWays: 1, CoreCPUs: []int{8, 9, 10, 11}},
+				{Name: "mid", CPUs: []int{4, 5, 6, 7}, CoreType: "Cortex-A720", MaxFreqKHz: 2400000, CapacityUnits: 945, L2KiBPerCore: 512, SharedCacheKiB: 12288, SMTWays: 1, CoreCPUs: []int{4, 5, 6, 7}},
+				{Name: "little", CPUs: []int{0, 1, 2, 3}, CoreType: "Cortex-A520", MaxFreqKHz: 1800000, CapacityUnits: 380, L2KiBPerCore: 256, SharedCacheKiB: 12288, SMTWays: 1, CoreCPUs: []int{0, 1, 2, 3}},
 			},
 		},
 	}

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"os/signal"
 	"time"
 
@@ -100,7 +99,7 @@ func given[T any](changed bool, v *T) *T {
 // to stdout. It returns the measurements file's path. When ctx is done
 // (Ctrl-C) it stops, killing the running benchmark; every finished run is
 // kept, and the error wraps ctx.Err().
-func runBenchGrid(ctx context.Context, o *benchGridOptions, workloadName, workloadYAML string, stdout, stderr io.Writer) (string, error) {
+func runBenchGrid(ctx context.Context, o *benchGridOptions, workloadName, workloadYAML string, stdout io.Writer) (string, error) {
 	cfg, err := o.config()
 	if err != nil {
 		return "", err
@@ -115,9 +114,6 @@ func runBenchGrid(ctx context.Context, o *benchGridOptions, workloadName, worklo
 	defer stop()
 	path := cmp.Or(o.Measurements, "runs.jsonl")
 	cfg.Workload, cfg.WorkloadYAML = workloadName, workloadYAML
-	if st, err := os.Stat(path); err == nil && st.Size() > 0 && !o.Resume {
-		fmt.Fprintf(stderr, "blsim: appending to %s, which holds earlier runs (--resume skips the ones measured)\n", path)
-	}
 	sum, runErr := runner.RunFile(ctx, cfg, path, o.Resume, stdout)
 	if runErr != nil && ctx.Err() != nil && errors.Is(runErr, ctx.Err()) {
 		return path, fmt.Errorf("interrupted after %d of %d runs; they are in %s, --resume continues: %w",

@@ -111,7 +111,7 @@ func TestRunBenchGrid(t *testing.T) {
 	args := []string{"--bench", bench + " -p 512 -n 0 -o jsonl", "--env", "ORK_MOE_BIGLITTLE=1",
 		"--env", "ORK_BL_LITTLE_FRAC=0:0.2:0.1", "--env", "ORK_BL_POLL=0,50", "--arg", "-t=4", "--measurements", path}
 	var out, errb bytes.Buffer
-	got, err := runBenchGrid(context.Background(), benchFlags(t, args...), "qwen3.5-35b-a3b", "", &out, &errb)
+	got, err := runBenchGrid(context.Background(), benchFlags(t, args...), "qwen3.5-35b-a3b", "", &out)
 	if err != nil || got != path {
 		t.Fatalf("%q %v\n%s%s", got, err, out.String(), errb.String())
 	}
@@ -142,24 +142,26 @@ func TestRunBenchGrid(t *testing.T) {
 	// --resume reruns the two failures only, which now pass.
 	t.Setenv("FAIL_AT", "none")
 	out.Reset()
-	if _, err := runBenchGrid(context.Background(), benchFlags(t, append(args, "--resume")...), "w", "", &out, &errb); err != nil {
+	if _, err := runBenchGrid(context.Background(), benchFlags(t, append(args, "--resume")...), "w", "", &out); err != nil {
 		t.Fatal(err)
 	}
 	if s := out.String(); !strings.Contains(s, "[2/2] ORK_BL_LITTLE_FRAC=0.1 ORK_BL_POLL=50  21.00 t/s") ||
 		!strings.Contains(s, "2 runs: 2 ok, 0 failed, 0 timed out; 4 skipped (already measured); 2 measurements") {
 		t.Errorf("resume output:\n%s", s)
 	}
-	// Without --resume the file is appended to, with a note.
-	errb.Reset()
+	// Without --resume a file that holds runs is refused before anything
+	// runs: the same grid again would write other values under the same
+	// IDs, lines that every reader refuses (issue 31).
 	out.Reset()
+	_, err = runBenchGrid(context.Background(), benchFlags(t, args...), "w", "", &out)
+	if !errors.Is(err, measure.ErrMeasured) || out.Len() != 0 {
+		t.Errorf("rerun without --resume: %v\n%s", err, out.String())
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	_, err = runBenchGrid(ctx, benchFlags(t, args...), "w", "", &out, &errb)
+	_, err = runBenchGrid(ctx, benchFlags(t, append(args, "--measurements", filepath.Join(t.TempDir(), "fresh.jsonl"))...), "w", "", &out)
 	if !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), "interrupted after 0 of 6 runs") {
 		t.Errorf("cancelled: %v", err)
-	}
-	if !strings.Contains(errb.String(), "appending to") {
-		t.Errorf("stderr %q", errb.String())
 	}
 	// A grid whose every run fails is an error, with the count; its
 	// failures are recorded.
@@ -167,7 +169,7 @@ func TestRunBenchGrid(t *testing.T) {
 	all := filepath.Join(t.TempDir(), "all-fail.jsonl")
 	out.Reset()
 	_, err = runBenchGrid(context.Background(), benchFlags(t, "--bench", bench, "--env", "ORK_MOE_BIGLITTLE=1",
-		"--env", "ORK_BL_LITTLE_FRAC=0", "--env", "ORK_BL_POLL=0,50", "--measurements", all), "w", "", &out, &errb)
+		"--env", "ORK_BL_LITTLE_FRAC=0", "--env", "ORK_BL_POLL=0,50", "--measurements", all), "w", "", &out)
 	if err == nil || !strings.Contains(err.Error(), "every one of the 2 runs failed") ||
 		!strings.Contains(out.String(), "2 runs: 0 ok, 2 failed") {
 		t.Errorf("all failed: %v\n%s", err, out.String())

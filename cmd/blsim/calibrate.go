@@ -13,6 +13,7 @@ import (
 	"github.com/blsim/blsim/calibrate"
 	"github.com/blsim/blsim/calibrate/dispatch"
 	"github.com/blsim/blsim/calibrate/fit"
+	"github.com/blsim/blsim/internal/outguard"
 	"github.com/blsim/blsim/measure"
 	"github.com/blsim/blsim/model"
 	"github.com/blsim/blsim/presets"
@@ -33,6 +34,7 @@ type calibrateOptions struct {
 	Quick, NoFit, AcceptPoor, JSON                           bool
 
 	flags *pflag.FlagSet
+	ctx   context.Context // done on Ctrl-C, SIGTERM, SIGHUP or SIGQUIT
 }
 
 // calibrateJSON is what calibrate --json prints.
@@ -70,6 +72,7 @@ performance and stop everything else first.`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx, stop := signal.NotifyContext(cmd.Context(), stopSignals...)
 			defer stop()
+			o.ctx = ctx
 			return calibrateRun(ctx, o, stdout, stderr)
 		},
 	}
@@ -102,14 +105,13 @@ func calibrateRun(ctx context.Context, o *calibrateOptions, stdout, stderr io.Wr
 	if _, err := fitOptionsOf(o.Stat, o.Kernels); err != nil {
 		return err
 	}
-	if !o.NoFit {
-		// Before any measuring: a profile that cannot be written, or would
-		// be written over the measurements, is found out now.
-		if err := checkOutput("-o", o.Out, o.Bench.Measurements, o.Prior); err != nil {
-			return err
-		}
+	// Before any measuring: an output that cannot be written, or would be
+	// written over an input, is found out now.
+	outs := []string{"measurements", "output"}
+	if o.NoFit {
+		outs = outs[:1]
 	}
-	if err := checkOutput("--measurements", o.Bench.Measurements, o.Prior); err != nil {
+	if err := outguard.Check(o.flags, nil, outs...); err != nil {
 		return err
 	}
 	if o.Bench.Bench != "" || o.Bench.Grid != "" {
@@ -132,9 +134,6 @@ func calibrateRun(ctx context.Context, o *calibrateOptions, stdout, stderr io.Wr
 	if err != nil {
 		return calibrateError(err, path)
 	}
-	for _, warn := range c.Warnings {
-		fmt.Fprintf(stderr, "blsim: warning: %s\n", warn)
-	}
 	if line, slow := dispatch.KernelsLine(); slow {
 		fmt.Fprintf(stderr, "blsim: warning: %s\n", line)
 	} else {
@@ -148,6 +147,7 @@ func calibrateRun(ctx context.Context, o *calibrateOptions, stdout, stderr io.Wr
 	if err := c.Start(); err != nil {
 		return calibrateError(err, path)
 	}
+	warnAll(stderr, c.Warnings)
 	fmt.Fprintf(stderr, "blsim %s\n", c.Header())
 	taken, err := c.Measure(ctx, calibrate.NewProgress(stderr, len(c.Steps)))
 	if errors.Is(err, context.Canceled) {
@@ -162,7 +162,7 @@ func calibrateRun(ctx context.Context, o *calibrateOptions, stdout, stderr io.Wr
 	if o.NoFit {
 		return recorded(stdout, path, o.JSON)
 	}
-	ms, err := readMeasurements(path, stderr)
+	ms, err := readMeasurements(path, nil, stderr)
 	if err != nil {
 		return err
 	}
@@ -189,6 +189,7 @@ func recorded(stdout io.Writer, path string, asJSON bool) error {
 // the fit and, with holdout, the held-out error.
 func fitProfile(stdout, stderr io.Writer, o *calibrateOptions, prior *model.SoC, ms []measure.Measurement, holdout []string, source string, governors map[string]string) error {
 	opts, _ := fitOptionsOf(o.Stat, o.Kernels) // checked by calibrateRun
+	opts.Context = o.ctx                       // a signal stops the fit too
 	job := fit.Job{Prior: prior, Measurements: ms, Options: opts, Holdout: holdout, Source: source, Governors: governors}
 	if o.Bench.Bench == "" && o.Bench.Grid == "" {
 		// The built-in dispatcher's runs: which kernels they ran.
@@ -201,7 +202,11 @@ func fitProfile(stdout, stderr io.Writer, o *calibrateOptions, prior *model.SoC,
 			return calibrateJSON{Measurements: o.Bench.Measurements, Profile: o.Out, Fit: r, Holdout: v, Noise: noiseLine(ms, opts.Stat)}
 		}
 	}
-	return out.run(stdout, stderr, job)
+	err := out.run(stdout, stderr, job)
+	if errors.Is(err, context.Canceled) {
+		return fmt.Errorf("interrupted during the fit: no profile written; every measurement is in %s (blsim fit fits them)", o.Bench.Measurements)
+	}
+	return err
 }
 
 // benchOnlyFlags are the calibrate flags that only the --bench mode reads.

@@ -70,14 +70,14 @@ func calibrateBench(ctx context.Context, o *calibrateOptions, stdout, stderr io.
 	if o.JSON {
 		progress = stderr // stdout is the JSON document alone
 	}
-	path, err := runBenchGrid(ctx, &o.Bench, w.Name, string(wyaml), progress, stderr)
+	path, err := runBenchGrid(ctx, &o.Bench, w.Name, string(wyaml), progress)
 	if err != nil {
-		return err
+		return calibrateError(err, path)
 	}
 	if o.NoFit {
 		return recorded(stdout, path, o.JSON)
 	}
-	ms, err := readMeasurements(path, stderr)
+	ms, err := readMeasurements(path, nil, stderr)
 	if err != nil {
 		return err
 	}

@@ -14,12 +14,34 @@ import (
 
 // TestMain lets the test binary stand in for the blsim binary: with
 // BLSIM_TEST_MAIN=1 it runs the command line instead of the tests, so the
-// end-to-end test can put a real blsim behind --bench.
+// end-to-end test can put a real blsim behind --bench. With
+// BLSIM_TEST_HWM=FILE too, it writes its own peak resident set to FILE
+// as it ends (BenchmarkHostileInputs).
 func TestMain(m *testing.M) {
 	if os.Getenv("BLSIM_TEST_MAIN") == "1" {
-		os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+		code := run(os.Args[1:], os.Stdout, os.Stderr)
+		if f := os.Getenv("BLSIM_TEST_HWM"); f != "" {
+			writePeakRSS(f)
+		}
+		os.Exit(code)
 	}
 	os.Exit(m.Run())
+}
+
+// writePeakRSS writes the VmHWM line of /proc/self/status (Linux: the
+// peak resident set of this program since its exec, which getrusage's
+// ru_maxrss is not: a child started by vfork inherits its parent's peak)
+// to path; elsewhere it writes nothing.
+func writePeakRSS(path string) {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if strings.HasPrefix(l, "VmHWM:") {
+			_ = os.WriteFile(path, []byte(l+"\n"), 0o644)
+		}
+	}
 }
 
 // TestBenchThroughCalibrate drives `blsim bench` (the built-in dispatcher)

@@ -3,9 +3,9 @@ package main
 import (
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/blsim/blsim/calibrate/fit"
+	"github.com/blsim/blsim/internal/outguard"
 	"github.com/blsim/blsim/measure"
 	"github.com/blsim/blsim/presets"
 	"github.com/spf13/cobra"
@@ -17,6 +17,7 @@ type fitOptions struct {
 	Measurements, SoC, Out, Stat, Kernels string
 	Free, Holdout                         []string
 	AcceptPoor, JSON                      bool
+	flags                                 *pflag.FlagSet
 }
 
 func newFitCmd(stdout, stderr io.Writer) *cobra.Command {
@@ -41,6 +42,7 @@ profile with each value's standard deviation and the fit's provenance.`,
 	addKernelsFlag(f, &o.Kernels)
 	addAcceptPoorFlag(f, &o.AcceptPoor)
 	f.BoolVar(&o.JSON, "json", false, "print JSON")
+	o.flags = f
 	return cmd
 }
 
@@ -55,15 +57,12 @@ func addAcceptPoorFlag(f *pflag.FlagSet, accept *bool) {
 }
 
 // readMeasurements reads a measurements file by measure's one rule for bad
-// lines (measure.ReadUsable), warning about them on stderr.
-func readMeasurements(path string, stderr io.Writer) ([]measure.Measurement, error) {
+// lines (measure.ReadUsable, with check), warning about them on stderr.
+func readMeasurements(path string, check func(*measure.Measurement) error, stderr io.Writer) ([]measure.Measurement, error) {
 	if path == "" {
 		return nil, fmt.Errorf("--measurements: a measurements file is required")
 	}
-	if _, err := os.Stat(path); err != nil {
-		return nil, fmt.Errorf("--measurements: %w", err)
-	}
-	ms, warnings, err := measure.ReadUsable(path)
+	ms, warnings, err := measure.ReadUsable(path, check)
 	if err != nil {
 		return nil, fmt.Errorf("--measurements: %w", err)
 	}
@@ -92,14 +91,14 @@ func fitRun(o *fitOptions, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if err := checkOutput("-o", o.Out, o.Measurements, o.SoC); err != nil {
+	if err := outguard.Check(o.flags, nil, "output"); err != nil {
 		return err
 	}
 	prior, err := presets.LoadSoC(o.SoC)
 	if err != nil {
 		return fmt.Errorf("--soc: %w", err)
 	}
-	ms, err := readMeasurements(o.Measurements, stderr)
+	ms, err := readMeasurements(o.Measurements, nil, stderr)
 	if err != nil {
 		return err
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/blsim/blsim/gguf"
 	"github.com/blsim/blsim/hfconfig"
 	"github.com/blsim/blsim/internal/atomicfile"
+	"github.com/blsim/blsim/internal/outguard"
 	"github.com/blsim/blsim/model"
 	"github.com/blsim/blsim/presets"
 	"github.com/spf13/cobra"
@@ -49,8 +50,8 @@ func newFromGGUFCmd(stdout, stderr io.Writer) *cobra.Command {
 		Use:   "from-gguf FILE",
 		Short: "Write the workload a GGUF model file describes, as YAML (only the header is read)",
 		Args:  cobra.ExactArgs(1),
-		RunE: func(_ *cobra.Command, args []string) error {
-			if err := checkOutput("-o", out, args[0]); err != nil {
+		RunE: func(c *cobra.Command, args []string) error {
+			if err := outguard.Check(c.Flags(), args, "output"); err != nil {
 				return err
 			}
 			b, notes, err := gguf.YAML(args[0])
@@ -92,10 +93,13 @@ func newWorkloadsNewCmd(stdout, stderr io.Writer) *cobra.Command {
 		Use:   "new [MODEL] [--config config.json] [--scheme Q4_K_M] [--layers N ...]",
 		Short: "Write the workload of a model from its public config (a preset: " + strings.Join(presets.ModelNames(), ", ") + ") and a quantization scheme",
 		Args:  cobra.MaximumNArgs(1),
-		RunE: func(_ *cobra.Command, args []string) error {
+		RunE: func(c *cobra.Command, args []string) error {
+			if err := outguard.Check(c.Flags(), args, "output"); err != nil {
+				return err
+			}
 			r.Preset = strings.Join(args, "")
 			m, err := r.Build(presets.Model)
-			if err := errors.Join(err, checkOutput("-o", out, r.ConfigFile)); err != nil {
+			if err != nil {
 				return err
 			}
 			fmt.Fprintln(stderr, m.SizeLine())

@@ -92,7 +92,7 @@ func TestPredictTokenGeneration(t *testing.T) {
 	}{
 		{[]string{"predict", "--prompt", "0"}, "--prompt: 0: want at least 1 (0 only with --gen"},
 		{[]string{"predict", "--prompt", "0", "--gen", "8", "--split", "token"}, "--split: tg8 has graphs of one token"},
-		{[]string{"predict", "--gen", "-1"}, "--gen -1 --depth 0"},
+		{[]string{"predict", "--gen", "-1"}, "--gen: -1 is negative"},
 	} {
 		_, errs, code := runCLI(t, tc.args...)
 		if code == 0 || !strings.Contains(errs, tc.want) {

@@ -164,7 +164,7 @@ func TestBadInput(t *testing.T) {
 		{"zero prompt", []string{"predict", "--prompt", "0"}, []string{"--prompt: 0: want at least 1"}},
 		{"zero ubatch", []string{"predict", "--ubatch", "0"}, []string{"--ubatch: 0: want at least 1"}},
 		{"too many ubatches", []string{"predict", "--prompt", "1048576", "--ubatch", "1"}, []string{"--prompt 1048576 --ubatch 1", "at most 4096"}},
-		{"a device", []string{"predict", "--soc", "/dev/zero"}, []string{"--soc", "/dev/zero", "more than 64 MiB", "character device"}},
+		{"a device", []string{"predict", "--soc", "/dev/zero"}, []string{"--soc", "/dev/zero", "more than 1 MiB", "character device"}},
 		{"unknown flag", []string{"predict", "--bogus"}, []string{"bogus"}},
 		{"unknown command", []string{"frobnicate"}, []string{"frobnicate"}},
 	} {

@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/blsim/blsim/calibrate/fit"
+	"github.com/blsim/blsim/internal/outguard"
+	"github.com/blsim/blsim/internal/progress"
 	"github.com/blsim/blsim/measure"
 	"github.com/blsim/blsim/model"
 	"github.com/blsim/blsim/plots"
@@ -96,7 +98,7 @@ func plotRun(o *plotOptions, stdout io.Writer) error {
 	if _, err := plots.Format(o.Output); err != nil {
 		return err
 	}
-	if err := checkOutput("-o", o.Output, o.Measurements, o.SoC, o.Workload); err != nil {
+	if err := outguard.Check(o.flags, nil, "output"); err != nil {
 		return err
 	}
 	if o.Shares != "" {
@@ -144,7 +146,9 @@ func plotRun(o *plotOptions, stdout io.Writer) error {
 			return err
 		}
 		if kind == plots.KindHeatmap {
-			heat, err := predict.WhatIfOf(p, s, wl, predict.WhatIfOptions{XParam: o.XParam, YParam: o.YParam})
+			cells, finish := progress.Lazy(o.warn, "what-if cells")
+			heat, err := predict.WhatIfOf(p, s, wl, predict.WhatIfOptions{XParam: o.XParam, YParam: o.YParam, Progress: cells})
+			finish()
 			if err != nil {
 				return err
 			}
@@ -278,7 +282,7 @@ func loadMeasurementsRaw(path, socRef string, s *model.SoC, w *model.Workload, s
 	if path == "" && socRef != seedSoC {
 		return nil, nil, "", fmt.Errorf("--measurements: a measurements file is required for soc %s (only %s has built-in ones)", s.Name, seedSoC)
 	}
-	raw, warnings, src, err := presets.Measurements(path)
+	raw, warnings, src, err := presets.Measurements(path, fit.PlanCheck(s))
 	if err != nil {
 		return nil, nil, "", fmt.Errorf("--measurements: %w", err)
 	}

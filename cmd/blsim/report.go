@@ -13,6 +13,9 @@ import (
 	"github.com/blsim/blsim/calibrate/runner"
 	"github.com/blsim/blsim/internal/atomicfile"
 	"github.com/blsim/blsim/internal/buildinfo"
+	"github.com/blsim/blsim/internal/outguard"
+	"github.com/blsim/blsim/internal/progress"
+	"github.com/blsim/blsim/internal/termsafe"
 	"github.com/blsim/blsim/measure"
 	"github.com/blsim/blsim/model"
 	"github.com/blsim/blsim/plots"
@@ -104,6 +107,20 @@ func reportRun(o *reportOptions, stdout io.Writer) (err error) {
 	if err := atomicfile.CheckReplaceable(out, reportFiles); err != nil {
 		return fmt.Errorf("report: %w; choose another -o", err)
 	}
+	if err := outguard.CheckDir(o.flags, nil, "output"); err != nil {
+		return err
+	}
+	// The folder the report is written in, made before the work so that a
+	// parent that takes none is found out first.
+	tmp, err := atomicfile.TempDir(out)
+	if err != nil {
+		return fmt.Errorf("report: %w", err)
+	}
+	defer func() {
+		if err != nil {
+			os.RemoveAll(tmp)
+		}
+	}()
 	o.progress = o.warn
 	q, err := o.request()
 	if err != nil {
@@ -126,15 +143,6 @@ func reportRun(o *reportOptions, stdout io.Writer) (err error) {
 		return err
 	}
 	warn(o.warn, p, o.SoC)
-	tmp, err := atomicfile.TempDir(out)
-	if err != nil {
-		return fmt.Errorf("report: %w", err)
-	}
-	defer func() {
-		if err != nil {
-			os.RemoveAll(tmp)
-		}
-	}()
 	date := o.date
 	if date == "" {
 		date = time.Now().Format("2006-01-02")
@@ -161,7 +169,9 @@ func reportRun(o *reportOptions, stdout io.Writer) (err error) {
 			vd.Measured = predict.SplitPoints(ms, p, wl.WithRun(o.ownRun))
 		}
 	}
-	heat, err := predict.WhatIfOf(p, s, wl, predict.WhatIfOptions{})
+	cells, finish := progress.Lazy(o.warn, "what-if cells")
+	heat, err := predict.WhatIfOf(p, s, wl, predict.WhatIfOptions{Progress: cells})
+	finish()
 	if err != nil {
 		return err
 	}
@@ -178,7 +188,7 @@ func finishReport(d *report.Data, tmp, out string, stdout io.Writer) error {
 	if err := report.Markdown(&md, d); err != nil {
 		return err
 	}
-	if err := os.WriteFile(filepath.Join(tmp, "report.md"), []byte(md.String()), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(tmp, "report.md"), []byte(termsafe.EscapeText(md.String())), 0o644); err != nil {
 		return fmt.Errorf("report: %w", err)
 	}
 	if err := atomicfile.ReplaceDir(tmp, out); err != nil {

@@ -41,10 +41,12 @@ type requestFlags struct {
 	progress io.Writer
 }
 
-// longUbatches is the ubatch count from which a prediction shows its
-// progress: each step then simulates that many ubatches hundreds of times
-// (about 20 ms per ubatch-step on a 2-vCPU machine).
-const longUbatches = 64
+// longUbatches is the ubatch count, and longEngines the engine count,
+// from which a prediction shows its progress: each step then simulates
+// that many ubatches hundreds of times (about 20 ms per ubatch-step on a
+// 2-vCPU machine), or searches a split over that many engines (seconds
+// to a minute a step; docs/guarantees.md).
+const longUbatches, longEngines = 64, 4
 
 // register adds the flags to f with the same names, meanings and defaults
 // in every command.
@@ -120,14 +122,14 @@ func (r *requestFlags) request() (predict.Request, error) {
 			return q, fmt.Errorf("--%s: %d: want at least 1 (0 only with --gen; leave the flag out for the workload's own)", name, v)
 		}
 	}
-	if r.Gen < 0 || r.Gen > 1<<20 || r.Depth < 0 || r.Depth > 1<<24 {
-		return q, fmt.Errorf("--gen %d --depth %d: want 0..%d generated tokens at a depth of 0..%d", r.Gen, r.Depth, 1<<20, 1<<24)
-	}
-	if r.Prompt > 1<<20 {
-		return q, fmt.Errorf("--prompt: %d is outside 1..%d", r.Prompt, 1<<20)
-	}
-	if r.Ubatch > 1<<16 {
-		return q, fmt.Errorf("--ubatch: %d is outside 1..%d", r.Ubatch, 1<<16)
+	for _, c := range []struct { // the ranges a workload file is held to
+		flag string
+		v    int
+		r    model.IntRange
+	}{{"prompt", r.Prompt, model.PromptRange}, {"ubatch", r.Ubatch, model.UbatchRange}, {"gen", r.Gen, model.GenRange}, {"depth", r.Depth, model.DepthRange}} {
+		if err := c.r.Check(c.v); err != nil && r.given(c.flag) {
+			return q, fmt.Errorf("--%s: %w", c.flag, err)
+		}
 	}
 	if r.given("test") {
 		if err := predict.ApplyTest(&q.Workload.Run, r.Test, r.Prompt, r.Gen); err != nil {
@@ -191,10 +193,10 @@ func (r *requestFlags) flagError(err error, q predict.Request) error {
 // run predicts the request, with errors naming the flag, and a progress
 // bar when it is long.
 func (r *requestFlags) run(q predict.Request) (*predict.Prediction, error) {
-	if r.progress != nil && q.Workload != nil && q.Workload.Run.Ubatches() >= longUbatches && q.Progress == nil {
-		bar := progress.NewTransient(r.progress, q.Steps(), fmt.Sprintf("predicting %d ubatches", q.Workload.Run.Ubatches()))
-		q.Progress = func(done, _ int) { bar.Set(done) }
-		defer bar.Finish()
+	if r.progress != nil && q.Workload != nil && (q.Workload.Run.Ubatches() >= longUbatches || len(q.Engines) >= longEngines) && q.Progress == nil {
+		set, finish := progress.Lazy(r.progress, fmt.Sprintf("predicting %d ubatches over %d engines", q.Workload.Run.Ubatches(), max(2, len(q.Engines))))
+		q.Progress = set
+		defer finish()
 	}
 	p, err := predict.Run(q)
 	if err != nil {

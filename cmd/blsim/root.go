@@ -5,6 +5,7 @@ import (
 	"io"
 
 	"github.com/blsim/blsim/internal/buildinfo"
+	"github.com/blsim/blsim/internal/termsafe"
 	"github.com/blsim/blsim/parts"
 	"github.com/spf13/cobra"
 )
@@ -12,6 +13,7 @@ import (
 // run executes the command line args, writing to stdout and stderr, and
 // returns the exit code: 0 on success, 1 on any error (printed as one line).
 func run(args []string, stdout, stderr io.Writer) int {
+	stdout, stderr = termsafe.NewWriter(stdout), termsafe.NewWriter(stderr) // names from files print escaped
 	root := newRootCmd(stdout, stderr)
 	root.SetArgs(args)
 	root.SetOut(stdout)

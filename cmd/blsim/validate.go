@@ -73,7 +73,7 @@ func validateRun(o *validateOptions, stdout, stderr io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("--soc: %w", err)
 	}
-	ms, err := readMeasurements(o.Measurements, stderr)
+	ms, err := readMeasurements(o.Measurements, fit.PlanCheck(soc), stderr)
 	if err != nil {
 		return err
 	}

@@ -8,9 +8,10 @@ import (
 	"path/filepath"
 )
 
-// WriteFile writes data to a temporary file in path's directory, syncs it
-// and renames it over path. On any error the temporary file is removed and
-// path is untouched.
+// WriteFile writes data to a temporary file in path's directory, syncs it,
+// renames it over path and syncs the directory, so that after a crash or
+// a power loss path holds the old content or the whole new one. On any
+// error the temporary file is removed and path is untouched.
 func WriteFile(path string, data []byte, perm os.FileMode) (err error) {
 	dir := filepath.Dir(path)
 	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
@@ -38,6 +39,9 @@ func WriteFile(path string, data []byte, perm os.FileMode) (err error) {
 		return fmt.Errorf("writing %s: %w", path, err)
 	}
 	if err = os.Rename(tmp, path); err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	if err := syncDir(dir); err != nil {
 		return fmt.Errorf("writing %s: %w", path, err)
 	}
 	return nil

@@ -6,18 +6,18 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 )
 
 // CheckOutput makes sure, before any work, that path can take an output
-// file: its folder exists, it is not a device, a folder or a link, and it
-// is none of the inputs, by name or by device and inode (a profile written
-// over the measurements it was fitted from would lose them).
+// file: its folder exists and takes a new file (a file is made there and
+// removed), path is not a device, a folder or a link, and it is none of the
+// inputs (SameAsAny: by name, or by device and inode, each input also read
+// as the words and NAME=VALUE parts it holds), for a profile written over
+// the measurements it was fitted from would lose them.
 func CheckOutput(path string, inputs ...string) error {
-	abs, _ := filepath.Abs(path)
-	for _, in := range inputs {
-		if ia, err := filepath.Abs(in); in != "" && err == nil && ia == abs {
-			return errors.New("is also an input; name another file")
-		}
+	if in := SameAsAny(path, inputs); in != "" {
+		return fmt.Errorf("is also an input (%s); name another file", in)
 	}
 	dir := filepath.Dir(path)
 	if st, err := os.Stat(dir); err != nil {
@@ -28,7 +28,6 @@ func CheckOutput(path string, inputs ...string) error {
 	st, err := os.Lstat(path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return nil
 	case err != nil:
 		return err
 	case st.Mode()&fs.ModeSymlink != 0:
@@ -36,10 +35,65 @@ func CheckOutput(path string, inputs ...string) error {
 	case !st.Mode().IsRegular():
 		return fmt.Errorf("is not a regular file (%v); blsim writes only regular files", st.Mode().Type())
 	}
+	return Writable(dir)
+}
+
+// Writable checks that dir takes a new file, by making one and removing
+// it: an output that cannot be written is found before the work, not
+// after.
+func Writable(dir string) error {
+	f, err := os.CreateTemp(dir, ".blsim-probe-*")
+	if err != nil {
+		return fmt.Errorf("cannot write in %s: %w", dir, errors.Unwrap(err))
+	}
+	name := f.Name()
+	f.Close()
+	return os.Remove(name)
+}
+
+// SameAsAny returns the first of the inputs that names the file path
+// names, or "". Each input counts as itself, as each of its
+// whitespace-separated words, and as the parts of a word split at '=' and
+// ',' (a command line "llama-bench -m model.gguf", an argument
+// "-m=model.gguf", a list "a.yaml,b.yaml"). Two names are one file when
+// both exist and are the same file (device and inode: a hard link, a
+// symlink, another spelling); a path that does not exist yet holds nothing
+// to lose.
+func SameAsAny(path string, inputs []string) string {
+	if path == "" {
+		return ""
+	}
+	st, err := os.Stat(path)
+	if err != nil {
+		return "" // nothing there to lose
+	}
 	for _, in := range inputs {
-		if ist, err := os.Stat(in); in != "" && err == nil && os.SameFile(st, ist) {
-			return fmt.Errorf("is also an input (%s); name another file", in)
+		for _, cand := range Words(in) {
+			if ist, err := os.Stat(cand); err == nil && os.SameFile(st, ist) {
+				return in
+			}
 		}
 	}
-	return nil
+	return ""
+}
+
+// Words is s, its whitespace-separated words and their parts split at
+// '=' and ',', each once, empty ones left out.
+func Words(s string) []string {
+	seen := map[string]bool{}
+	var out []string
+	add := func(w string) {
+		if w != "" && !seen[w] {
+			seen[w] = true
+			out = append(out, w)
+		}
+	}
+	add(s)
+	for _, w := range strings.Fields(s) {
+		add(w)
+		for _, p := range strings.FieldsFunc(w, func(r rune) bool { return r == '=' || r == ',' }) {
+			add(p)
+		}
+	}
+	return out
 }

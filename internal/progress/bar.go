@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sync"
 
+	"github.com/blsim/blsim/internal/termsafe"
 	"github.com/schollz/progressbar/v3"
 )
 
@@ -31,6 +33,7 @@ func NewTransient(w io.Writer, total int, description string) *Bar {
 }
 
 func newBar(w io.Writer, total int, description string, transient bool) *Bar {
+	w = termsafe.Unwrap(w) // the bar's own escapes redraw its line
 	opts := []progressbar.Option{progressbar.OptionSetWriter(w), progressbar.OptionShowCount(),
 		progressbar.OptionSetPredictTime(true), progressbar.OptionSetWidth(30)}
 	if transient {
@@ -58,10 +61,35 @@ func (b *Bar) Finish() {
 // Terminal reports whether w is a terminal (a character device), where a
 // bar can redraw its line.
 func Terminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
+	f, ok := termsafe.Unwrap(w).(*os.File)
 	if !ok {
 		return false
 	}
 	st, err := f.Stat()
 	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+// Lazy returns set, which draws a transient bar headed by description on
+// w from its first call (set(done, total): a caller that only knows the
+// total once under way), and finish, which erases the bar if set drew one.
+// Both may be called from several goroutines.
+func Lazy(w io.Writer, description string) (set func(done, total int), finish func()) {
+	var mu sync.Mutex
+	var bar *Bar
+	set = func(done, total int) {
+		mu.Lock()
+		defer mu.Unlock()
+		if bar == nil {
+			bar = NewTransient(w, total, description)
+		}
+		bar.Set(done)
+	}
+	finish = func() {
+		mu.Lock()
+		defer mu.Unlock()
+		if bar != nil {
+			bar.Finish()
+		}
+	}
+	return set, finish
 }

@@ -1,6 +1,7 @@
-// Package readfile reads input files with a size limit, so that a path
-// naming a device (/dev/zero), a FIFO or a huge file fails with one line
-// instead of reading without end.
+// Package readfile opens and reads input files within limits, so that a
+// path naming a device (/dev/zero), a named pipe no program writes to, or
+// a huge file fails with one line instead of reading, or waiting, without
+// end.
 package readfile
 
 import (
@@ -10,8 +11,12 @@ import (
 	"os"
 )
 
-// YAMLLimit is the most a SoC, workload, grid or knobs file may hold: 64 MiB.
-const YAMLLimit = 64 << 20
+// YAMLLimit is the most a SoC, workload, grid or knobs file may hold:
+// 1 MiB, a hundred times the largest real one (the rk3588-npu preset,
+// 6.1 KB; a fitted profile adds its uncertainty and provenance, a few KB).
+// Parsing YAML takes memory and time in proportion to its nodes, so the
+// limit is what bounds both (package yamlx bounds what aliases expand to).
+const YAMLLimit = 1 << 20
 
 // ErrTooLarge is wrapped by the error for a file over its limit.
 var ErrTooLarge = errors.New("over the size limit")
@@ -19,20 +24,15 @@ var ErrTooLarge = errors.New("over the size limit")
 // Read returns the contents of path, or an error when it holds more than
 // limit bytes (a regular file is judged by its size before reading; any
 // other file, such as a device or a FIFO, by reading at most limit+1
-// bytes). A directory is an error.
+// bytes). A directory is an error, and so is a named pipe that no program
+// writes to (Open).
 func Read(path string, limit int64) ([]byte, error) {
-	f, err := os.Open(path)
+	f, err := Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if st.IsDir() {
-		return nil, fmt.Errorf("%s is a directory", path)
-	}
+	st := f.Info()
 	if st.Mode().IsRegular() && st.Size() > limit {
 		return nil, fmt.Errorf("%s: %d bytes, %w of %s", path, st.Size(), ErrTooLarge, size(limit))
 	}
@@ -60,6 +60,9 @@ func kind(m os.FileMode) string {
 	}
 	return "a special file"
 }
+
+// Size is n bytes for people: whole MiB as MiB, else bytes.
+func Size(n int64) string { return size(n) }
 
 func size(n int64) string {
 	if n%(1<<20) == 0 {

@@ -49,6 +49,9 @@ func RangeOf(unit string) (Range, bool) {
 // Check returns nil when v is in the range, else a one-line reason.
 func (r Range) Check(v float64) error {
 	if !finite(v) || v < r.Min || v > r.Max {
+		if r.Unit == "" { // a ratio: a coefficient of variation
+			return fmt.Errorf("%g is outside [%g, %g] for %s", v, r.Min, r.Max, r.What)
+		}
 		return fmt.Errorf("%g %s is outside [%g, %g] %s for %s%s", v, r.Unit, r.Min, r.Max, r.Unit, r.What, Hint(r, v))
 	}
 	return nil
