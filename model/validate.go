@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/blsim/blsim/internal/units"
 )
 
 // FieldError is a value that is out of range, named by its path in the
@@ -78,6 +80,41 @@ func (c *checker) in(path string, v float64, r Range) {
 	if err := r.Check(v); err != nil {
 		c.fail(path, "%v", err)
 	}
+}
+
+// hinted is num with a hint appended when v fails it: the reading of v
+// in another unit that would be in range (hint gives it, or "").
+func (c *checker) hinted(path string, v, lo, hi float64, hint func(v float64) string) {
+	before := c.err
+	c.num(path, v, lo, hi)
+	if before == nil && c.err != nil {
+		c.err.Msg += hint(v)
+	}
+}
+
+// frac checks a fraction in [lo, 1]: a value in (1, 100] reads as a
+// percentage, and the error says so.
+func (c *checker) frac(path string, v, lo float64) {
+	c.hinted(path, v, lo, 1, func(v float64) string {
+		if v > 1 && v <= 100 {
+			return fmt.Sprintf(" (a fraction, not a percentage: %g%% is %g)", v, v/100)
+		}
+		return ""
+	})
+}
+
+// kib checks a cache size in KiB against [0, hi]: a value that is in
+// range read as bytes gets that hint.
+func (c *checker) kib(path string, v, hi float64) {
+	if finite(v) && v > hi {
+		hint := ""
+		if v/1024 <= hi {
+			hint = fmt.Sprintf(" (in bytes? %.0f B is %g KiB: write it in KiB)", v, v/1024)
+		}
+		c.fail(path, "%.0f KiB is above %.0f KiB, the largest cache blsim takes%s", v, hi, hint)
+		return
+	}
+	c.num(path, v, 0, hi)
 }
 
 func (c *checker) integer(path string, v, lo, hi int) {
@@ -156,23 +193,23 @@ func (s *SoC) Validate() error {
 					strings.Join(KernelClasses, ", "), strings.Join(AttentionRateKeys, ", "))
 			}
 		}
-		c.num(p+"moe_efficiency", e.MoEEfficiency, 0.01, 1)
-		c.num(p+"gemv_efficiency", e.GemvEfficiency, 0, 1)
-		c.num(p+"gemv_overlap", e.GemvOverlap, 0, 1)
+		c.frac(p+"moe_efficiency", e.MoEEfficiency, 0.01)
+		c.frac(p+"gemv_efficiency", e.GemvEfficiency, 0)
+		c.frac(p+"gemv_overlap", e.GemvOverlap, 0)
 		c.in(p+"scalar_ops_per_cycle", e.ScalarOpsPerCycle, KernelRateRange)
-		c.num(p+"thread_scaling_loss", e.ThreadScalingLoss, 0, 1)
+		c.frac(p+"thread_scaling_loss", e.ThreadScalingLoss, 0)
 		c.in(p+"bandwidth_max_gb_s", e.BandwidthMaxGBs, BandwidthRange)
 		if c.err == nil && e.BandwidthMaxGBs > d.PeakGBs && e.UsesSharedDRAM() {
 			c.fail(p+"bandwidth_max_gb_s", "%g exceeds dram.peak_gb_s %g", e.BandwidthMaxGBs, d.PeakGBs)
 		}
-		c.num(p+"bandwidth_per_thread_gb_s", e.BandwidthPerThreadGBs, 0, 10000)
-		c.num(p+"l2_kib_per_core", e.L2KiBPerCore, 0, 1<<20)
-		c.num(p+"shared_cache_kib", e.SharedCacheKiB, 0, 1<<22)
-		c.num(p+"cache_usable_frac", e.CacheUsableFrac, 0, 1)
+		c.hinted(p+"bandwidth_per_thread_gb_s", e.BandwidthPerThreadGBs, 0, BandwidthRange.Max, func(v float64) string { return units.Hint(BandwidthRange, v) })
+		c.kib(p+"l2_kib_per_core", e.L2KiBPerCore, 1<<16)
+		c.kib(p+"shared_cache_kib", e.SharedCacheKiB, 3<<19)
+		c.frac(p+"cache_usable_frac", e.CacheUsableFrac, 0)
 		c.num(p+"llc_bandwidth_gb_s", e.LLCBandwidthGBs, 0, 100000)
 		c.integer(p+"token_tile", e.TokenTile, 1, 4096)
 		c.integer(p+"expert_token_tile", e.ExpertTokenTile, 1, 4096)
-		c.num(p+"mem_compute_overlap", e.MemComputeOverlap, 0, 1)
+		c.frac(p+"mem_compute_overlap", e.MemComputeOverlap, 0)
 		c.repacked(p, e)
 		c.cpus(p, e, seenCPU)
 		c.smt(p, e, seenCPU)

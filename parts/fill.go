@@ -111,6 +111,13 @@ func (f *filler) dram(d *yaml.Node) error {
 		if bus < 8 || bus > 8192 || bus != math.Trunc(bus) {
 			return f.fail(mapValue(d, "bus_bits"), "dram.bus_bits", "%g is not a bus width in bits (8 to 8192)", bus)
 		}
+		if err := m.CheckBus(int(bus), mts); err != nil {
+			path, n := "dram.mt_s", mapValue(d, "mt_s")
+			if int(bus)%m.ChannelBits != 0 {
+				path, n = "dram.bus_bits", mapValue(d, "bus_bits")
+			}
+			return f.fail(n, path, "%v", err)
+		}
 		peak = PeakGBs(int(bus), mts)
 		f.put(d, "peak_gb_s", round3(peak), "dram.peak_gb_s",
 			part(fmt.Sprintf("%g bits / 8 x %g MT/s = %.4g GB/s", bus, mts, peak)), line)
@@ -182,7 +189,8 @@ func (f *filler) engine(e *yaml.Node, i int, sustained, peak float64) error {
 	}
 	f.put(e, "l2_kib_per_core", c.L2KiB, p+"l2_kib_per_core", part(c.Note("l2_kib")), line)
 	if l3, ok := number(mapValue(f.root, "shared_cache_kib")); ok {
-		f.put(e, "shared_cache_kib", l3, p+"shared_cache_kib", Source{Layer: FromFile, Line: mapValue(f.root, "shared_cache_kib").Line, Note: "the chip's shared_cache_kib"}, line)
+		at := mapValue(f.root, "shared_cache_kib").Line
+		f.put(e, "shared_cache_kib", l3, p+"shared_cache_kib", Source{Layer: FromFile, Line: at, Note: "the chip's shared_cache_kib"}, at)
 	} else {
 		f.put(e, "shared_cache_kib", 0, p+"shared_cache_kib", part("no shared cache given (shared_cache_kib at the top of the file or in the engine)"), line)
 	}

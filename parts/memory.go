@@ -56,6 +56,35 @@ func (m *Memory) Share(controller string) (float64, string, error) {
 	return 0, "", fmt.Errorf("unknown controller %q for %s (known: %s; or leave it out for the type's share, %g)", controller, m.Name, strings.Join(known, ", "), m.SustainedShare)
 }
 
+// CheckBus refuses a bus that is not a whole number of the type's
+// channels, or a rate so far outside the type's JEDEC span (by more than
+// half again: vendor speed bins run past JEDEC's) that the file most
+// likely names the wrong type; the reason names the types whose span
+// holds the rate.
+func (m *Memory) CheckBus(busBits int, mts float64) error {
+	if busBits%m.ChannelBits != 0 {
+		return fmt.Errorf("%d bits is not a whole number of %s's %d-bit channels (the whole bus's width in bits: a multiple of %d, e.g. %d or %d)",
+			busBits, m.Name, m.ChannelBits, m.ChannelBits, 2*m.ChannelBits, 4*m.ChannelBits)
+	}
+	if mts > m.MTs[1]*1.5 || mts < m.MTs[0]/1.5 {
+		var fit []string
+		for _, n := range Memories() {
+			if o := lib().memories[n]; mts >= o.MTs[0] && mts <= o.MTs[1] {
+				fit = append(fit, n)
+			}
+		}
+		also := ""
+		switch {
+		case len(fit) == 1:
+			also = "; " + fit[0] + " runs at that rate"
+		case len(fit) > 1:
+			also = "; " + strings.Join(fit, ", ") + " run at that rate"
+		}
+		return fmt.Errorf("%g MT/s is far outside %s's %g-%g MT/s%s", mts, m.Name, m.MTs[0], m.MTs[1], also)
+	}
+	return nil
+}
+
 func (m *Memory) validate(file string) error {
 	bad := func(format string, a ...any) error {
 		return fmt.Errorf("parts: %s: %s", file, fmt.Sprintf(format, a...))

@@ -203,6 +203,12 @@ func TestBadInput(t *testing.T) {
 		{"overlap out of range", "clock_ghz: 2.4}", "clock_ghz: 2.4, gemv_overlap: 1.5}", []string{"engines[0].gemv_overlap", "outside [0, 1]"}},
 		{"no bus", "bus_bits: 64, ", "", []string{"my.yaml:4:", "needs bus_bits and mt_s"}},
 		{"unknown controller", "mt_s: 4224}", "mt_s: 4224, controller: rockchp}", []string{"dram.controller", `unknown controller "rockchp"`, "rockchip"}},
+		{"overlap as a percentage", "clock_ghz: 2.4}", "clock_ghz: 2.4, gemv_overlap: 73}", []string{"my.yaml:6:", "engines[0].gemv_overlap", "a fraction, not a percentage: 73% is 0.73"}},
+		{"stream in MB/s", "clock_ghz: 2.4}", "clock_ghz: 2.4, bandwidth_per_thread_gb_s: 14400}", []string{"my.yaml:6:", "bandwidth_per_thread_gb_s", "in MB/s? 14400 MB/s is 14.4 GB/s"}},
+		{"L2 in bytes", "clock_ghz: 2.4}", "clock_ghz: 2.4, l2_kib_per_core: 524288}", []string{"my.yaml:6:", "l2_kib_per_core", "in bytes? 524288 B is 512 KiB"}},
+		{"L3 in bytes", "shared_cache_kib: 3072", "shared_cache_kib: 3145728", []string{"my.yaml:3:", "shared_cache_kib", "in bytes? 3145728 B is 3072 KiB"}},
+		{"bus not whole channels", "bus_bits: 64", "bus_bits: 40", []string{"my.yaml:4:", "dram.bus_bits", "not a whole number of lpddr4x's 16-bit channels"}},
+		{"rate of another type", "mt_s: 4224", "mt_s: 8533", []string{"my.yaml:4:", "dram.mt_s", "far outside lpddr4x's 1600-4266 MT/s", "lpddr5x"}},
 		{"a part value out of range", "shared_cache_kib: 3072\n", "", nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

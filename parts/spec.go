@@ -107,6 +107,9 @@ func ParseDRAM(s string) (DRAM, error) {
 	if d.BusBits, err = strconv.Atoi(m[3]); err != nil || d.BusBits < 8 || d.BusBits > 8192 {
 		return DRAM{}, fmt.Errorf("dram %q: bus width %s bits is outside [8, 8192]", s, m[3])
 	}
+	if err := mem.CheckBus(d.BusBits, d.MTs); err != nil {
+		return DRAM{}, fmt.Errorf("dram %q: %v", s, err)
+	}
 	return d, nil
 }
 

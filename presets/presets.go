@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 
@@ -88,7 +90,7 @@ func Workload(name string) (*model.Workload, error) {
 // LoadSoC resolves ref as a file when it names one (or ends in .yaml or
 // contains a path separator), else as a preset name.
 func LoadSoC(ref string) (*model.SoC, error) {
-	if isFile(ref) {
+	if IsFile(ref) {
 		return model.LoadSoCFile(ref)
 	}
 	return SoC(ref)
@@ -98,7 +100,7 @@ func LoadSoC(ref string) (*model.SoC, error) {
 // (it starts with the GGUF magic, whatever its name) is read by its header
 // alone (gguf.Read); any other file is workload YAML.
 func LoadWorkload(ref string) (*model.Workload, error) {
-	if isFile(ref) {
+	if IsFile(ref) {
 		if IsGGUF(ref) {
 			m, err := gguf.Read(ref)
 			if err != nil {
@@ -127,7 +129,9 @@ func IsGGUF(path string) bool {
 	return n == 4 && string(b[:]) == gguf.Magic
 }
 
-func isFile(ref string) bool {
+// IsFile says whether ref names a file rather than a preset: a .yaml or
+// .yml name, a path, or a file that exists.
+func IsFile(ref string) bool {
 	if strings.HasSuffix(ref, ".yaml") || strings.HasSuffix(ref, ".yml") || strings.ContainsRune(ref, os.PathSeparator) {
 		return true
 	}
@@ -139,7 +143,7 @@ func isFile(ref string) bool {
 // came from: the parts it names, the file, or a calibration
 // (parts.Resolve).
 func ResolveSoC(ref string) (*model.SoC, *parts.Resolution, error) {
-	if isFile(ref) {
+	if IsFile(ref) {
 		data, err := readfile.Read(ref, readfile.YAMLLimit)
 		if err != nil {
 			return nil, nil, fmt.Errorf("soc: %w", err)
@@ -179,4 +183,29 @@ func WriteResolvedSoC(w io.Writer, ref string) error {
 		return err
 	}
 	return model.WriteResolved(w, s, res)
+}
+
+// ReplacedParts says which part values of the prior ref (a preset or a
+// file that names core and memory parts) a calibration replaced: each
+// fitted parameter (path to fitted value) whose prior a part gave, with
+// the part's value and the fitted one; "" when none was.
+func ReplacedParts(ref string, fitted map[string]float64) string {
+	if ref == "" {
+		return ""
+	}
+	s, res, err := ResolveSoC(ref)
+	if err != nil {
+		return ""
+	}
+	var out []string
+	for _, path := range slices.Sorted(maps.Keys(fitted)) {
+		if src := res.Of(path); src.Layer == parts.FromPart {
+			was, _ := s.Get(path)
+			out = append(out, fmt.Sprintf("%s (part %s: %.4g -> %.4g)", path, src.Part, was, fitted[path]))
+		}
+	}
+	if len(out) == 0 {
+		return ""
+	}
+	return "calibration replaced part values: " + strings.Join(out, ", ")
 }

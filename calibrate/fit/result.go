@@ -146,6 +146,18 @@ type Result struct {
 	Skipped []Skip `json:"skipped,omitempty"`
 }
 
+// Identified maps each parameter the runs identify (all but the
+// prior-led ones) to its fitted value.
+func (r *Result) Identified() map[string]float64 {
+	out := map[string]float64{}
+	for _, p := range r.Params {
+		if p.Identification != PriorOnly {
+			out[p.Path] = p.Value
+		}
+	}
+	return out
+}
+
 // Skip is a throughput left out of a fit, and why.
 type Skip struct {
 	ID     string `json:"id"`

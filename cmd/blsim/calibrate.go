@@ -196,7 +196,7 @@ func fitProfile(stdout, stderr io.Writer, o *calibrateOptions, prior *model.SoC,
 		line, _ := dispatch.KernelsLine()
 		job.Notes = append(job.Notes, line)
 	}
-	out := fitOutput{path: o.Bench.Measurements, out: o.Out, acceptPoor: o.AcceptPoor}
+	out := fitOutput{path: o.Bench.Measurements, out: o.Out, acceptPoor: o.AcceptPoor, prior: o.Prior}
 	if o.JSON {
 		out.json = func(r *fit.Result, v *fit.Validation) any {
 			return calibrateJSON{Measurements: o.Bench.Measurements, Profile: o.Out, Fit: r, Holdout: v, Noise: noiseLine(ms, opts.Stat)}

@@ -113,7 +113,7 @@ func fitRun(o *fitOptions, stdout, stderr io.Writer) error {
 	opts.Free = o.Free
 	job := fit.Job{Prior: prior, Measurements: ms, Options: opts, Holdout: o.Holdout,
 		Source: "fit of " + o.Measurements + " from prior " + o.SoC}
-	out := fitOutput{path: o.Measurements, out: o.Out, acceptPoor: o.AcceptPoor}
+	out := fitOutput{path: o.Measurements, out: o.Out, acceptPoor: o.AcceptPoor, prior: o.SoC}
 	if o.JSON {
 		out.json = func(r *fit.Result, v *fit.Validation) any {
 			if v != nil {
@@ -135,6 +135,9 @@ type fitOutput struct {
 	acceptPoor bool   // write the profile of a poor fit (fit.Result.Check) too
 	// json, if not nil, is the document printed instead of the text.
 	json func(*fit.Result, *fit.Validation) any
+	// prior is the prior's --soc (a preset or a file), whose part values
+	// the fit replaces ("" for a prior calibrate built).
+	prior string
 }
 
 // run fits, writes the profile and prints the fit. A poor fit writes
@@ -154,7 +157,11 @@ func (o fitOutput) run(stdout, stderr io.Writer, j fit.Job) error {
 		r.SoC.Provenance.Notes = append(r.SoC.Provenance.Notes, "poor fit, accepted: "+perr.Error())
 		fmt.Fprintf(stderr, "blsim: warning: %v; the profile is written (--accept-poor-fit)\n", perr)
 	}
+	replaced := presets.ReplacedParts(o.prior, r.Identified())
 	if err == nil {
+		if replaced != "" {
+			r.SoC.Provenance.Notes = append(r.SoC.Provenance.Notes, replaced)
+		}
 		err = fit.WriteProfile(o.out, r.SoC)
 	}
 	if err != nil {
@@ -166,7 +173,13 @@ func (o fitOutput) run(stdout, stderr io.Writer, j fit.Job) error {
 	if o.json != nil {
 		return writeJSON(stdout, o.json(r, v))
 	}
-	return fit.WriteFit(stdout, r, v, j.Options.Stat, noiseLine(j.Measurements, j.Options.Stat), o.out)
+	if err := fit.WriteFit(stdout, r, v, j.Options.Stat, noiseLine(j.Measurements, j.Options.Stat), o.out); err != nil {
+		return err
+	}
+	if replaced != "" {
+		_, err = fmt.Fprintln(stdout, replaced)
+	}
+	return err
 }
 
 // noiseLine is fit.NoiseOf as a line, suggesting --stat best when the

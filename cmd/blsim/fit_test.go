@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -80,6 +81,19 @@ func TestFitAndValidateCommands(t *testing.T) {
 	}
 	if fitted.Provenance == nil || fitted.Provenance.Runs != 10 {
 		t.Errorf("provenance = %+v", fitted.Provenance)
+	}
+	// rk3588's class rates are its core parts': the fit says it replaced
+	// them, the profile's notes keep it, and --resolved calls them
+	// calibration.
+	replaced := "calibration replaced part values: engines.big.kernel_ops_per_cycle.q4 (part cortex-a76: 28 -> "
+	if !strings.Contains(stdout, replaced) || !strings.Contains(stdout, "engines.little.kernel_ops_per_cycle.q4 (part cortex-a55: 9 -> 7.0") {
+		t.Errorf("fit output does not say which part values it replaced: %s", stdout)
+	}
+	if !strings.Contains(strings.Join(fitted.Provenance.Notes, "\n"), replaced) {
+		t.Errorf("provenance notes %q lack %q", fitted.Provenance.Notes, replaced)
+	}
+	if show, stderr, code := runCLI(t, "socs", "show", out, "--resolved"); code != 0 || !regexp.MustCompile(`\n\s+q4: [0-9.]+ # calibration: `).MatchString(show) {
+		t.Errorf("socs show --resolved of the fit: exit %d, %s%s", code, show, stderr)
 	}
 	stdout, stderr, code = runCLI(t, "validate", "--measurements", runs, "--soc", out)
 	if code != 0 {

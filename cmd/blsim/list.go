@@ -76,7 +76,7 @@ func listCmd(stdout io.Writer, use, kind, what string, names func() []string, de
 			if c.Flags().Changed("ubatch") {
 				return fmt.Errorf("--ubatch: only with --gguf")
 			}
-			if resolved {
+			if resolved || use == "socs" && presets.IsFile(args[0]) { // a file: as blsim reads it
 				return presets.WriteResolvedSoC(stdout, args[0])
 			}
 			b, err := data(args[0])

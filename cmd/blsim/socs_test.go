@@ -57,6 +57,8 @@ func TestSoCsNewBadInput(t *testing.T) {
 		{[]string{"--cluster", "4xcortex-a76@2.4", "--dram", "lpddr4x-4224"}, "--dram: dram \"lpddr4x-4224\": want TYPE-MTSxBITS"},
 		{[]string{"--cluster", "4xcortex-a76@2.4", "--dram", "lpddr9-4224x64"}, "unknown memory type \"lpddr9\""},
 		{[]string{"--cluster", "4xcortex-a76@2.4"}, "--dram: required"},
+		{[]string{"--cluster", "4xcortex-a76@2.4", "--dram", "lpddr4x-4224x24"}, "not a whole number of lpddr4x's 16-bit channels"},
+		{[]string{"--cluster", "4xcortex-a76@2.4", "--dram", "lpddr4x-8533x64"}, "far outside lpddr4x's 1600-4266 MT/s"},
 		{[]string{"--dram", "lpddr4x-4224x64"}, "no cluster"},
 		{[]string{"--cluster", "a=4xcortex-a76@2.4", "--cluster", "a=4xcortex-a55@1.8", "--dram", "lpddr4x-4224x64"}, "name \"a\" given twice"},
 	} {
@@ -87,6 +89,14 @@ func TestSoCsShowResolved(t *testing.T) {
 	want, _ := presets.SoC("rk3588")
 	if err != nil || !reflect.DeepEqual(got, want) {
 		t.Errorf("the resolved YAML parses to another SoC (%v)", err)
+	}
+	// A file is shown as blsim reads it, with or without --resolved.
+	file := filepath.Join(t.TempDir(), "board.yaml")
+	if err := os.WriteFile(file, []byte("schema: blsim/soc/v1\nname: board\ndram: {type: lpddr4x, bus_bits: 32, mt_s: 4267}\nengines:\n  - {name: big, core: cortex-a76, cores: 4, clock_ghz: 2.4}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out, stderr, code := runCLI(t, "socs", "show", file); code != 0 || !strings.Contains(out, "peak_gb_s: 17.1 # part lpddr4x") {
+		t.Errorf("socs show FILE: exit %d, %s%s", code, out, stderr)
 	}
 	if out, _, code := runCLI(t, "parts"); code != 0 || !strings.Contains(out, "cortex-a76") || !strings.Contains(out, "lpddr5x") {
 		t.Errorf("parts: exit %d, %s", code, out)
