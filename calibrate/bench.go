@@ -96,8 +96,12 @@ func CheckHoldout(cfg runner.Config, patterns []string) error {
 // points that will be fitted (those no holdout pattern matches) leave to
 // the prior, one line each with the llama-bench arguments that would
 // tell it (fit.Gaps: one prompt length, no tg). Points whose tests are
-// not known before they run count for nothing.
-func SpanGaps(cfg runner.Config, patterns []string) []string {
+// not known before they run count for nothing. None when fitting is false
+// (the runs are only recorded).
+func SpanGaps(cfg runner.Config, patterns []string, fitting bool) []string {
+	if !fitting {
+		return nil
+	}
 	var runs []model.Run
 	for _, p := range cfg.Grid.Points() {
 		plan, err := cfg.Mapping.Plan(p, llamabench.Record{})

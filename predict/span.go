@@ -56,6 +56,15 @@ func spanCheck(ev *sim.Evaluator, native model.Plan) (*SpanCheck, error) {
 	return c, nil
 }
 
+// Note is Line as a note to print, "note: LINE\n", or "" within the
+// span.
+func (c *SpanCheck) Note() string {
+	if line := c.Line(); line != "" {
+		return "note: " + line + "\n"
+	}
+	return ""
+}
+
 // Line is the one line a prediction outside the span prints: what lies
 // outside, and native's interval with the rates it carries at the
 // prior's width; "" within the span.

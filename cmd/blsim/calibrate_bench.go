@@ -60,11 +60,8 @@ func calibrateBench(ctx context.Context, o *calibrateOptions, stdout, stderr io.
 			return fmt.Errorf("--holdout %s: %w", strings.Join(o.Holdout, ","), err)
 		}
 	}
-	if !o.NoFit {
-		// What the fitted tests leave to the prior, and how to tell it.
-		for _, gap := range calibrate.SpanGaps(cfg, o.Holdout) {
-			fmt.Fprintf(stderr, "blsim: warning: %s\n", gap)
-		}
+	for _, gap := range calibrate.SpanGaps(cfg, o.Holdout, !o.NoFit) { // what the fit leaves to the prior
+		fmt.Fprintf(stderr, "blsim: warning: %s\n", gap)
 	}
 	progress := stdout
 	if o.JSON {

@@ -211,7 +211,5 @@ func warn(w io.Writer, p *predict.Prediction, socRef string) {
 	for _, x := range p.Notable(slices.Contains(presets.SoCNames(), socRef)) {
 		fmt.Fprintf(w, "warning: %s: %s\n", socRef, x)
 	}
-	if line := p.Span.Line(); line != "" {
-		fmt.Fprintf(w, "note: %s\n", line)
-	}
+	fmt.Fprint(w, p.Span.Note())
 }
