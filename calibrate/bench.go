@@ -92,6 +92,18 @@ func CheckHoldout(cfg runner.Config, patterns []string) error {
 	return nil
 }
 
+// GridGaps are the warnings of the check before a benchmark grid runs:
+// what the grid cannot tell the prior's values apart on (runner.Config's
+// Gaps: one ubatch, one split mode), when adapted reports a grid adapted
+// to a prior profile, then SpanGaps.
+func GridGaps(cfg runner.Config, adapted bool, patterns []string, fitting bool) []string {
+	var out []string
+	if adapted {
+		out = cfg.Gaps()
+	}
+	return append(out, SpanGaps(cfg, patterns, fitting)...)
+}
+
 // SpanGaps says, before anything runs, what the tests of the grid's
 // points that will be fitted (those no holdout pattern matches) leave to
 // the prior, one line each with the llama-bench arguments that would

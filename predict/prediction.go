@@ -163,6 +163,9 @@ type Prediction struct {
 	// Span, for a fitted profile that recorded what its runs covered: the
 	// run against that span, and native's t/s interval.
 	Span *SpanCheck `json:"span,omitempty"`
+	// Traces, when asked for (Request.Traces): what the timeline and
+	// roofline figures draw.
+	Traces *Traces `json:"-"`
 }
 
 // Plan returns the prediction of mode's plan of kind k.

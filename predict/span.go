@@ -29,10 +29,10 @@ type SpanCheck struct {
 	HiTPS float64 `json:"hi_tps"`
 }
 
-// spanCheck is the SpanCheck of native on ev's SoC running its workload,
-// nil when the SoC is not a fit that recorded its span.
-func spanCheck(ev *sim.Evaluator, native model.Plan) (*SpanCheck, error) {
-	s, w := ev.SoC(), ev.Workload()
+// spanCheck is the SpanCheck of native on s running w (ev, their
+// evaluator, with draws samples an interval), nil when s is not a fit
+// that recorded its span.
+func spanCheck(ev *sim.Evaluator, s *model.SoC, w *model.Workload, draws int, native model.Plan) (*SpanCheck, error) {
 	pv := s.Provenance
 	if pv == nil || pv.Span == nil {
 		return nil, nil
@@ -48,7 +48,7 @@ func spanCheck(ev *sim.Evaluator, native model.Plan) (*SpanCheck, error) {
 		// draws, shared with the plans' intervals.
 		c.LoTPS, c.HiTPS, err = ev.TPSInterval(native)
 	} else {
-		c.LoTPS, c.HiTPS, err = sim.TPSInterval(s, w, native, ev.Draws(), func(path string) bool { return led[path] })
+		c.LoTPS, c.HiTPS, err = sim.TPSInterval(s, w, native, draws, func(path string) bool { return led[path] })
 	}
 	if err != nil {
 		return nil, err
