@@ -55,6 +55,11 @@ func TestLibrary(t *testing.T) {
 			if note == "" {
 				t.Errorf("%s: %s has no source (a comment on it or heading its group)", n, path)
 			}
+			// --resolved shows one value's note alone: a note that points
+			// elsewhere in the file names no source there.
+			if l := strings.ToLower(note); strings.Contains(l, "as above") || strings.Contains(l, "same file") {
+				t.Errorf("%s: %s: %q points elsewhere in the file; name the source", n, path, note)
+			}
 		}
 	}
 }
