@@ -207,6 +207,9 @@ func (s *scanner) run(r *Run) {
 		case "gen_tokens":
 			s.once(&seen, 3)
 			r.GenTokens = s.int()
+		case "flash_attn":
+			s.once(&seen, 4)
+			r.FlashAttn = s.bool()
 		default:
 			s.unknown(k, runNames)
 		}

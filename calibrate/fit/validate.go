@@ -300,6 +300,9 @@ func configKey(m *measure.Measurement) string {
 		for _, n := range []int{r.PromptTokens, r.Ubatch, r.Depth, r.GenTokens} {
 			k = strconv.AppendInt(append(k, '/'), int64(n), 10)
 		}
+		if r.FlashAttn {
+			k = append(k, "/fa"...)
+		}
 	}
 	return string(k)
 }
