@@ -9,9 +9,6 @@ import (
 // header made in memory (NewFile).
 func Uint32Value(v uint32) Value { return Value{Type: Uint32, u: uint64(v)} }
 
-// Float32Value is a f32 metadata value.
-func Float32Value(v float32) Value { return Value{Type: Float32, f: float64(v)} }
-
 // StringValue is a string metadata value.
 func StringValue(s string) Value { return Value{Type: String, s: s} }
 

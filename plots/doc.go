@@ -8,9 +8,9 @@
 // engine's compute and bandwidth roofs with the ops placed by arithmetic
 // intensity). Figures are built from plain data (SplitData,
 // TimelineData, ParityData, predict.WhatIf, RooflineData): views of one
-// predict.Prediction (SplitOf, predict.WhatIfOf) or of a plan simulated
-// (SimTimeline, SimRoofline), so a figure shows the numbers the
-// prediction's table prints. Plots computes no sweep and reads no
+// predict.Prediction (SplitOf, predict.WhatIfOf, and its Traces for
+// TimelineOf and RooflineOf), so a figure shows the numbers the
+// prediction's table prints. Plots simulates nothing, computes no sweep and reads no
 // measurement file: it imports neither calibrate nor presets. Figures are
 // written as PNG, SVG or PDF by Save or Write. Colours
 // are the Okabe–Ito palette and, for the heatmap, Moreland's blue–red

@@ -63,10 +63,8 @@ func goldenFigures(t *testing.T) map[string]*Figure {
 	}
 	fig, err := SplitCurve(sd)
 	add("split", fig, err)
-	td, err := SimTimeline(s, w, TimelineOptions{Frac: 0.12, Poll: 50, Layers: 2})
-	if err != nil {
-		t.Fatal(err)
-	}
+	td := simTimeline(t, s, w, seedPlan(s, 0.12, 50), 2)
+	td.Title = seedTimelineTitle(s, w, 0.12, 50) + ", ubatch 0, layers 0-1"
 	fig, err = Timeline(td)
 	add("timeline", fig, err)
 	fig, err = Parity(ParityData{SoC: s.Name, Workload: w.Name, Points: seedPoints(t, "rk3588")})
@@ -77,10 +75,11 @@ func goldenFigures(t *testing.T) map[string]*Figure {
 	}
 	fig, err = Heatmap(wd)
 	add("heatmap", fig, err)
-	rd, err := SimRoofline(s, w, RooflineOptions{Frac: 0.12, Poll: 50})
+	rd, err := simRoofline(s, w, seedPlan(s, 0.12, 50))
 	if err != nil {
 		t.Fatal(err)
 	}
+	rd.Title = seedRooflineTitle(s, w, 0.12, 50)
 	fig, err = Roofline(rd)
 	add("roofline", fig, err)
 	return figs

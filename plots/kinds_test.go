@@ -53,7 +53,7 @@ func newFigures(t *testing.T, soc string) map[string]*Figure {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rd, err := SimRoofline(s, w, RooflineOptions{Poll: 50})
+	rd, err := simRoofline(s, w, seedPlan(s, 0.12, 50))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -153,7 +153,7 @@ func TestWriteDocs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rd, err := SimRoofline(s, w, RooflineOptions{Poll: 50})
+	rd, err := simRoofline(s, w, seedPlan(s, 0.12, 50))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -178,7 +178,7 @@ func TestWriteDocs(t *testing.T) {
 func TestRooflineUnderTheMemoryRoof(t *testing.T) {
 	s, _ := presets.SoC("rk3588")
 	w, _ := presets.Workload("qwen3.5-35b-a3b")
-	rd, err := SimRoofline(s, w, RooflineOptions{Frac: 0.12, Poll: 50})
+	rd, err := simRoofline(s, w, seedPlan(s, 0.12, 50))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -33,10 +33,7 @@ func TestTimelineAndRooflineOverNEngines(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			td, err := SimTimeline(s, w, TimelineOptions{Plan: &tc.plan, Layers: 1})
-			if err != nil {
-				t.Fatal(err)
-			}
+			td := simTimeline(t, s, w, tc.plan, 1)
 			if strings.Join(td.Engines, ",") != strings.Join(tc.plan.Engines, ",") || !strings.Contains(td.Title, tc.title) {
 				t.Errorf("timeline engines %v, title %q", td.Engines, td.Title)
 			}
@@ -51,7 +48,7 @@ func TestTimelineAndRooflineOverNEngines(t *testing.T) {
 					t.Errorf("timeline: engine %s never computes", e)
 				}
 			}
-			rd, err := SimRoofline(s, w, RooflineOptions{Plan: &tc.plan})
+			rd, err := simRoofline(s, w, tc.plan)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -99,11 +96,11 @@ func TestTimelineAndRooflineOverNEngines(t *testing.T) {
 	// A roofline needs a split.
 	s, _ := presets.SoC("cix-p1")
 	native := model.NewNative("big", 4, 50)
-	if _, err := SimRoofline(s, w, RooflineOptions{Plan: &native}); err == nil {
+	if _, err := simRoofline(s, w, native); err == nil {
 		t.Error("roofline of a native plan: no error")
 	}
 	bad := model.Plan{Mode: model.TokenSplit, Engines: []string{"big", "gpu"}, Fracs: []float64{0.5, 0.5}, Threads: []int{4, 4}, Poll: 50}
-	if _, err := SimRoofline(s, w, RooflineOptions{Plan: &bad}); err == nil || !strings.Contains(err.Error(), "gpu") {
+	if _, err := simRoofline(s, w, bad); err == nil || !strings.Contains(err.Error(), "gpu") {
 		t.Errorf("roofline over an unknown engine: %v", err)
 	}
 }

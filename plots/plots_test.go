@@ -77,10 +77,7 @@ func figures(t *testing.T, soc string) map[string]*Figure {
 	if err != nil {
 		t.Fatal(err)
 	}
-	td, err := SimTimeline(s, w, TimelineOptions{Frac: 0.12, Poll: 50, Layers: 2})
-	if err != nil {
-		t.Fatal(err)
-	}
+	td := simTimeline(t, s, w, seedPlan(s, 0.12, 50), 2)
 	tf, err := Timeline(td)
 	if err != nil {
 		t.Fatal(err)
@@ -209,10 +206,7 @@ func TestBadData(t *testing.T) {
 
 func TestBarsBounded(t *testing.T) {
 	s, w := load(t, "rk3588")
-	d, err := SimTimeline(s, w, TimelineOptions{Frac: 0.12, Poll: 50})
-	if err != nil {
-		t.Fatal(err)
-	}
+	d := simTimeline(t, s, w, seedPlan(s, 0.12, 50), 0)
 	t0, t1, err := d.window()
 	if err != nil {
 		t.Fatal(err)

@@ -49,60 +49,20 @@ type RooflineData struct {
 	Ops     []RoofOp
 }
 
-// RooflineOptions are the settings of SimRoofline.
-type RooflineOptions struct {
-	// Mode and Frac are the split whose second-engine partitions are
-	// placed ("" means model.TokenSplit; Frac 0 means 0.12).
-	Mode model.Mode
-	Frac float64
-	// Poll is the pools' spin level, 0..100.
-	Poll int
-	// BigThreads and LittleThreads default to min(4, the engine's cores) when zero.
-	BigThreads, LittleThreads int
-	// Plan, when not nil, is the split placed, over any number of
-	// engines: its first engine's ops come from a native run, every other
-	// engine's partitions from the split. Mode, Frac and the thread counts
-	// are then unused.
-	Plan *model.Plan
-}
-
-// SimRoofline simulates ubatch 0 natively (placing every op on the first
-// engine) and split (placing the other engines' partitions of the split
-// ops), and returns every engine's roofs.
-func SimRoofline(s *model.SoC, w *model.Workload, o RooflineOptions) (RooflineData, error) {
-	if o.Plan != nil {
-		return rooflineOf(s, w, *o.Plan)
-	}
-	if len(s.Engines) < 2 {
-		return RooflineData{}, fmt.Errorf("plots: %s has one engine; a split needs two", s.Name)
-	}
-	bt, lt := twoThreads(s, o.BigThreads, o.LittleThreads)
-	mode, frac := o.Mode, o.Frac
-	if mode == "" {
-		mode = model.TokenSplit
-	}
-	if frac == 0 {
-		frac = 0.12
-	}
-	if !(frac > 0 && frac < 1) {
-		return RooflineData{}, fmt.Errorf("plots: fraction %g is outside (0, 1)", frac)
-	}
-	big, little := s.Engines[0].Name, s.Engines[1].Name
-	d, err := rooflineOf(s, w, model.NewSplit(mode, big, little, bt, lt, frac, o.Poll))
-	d.Title = fmt.Sprintf("%s on %s: roofline of ubatch 0 (%s native; %s in a %s split at %.3f), poll %d",
-		w.Name, s.Name, big, little, mode, frac, o.Poll)
-	return d, err
-}
-
-// rooflineOf places the ops of ubatch 0 of split p: the first engine's from
-// a native run on it, every other engine's partitions of the split ops
-// from p itself (a partition's rate counts its share of the op).
-func rooflineOf(s *model.SoC, w *model.Workload, p model.Plan) (RooflineData, error) {
+// RooflineOf places the ops of ubatch 0 of split p: the first engine's
+// from native, its run alone, every other engine's partitions of the split
+// ops from run, p's own (a partition's rate counts its share of the op);
+// both runs with their timelines (a prediction's Traces). It simulates
+// nothing.
+func RooflineOf(s *model.SoC, w *model.Workload, p model.Plan, native, run *sim.Result) (RooflineData, error) {
 	if p.Mode == model.Native || len(p.Engines) < 2 || len(p.Fracs) != len(p.Engines) || len(p.Threads) != len(p.Engines) {
 		return RooflineData{}, fmt.Errorf("plots: a roofline places a split over two or more engines, with a share and threads each")
 	}
 	if err := p.Validate(s); err != nil {
 		return RooflineData{}, err
+	}
+	if native == nil || run == nil || native.Timeline == nil || run.Timeline == nil {
+		return RooflineData{}, errors.New("plots: a roofline needs its plan's and native's runs with their timelines (predict.Request.Traces)")
 	}
 	class := sim.ExpertClass(w)
 	d := RooflineData{Title: strings.Replace(PlanTitle(s, w, p), ": ", ": roofline of ubatch 0, ", 1)}
@@ -116,11 +76,7 @@ func rooflineOf(s *model.SoC, w *model.Workload, p model.Plan) (RooflineData, er
 	}
 	ops := w.Ops(0)
 	routing := w.Routing()
-	place := func(plan model.Plan, engines []string, shares []float64, only bool) error {
-		r, err := sim.RunWith(s, w, plan, sim.Options{Timeline: true})
-		if err != nil {
-			return err
-		}
+	place := func(r *sim.Result, engines []string, shares []float64, only bool) {
 		for i, engine := range engines {
 			busy := map[string]float64{}
 			for _, sp := range r.Timeline {
@@ -146,14 +102,9 @@ func rooflineOf(s *model.SoC, w *model.Workload, p model.Plan) (RooflineData, er
 					Intensity: op.Ops / bytes, GOPS: shares[i] * op.Ops / t / 1e9})
 			}
 		}
-		return nil
 	}
-	if err := place(model.NewNative(p.Engines[0], p.Threads[0], p.Poll), p.Engines[:1], []float64{1}, false); err != nil {
-		return RooflineData{}, err
-	}
-	if err := place(p, p.Engines[1:], p.Fracs[1:], true); err != nil {
-		return RooflineData{}, err
-	}
+	place(native, p.Engines[:1], []float64{1}, false)
+	place(run, p.Engines[1:], p.Fracs[1:], true)
 	return d, nil
 }
 

@@ -97,18 +97,6 @@ func SplitOf(p *predict.Prediction, measured []predict.SplitPoint) (SplitData, e
 	return d, nil
 }
 
-// twoThreads fills in the thread counts of the first two engines of s that
-// are zero: each engine's default.
-func twoThreads(s *model.SoC, big, little int) (int, int) {
-	if big == 0 {
-		big = s.Engines[0].DefaultThreads()
-	}
-	if little == 0 {
-		little = s.Engines[1].DefaultThreads()
-	}
-	return big, little
-}
-
 func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
 
 func (d *SplitData) check() error {

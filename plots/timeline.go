@@ -29,51 +29,28 @@ type TimelineData struct {
 	StartS, EndS float64
 }
 
-// TimelineOptions are the settings of SimTimeline.
-type TimelineOptions struct {
-	// Mode is the split mode; "" means model.TokenSplit. model.Native
-	// draws the big engine alone.
-	Mode model.Mode
-	// Frac is the little engine's share of the split ops.
-	Frac float64
-	// Poll is the pools' spin level, 0..100.
-	Poll int
-	// BigThreads and LittleThreads default to min(4, the engine's cores) when zero.
-	BigThreads, LittleThreads int
-	// Layers limits the window to the first Layers layers; zero means the
-	// whole ubatch.
-	Layers int
-	// Plan, when not nil, is the plan drawn, over any number of engines
-	// (a row each, in its order); Mode, Frac and the thread counts are
-	// then unused.
-	Plan *model.Plan
-}
-
-// SimTimeline simulates the plan o describes on s and w and returns ubatch
-// 0's timeline, windowed to o.Layers layers.
-func SimTimeline(s *model.SoC, w *model.Workload, o TimelineOptions) (TimelineData, error) {
-	if o.Layers < 0 {
-		return TimelineData{}, fmt.Errorf("plots: %d layers is negative", o.Layers)
+// TimelineOf is ubatch 0's timeline of plan p from r, p's run with its
+// timeline (sim.Options.Timeline; a prediction's Traces), windowed to
+// the first layers (0: the whole ubatch). It simulates nothing.
+func TimelineOf(s *model.SoC, w *model.Workload, p model.Plan, r *sim.Result, layers int) (TimelineData, error) {
+	if layers < 0 {
+		return TimelineData{}, fmt.Errorf("plots: %d layers is negative", layers)
 	}
-	if o.Plan != nil {
-		return timelineOf(s, w, *o.Plan, PlanTitle(s, w, *o.Plan), o.Layers)
+	if r == nil || r.Timeline == nil {
+		return TimelineData{}, errors.New("plots: a timeline needs its plan's run with a timeline (predict.Request.Traces)")
 	}
-	if len(s.Engines) < 2 {
-		return TimelineData{}, fmt.Errorf("plots: %s has one engine; a split needs two", s.Name)
+	engines := p.Engines
+	if p.Mode == model.Native {
+		engines = engines[:1]
 	}
-	bt, lt := twoThreads(s, o.BigThreads, o.LittleThreads)
-	mode := o.Mode
-	if mode == "" {
-		mode = model.TokenSplit
+	d := TimelineData{Title: PlanTitle(s, w, p), Engines: append([]string(nil), engines...), Spans: r.Timeline, DRAM: r.DRAM}
+	if layers > 0 {
+		d.EndS = LayerEnd(r.Timeline, layers)
+		d.Title += fmt.Sprintf(", ubatch 0, layers 0-%d", layers-1)
+	} else {
+		d.Title += ", ubatch 0"
 	}
-	big, little := s.Engines[0].Name, s.Engines[1].Name
-	p := model.NewSplit(mode, big, little, bt, lt, o.Frac, o.Poll)
-	title := fmt.Sprintf("%s on %s: %s split, %s share %.3f, poll %d", w.Name, s.Name, mode, little, o.Frac, o.Poll)
-	if mode == model.Native {
-		p = model.NewNative(big, bt, o.Poll)
-		title = fmt.Sprintf("%s on %s: native (%s only), poll %d", w.Name, s.Name, big, o.Poll)
-	}
-	return timelineOf(s, w, p, title, o.Layers)
+	return d, nil
 }
 
 // PlanTitle names a plan in a figure's title: "qwen3 on cix-p1: token
@@ -96,26 +73,6 @@ func PlanTitle(s *model.SoC, w *model.Workload, p model.Plan) string {
 		threads[i] = fmt.Sprint(t)
 	}
 	return fmt.Sprintf("%s on %s: %s split %s, %s threads, poll %d", w.Name, s.Name, p.Mode, strings.Join(shares, " / "), strings.Join(threads, "+"), p.Poll)
-}
-
-// timelineOf simulates p with its timeline and windows it to layers.
-func timelineOf(s *model.SoC, w *model.Workload, p model.Plan, title string, layers int) (TimelineData, error) {
-	r, err := sim.RunWith(s, w, p, sim.Options{Timeline: true})
-	if err != nil {
-		return TimelineData{}, err
-	}
-	engines := p.Engines
-	if p.Mode == model.Native {
-		engines = engines[:1]
-	}
-	d := TimelineData{Title: title, Engines: append([]string(nil), engines...), Spans: r.Timeline, DRAM: r.DRAM}
-	if layers > 0 {
-		d.EndS = LayerEnd(r.Timeline, layers)
-		d.Title += fmt.Sprintf(", ubatch 0, layers 0-%d", layers-1)
-	} else {
-		d.Title += ", ubatch 0"
-	}
-	return d, nil
 }
 
 // LayerEnd returns the time at which layer n (counting from 0) starts: the

@@ -63,18 +63,12 @@ type ViewData struct {
 	Threads *predict.ThreadsSweep
 }
 
-// Drawn is the one plan a timeline or roofline of p draws: the requested
-// split of the best split's mode, or the best split when none was
-// requested.
-func Drawn(p *predict.Prediction) predict.PlanPrediction {
-	if r, ok := p.Plan(p.Best.Plan.Mode, predict.Requested); ok {
-		return r
-	}
-	return p.Best
-}
+// errNoTraces: a timeline or roofline renders the prediction's traces.
+var errNoTraces = errors.New("plots: a timeline or roofline draws the prediction's traces: predict it with Request.Traces")
 
 // View draws the figure of kind k of prediction p (nil for a parity plot,
-// which draws each measurement's own plan).
+// which draws each measurement's own plan). It simulates nothing: a
+// timeline or roofline draws p.Traces (predict.Request.Traces).
 func View(k Kind, p *predict.Prediction, d ViewData) (*Figure, error) {
 	if k == KindThreads {
 		return Threads(d.Threads)
@@ -90,8 +84,10 @@ func View(k Kind, p *predict.Prediction, d ViewData) (*Figure, error) {
 		}
 		return SplitCurve(sd)
 	case KindTimeline:
-		plan := Drawn(p).Plan
-		td, err := SimTimeline(d.SoC, d.Workload, TimelineOptions{Plan: &plan, Layers: d.Layers})
+		if p.Traces == nil {
+			return nil, errNoTraces
+		}
+		td, err := TimelineOf(d.SoC, d.Workload, p.Traces.Plan, p.Traces.Run, d.Layers)
 		if err != nil {
 			return nil, err
 		}
@@ -104,8 +100,10 @@ func View(k Kind, p *predict.Prediction, d ViewData) (*Figure, error) {
 	case KindParity:
 		return Parity(ParityData{SoC: d.SoC.Name, Workload: d.Workload.Name, Points: d.Parity, LogAxes: d.LogAxes})
 	case KindRoofline:
-		plan := Drawn(p).Plan
-		rd, err := SimRoofline(d.SoC, d.Workload, RooflineOptions{Plan: &plan})
+		if p.Traces == nil {
+			return nil, errNoTraces
+		}
+		rd, err := RooflineOf(d.SoC, d.Workload, p.Traces.Plan, p.Traces.Native, p.Traces.Run)
 		if err != nil {
 			return nil, err
 		}

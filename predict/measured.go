@@ -3,6 +3,7 @@ package predict
 import (
 	"github.com/blsim/blsim/measure"
 	"github.com/blsim/blsim/model"
+	"github.com/blsim/blsim/sim"
 )
 
 // SplitPoint is a measured throughput placed on a prediction's split
@@ -79,4 +80,17 @@ func SplitPoints(ms []measure.Measurement, p *Prediction, w *model.Workload) []S
 func sameRun(r model.Run, p *Prediction) bool {
 	return r.PromptTokens == p.Prompt && r.GenTokens == p.Gen && r.Depth == p.Depth &&
 		(r.PromptTokens == 0 || r.Ubatch == p.Ubatch)
+}
+
+// MeasuredMaxFrac is the largest second-engine share of ms's two-engine
+// plans past sim.MaxSecondFrac, or 0: how far a split curve must reach
+// to draw them (Request.SweepMaxFrac).
+func MeasuredMaxFrac(ms []measure.Measurement) float64 {
+	to := 0.0
+	for _, m := range ms {
+		if m.Plan != nil && len(m.Plan.Fracs) == 2 && m.Plan.Fracs[1] > sim.MaxSecondFrac {
+			to = max(to, m.Plan.Fracs[1])
+		}
+	}
+	return to
 }

@@ -160,6 +160,9 @@ type Prediction struct {
 	BoundaryFixed []sim.Boundary       `json:"win_boundary_fixed,omitempty"`
 	// Warnings are values of the request that cannot matter.
 	Warnings []Warning `json:"warnings,omitempty"`
+	// Traces, when asked for (Request.Traces): what the timeline and
+	// roofline figures draw.
+	Traces *Traces `json:"-"`
 }
 
 // Plan returns the prediction of mode's plan of kind k.

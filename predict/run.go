@@ -50,6 +50,9 @@ type Request struct {
 	// at full load, for the pools of a thread sweep (ThreadsBeside). Run
 	// refuses it: the split dispatcher's plans run on idle cores.
 	Busy map[string]int
+	// Traces asks for the timelines of ubatch 0 the timeline and roofline
+	// figures draw (Prediction.Traces).
+	Traces bool
 	// Progress, when not nil, is called after each step of the
 	// prediction with the steps done and their total (Steps), so a long
 	// one (many ubatches) can show how far it is.
@@ -399,6 +402,11 @@ func Run(q Request) (*Prediction, error) {
 		p.Sensitivity = g
 		p.BoundaryBest, p.BoundaryFixed = g.WinBoundary(true), g.WinBoundary(false)
 		step()
+	}
+	if q.Traces {
+		if p.Traces, err = traces(ev, p, native); err != nil {
+			return nil, err
+		}
 	}
 	p.Warnings = warnings(r)
 	return p, nil

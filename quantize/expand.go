@@ -21,15 +21,6 @@ type Result struct {
 	Notes []string
 }
 
-// Bytes is the tensors' data size.
-func (r *Result) Bytes() int64 {
-	n := int64(0)
-	for _, t := range r.Tensors {
-		n += t.Bytes()
-	}
-	return n
-}
-
 // Error is a model that the scheme cannot quantize, as llama-quantize
 // refuses it: the tensor and why.
 type Error struct {

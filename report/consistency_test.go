@@ -49,7 +49,7 @@ func TestOnePredictionManyViews(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			q := tc.req
-			q.Sweep = q.TwoEngine()
+			q.Sweep, q.Traces = q.TwoEngine(), true
 			p, err := predict.Run(q)
 			if err != nil {
 				t.Fatal(err)
@@ -97,12 +97,7 @@ func TestOnePredictionManyViews(t *testing.T) {
 				mustHave(t, "heatmap", heatText, "at "+share)
 			}
 
-			plan := b.Plan
-			td, err := plots.SimTimeline(q.SoC, q.Workload, plots.TimelineOptions{Plan: &plan, Layers: 1})
-			if err != nil {
-				t.Fatal(err)
-			}
-			tf, err := plots.Timeline(td)
+			tf, err := plots.View(plots.KindTimeline, p, plots.ViewData{SoC: q.SoC, Workload: q.Workload, Layers: 1})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -36,6 +36,9 @@ type Data struct {
 	Parity       []predict.ParityPoint
 	ParitySource string
 	Sources      []string
+	// Measured are the measurements on the split curve's plans (its
+	// figure's points), or nil.
+	Measured []predict.SplitPoint
 	// Seed is set when the SoC is the seed's (rk3588): its poll-0 figure
 	// is then named.
 	Seed bool

@@ -41,6 +41,10 @@ type Evaluator struct {
 
 	drawOnce sync.Once
 	variants []*model.SoC // the parameter draws, made on first use
+	// mains are main-engine op timings (mainmemo.go): of the SoC, and of
+	// each draw.
+	mains     *mainMemo
+	drawMains []*mainMemo
 	// perDraw: the uncertainty changes an engine's cores, so a plan is
 	// checked against each draw too.
 	perDraw bool
@@ -57,7 +61,7 @@ func NewEvaluator(s *model.SoC, w *model.Workload, draws int) *Evaluator {
 	if draws <= 0 {
 		draws = DefaultDraws
 	}
-	e := &Evaluator{soc: s, wl: w, draws: draws, g: buildGraphs(w)}
+	e := &Evaluator{soc: s, wl: w, draws: draws, g: buildGraphs(w), mains: newMainMemo()}
 	for p := range s.Uncertainty {
 		e.perDraw = e.perDraw || strings.HasSuffix(p, ".cores")
 	}
@@ -67,18 +71,12 @@ func NewEvaluator(s *model.SoC, w *model.Workload, draws int) *Evaluator {
 // For is an evaluator of the same workload, with the same draws, on SoC
 // s (a what-if variant): it shares e's op graphs, built once.
 func (e *Evaluator) For(s *model.SoC) *Evaluator {
-	f := &Evaluator{soc: s, wl: e.wl, draws: e.draws, g: e.g}
+	f := &Evaluator{soc: s, wl: e.wl, draws: e.draws, g: e.g, mains: newMainMemo()}
 	for p := range s.Uncertainty {
 		f.perDraw = f.perDraw || strings.HasSuffix(p, ".cores")
 	}
 	return f
 }
-
-// SoC and Workload are what e evaluates; Draws the samples of each
-// interval.
-func (e *Evaluator) SoC() *model.SoC           { return e.soc }
-func (e *Evaluator) Workload() *model.Workload { return e.wl }
-func (e *Evaluator) Draws() int                { return e.draws }
 
 // Runs is how many runs e has simulated.
 func (e *Evaluator) Runs() int64 { return e.runs.Load() }
@@ -139,11 +137,12 @@ func (e *Evaluator) check(p model.Plan) error {
 	return err
 }
 
-// simulate runs a checked plan on s (the SoC or one of its draws).
-func (e *Evaluator) simulate(s *model.SoC, p model.Plan, o Options) *Result {
+// simulate runs a checked plan on s (the SoC or one of its draws), with
+// the main-op timings of s (mains) already solved.
+func (e *Evaluator) simulate(s *model.SoC, mains *mainMemo, p model.Plan, o Options) *Result {
 	e.runs.Add(1)
 	simulations.Add(1)
-	return simulate(s, e.wl, p, o, e.g)
+	return simulate(s, e.wl, p, o, e.g, mains)
 }
 
 // Run predicts plan p on the SoC; a plan run before is not run again.
@@ -151,7 +150,7 @@ func (e *Evaluator) Run(p model.Plan) (*Result, error) {
 	if err := e.check(p); err != nil {
 		return nil, err
 	}
-	return e.base.get(planKey(p), func() (*Result, error) { return e.simulate(e.soc, p, Options{}), nil })
+	return e.base.get(planKey(p), func() (*Result, error) { return e.simulate(e.soc, e.mains, p, Options{}), nil })
 }
 
 // RunWith is Run with options; a run with a timeline is not remembered.
@@ -162,7 +161,7 @@ func (e *Evaluator) RunWith(p model.Plan, o Options) (*Result, error) {
 	if err := e.check(p); err != nil {
 		return nil, err
 	}
-	return e.simulate(e.soc, p, o), nil
+	return e.simulate(e.soc, e.mains, p, o), nil
 }
 
 // Sweep runs every plan on the SoC, on all cores, and returns the results
@@ -207,6 +206,7 @@ func (e *Evaluator) drawSoCs() []*model.SoC {
 				_ = v.SetWithTypes(p, math.Max(y, x*0.05))
 			}
 			e.variants = append(e.variants, v)
+			e.drawMains = append(e.drawMains, newMainMemo())
 		}
 	})
 	return e.variants
@@ -225,7 +225,7 @@ func (e *Evaluator) DrawTPS(p model.Plan) ([]float64, error) {
 		}
 		out := make([]float64, len(vs))
 		err := parallel(len(vs), func(d int) error {
-			out[d] = e.simulate(vs[d], p, Options{}).TPS
+			out[d] = e.simulate(vs[d], e.drawMains[d], p, Options{}).TPS
 			return nil
 		})
 		return out, err

@@ -38,12 +38,18 @@ func run(s *model.SoC, w *model.Workload, p model.Plan, o Options, g *graphs) (*
 		return nil, err
 	}
 	simulations.Add(1)
-	return simulate(s, w, p, o, g), nil
+	return simulate(s, w, p, o, g, nil), nil
 }
 
-// simulate runs a plan already checked against s and w.
-func simulate(s *model.SoC, w *model.Workload, p model.Plan, o Options, g *graphs) *Result {
+// simulate runs a plan already checked against s and w; mains, when not
+// nil, holds main-engine op timings already solved on s (a new memo for
+// this run otherwise).
+func simulate(s *model.SoC, w *model.Workload, p model.Plan, o Options, g *graphs, mains *mainMemo) *Result {
 	r := newRunner(s, w, p)
+	if mains == nil {
+		mains = newMainMemo()
+	}
+	r.mains = mains
 	for u := 0; u < w.Run.Ubatches(); u++ {
 		r.record = o.Timeline && u == 0
 		if g != nil {
@@ -87,7 +93,8 @@ type runner struct {
 	// graphTokens is the tokens of the graph being run: a generated
 	// token's is one (model.Engine.GraphOverlap).
 	graphTokens float64
-	solved      []solved // remembered solves, see runner.solve
+	solved      []solved  // remembered solves, see runner.solve
+	mains       *mainMemo // main-engine op timings on this SoC (mainmemo.go)
 
 	// pool (see pool.go)
 	poolN       int       // a pool's threads, all engines; 0 for other plans
@@ -285,10 +292,21 @@ func (r *runner) mainTiming(op *model.Op) (*part, *timing) {
 	if ok {
 		return &e.parts[0], &e.tm
 	}
+	k, keep := r.mainKeyOf(op)
+	if keep {
+		if v, ok := r.mains.get(k); ok {
+			r.parts = append(r.parts[:0], v.p)
+			r.times[0] = v.tm
+			return &r.parts[0], &r.times[0]
+		}
+	}
 	r.parts = append(r.parts[:0], r.partFor(op, 0, 1, 0, 0, r.sliceThreads(0)))
 	solve(r.parts, r.totalBs, r.soc.DRAM.Sharing, r.times)
 	if e != nil {
 		e.n, e.parts[0], e.tm = 1, r.parts[0], r.times[0]
+	}
+	if keep {
+		r.mains.put(k, mainVal{r.parts[0], r.times[0]})
 	}
 	return &r.parts[0], &r.times[0]
 }

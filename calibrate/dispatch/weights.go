@@ -170,8 +170,5 @@ func (m *Model) withRun(run *model.Run) (*model.Workload, error) {
 	return &c, nil
 }
 
-// Workload returns the model's workload.
-func (m *Model) Workload() *model.Workload { return m.w }
-
 // WeightBytes is the size of the synthetic weights in memory.
 func (m *Model) WeightBytes() int64 { return m.bytes }

@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"math"
 	"slices"
 	"strings"
 
@@ -11,11 +10,9 @@ import (
 	"github.com/blsim/blsim/internal/outguard"
 	"github.com/blsim/blsim/internal/progress"
 	"github.com/blsim/blsim/measure"
-	"github.com/blsim/blsim/model"
 	"github.com/blsim/blsim/plots"
 	"github.com/blsim/blsim/predict"
 	"github.com/blsim/blsim/presets"
-	"github.com/blsim/blsim/sim"
 	"github.com/spf13/cobra"
 )
 
@@ -112,6 +109,14 @@ func plotRun(o *plotOptions, stdout io.Writer) error {
 		return fmt.Errorf("--layers: %d is negative", o.Layers)
 	}
 	o.progress = o.warn
+	// Measurements first: the request predicts their workload.
+	var m *measured
+	if o.Kind == "parity" || (o.Kind == "split" && (o.Measurements != "" || o.SoC == seedSoC)) {
+		var err error
+		if m, err = o.readMeasurements(o.Measurements, o.Stat, o.warn); err != nil {
+			return err
+		}
+	}
 	q, err := o.request()
 	if err != nil {
 		return err
@@ -125,16 +130,16 @@ func plotRun(o *plotOptions, stdout io.Writer) error {
 	var p *predict.Prediction
 	switch kind {
 	case plots.KindParity:
-		ms, raw, src, err := loadMeasurementsRaw(o.Measurements, o.SoC, s, wl, o.Stat, o.warn)
+		ms, err := o.merge(m, q)
 		if err != nil {
 			return err
 		}
-		predicted, fitted := fit.Parity(s, wl.WithRun(o.ownRun), raw)
+		predicted, fitted := fit.Parity(s, wl.WithRun(o.ownRun), m.raw)
 		if vd.Parity, err = predict.ParityPoints(ms, predicted, fitted); err != nil {
-			return fmt.Errorf("parity: %s: %w", src, err)
+			return fmt.Errorf("parity: %s: %w", m.src, err)
 		}
 	case plots.KindSplit:
-		if p, err = o.splitCurve(&q, &vd); err != nil {
+		if p, err = o.splitCurve(q, m, &vd); err != nil {
 			return err
 		}
 	case plots.KindThreads:
@@ -142,6 +147,7 @@ func plotRun(o *plotOptions, stdout io.Writer) error {
 			return o.flagError(err, q)
 		}
 	default:
+		q.Traces = kind == plots.KindTimeline || kind == plots.KindRoofline
 		if p, err = o.predict(q); err != nil {
 			return err
 		}
@@ -208,48 +214,25 @@ func (o *plotOptions) honoured(q predict.Request) error {
 	return nil
 }
 
-// splitCurve predicts the split curve, with the measurements on its
-// plans: of the workload they ran unless --workload says otherwise, and
-// far enough to the right for every measured share.
-func (o *plotOptions) splitCurve(q *predict.Request, vd *plots.ViewData) (*predict.Prediction, error) {
+// splitCurve predicts the split curve, with the measurements m (nil:
+// none) on its plans, far enough to the right for every measured share.
+func (o *plotOptions) splitCurve(q predict.Request, m *measured, vd *plots.ViewData) (*predict.Prediction, error) {
 	var ms []measure.Measurement
-	var src string
-	var err error
-	own := q.Workload.WithRun(o.ownRun) // what a measurement without a run of its own ran
-	if o.Measurements != "" || o.SoC == seedSoC {
-		if ms, _, src, err = loadMeasurementsRaw(o.Measurements, o.SoC, q.SoC, q.Workload, o.Stat, o.warn); err != nil {
+	if m != nil {
+		var err error
+		if ms, err = o.merge(m, q); err != nil {
 			return nil, err
 		}
-		if !o.given("workload") && o.Measurements != "" {
-			if mw, err := presets.MeasuredWorkload(ms); err != nil {
-				return nil, fmt.Errorf("--measurements: %s: %w", src, err)
-			} else if mw != nil {
-				ownMW := *mw
-				own = &ownMW
-				if o.given("prompt") {
-					mw.Run.PromptTokens = o.Prompt
-				}
-				if o.given("ubatch") {
-					mw.Run.Ubatch = o.Ubatch
-				}
-				q.Workload, vd.Workload = mw, mw
-			}
-		}
 	}
-	q.Sweep, q.SweepSteps = true, 40
-	for _, m := range ms {
-		if m.Plan != nil && len(m.Plan.Fracs) == 2 && m.Plan.Fracs[1] > sim.MaxSecondFrac {
-			q.SweepMaxFrac = math.Max(q.SweepMaxFrac, m.Plan.Fracs[1])
-		}
-	}
-	p, err := o.predict(*q)
+	q.Sweep, q.SweepSteps, q.SweepMaxFrac = true, 40, predict.MeasuredMaxFrac(ms)
+	p, err := o.predict(q)
 	if err != nil {
 		return nil, err
 	}
 	if ms != nil {
-		if vd.Measured = predict.SplitPoints(ms, p, own); len(vd.Measured) == 0 && o.Measurements != "" {
+		if vd.Measured = predict.SplitPoints(ms, p, q.Workload.WithRun(o.ownRun)); len(vd.Measured) == 0 && o.Measurements != "" {
 			return nil, fmt.Errorf("--measurements: nothing in %s was measured on the curve's plans (workload %s, %s+%s, %d+%d threads, poll %d)",
-				src, q.Workload.Name, p.Engines[0], p.Engines[1], p.Threads[0], p.Threads[1], p.Poll)
+				m.src, q.Workload.Name, p.Engines[0], p.Engines[1], p.Threads[0], p.Threads[1], p.Poll)
 		}
 	}
 	return p, nil
@@ -267,30 +250,3 @@ func (o *plotOptions) predict(q predict.Request) (*predict.Prediction, error) {
 
 // seedSoC is the preset whose measurements default to the seed's figures.
 const seedSoC = presets.SeedSoC
-
-// loadMeasurementsRaw reads the measurements file path, or, when path is
-// "" and socRef is the rk3588 preset, the seed's embedded figures. It
-// checks that every measurement that names a SoC or workload names s and
-// w, and returns its throughputs, one per configuration (merged by
-// statFlag, as blsim fit merges them), the records as read, and a name for
-// the source.
-func loadMeasurementsRaw(path, socRef string, s *model.SoC, w *model.Workload, statFlag string, warn io.Writer) (merged, raw []measure.Measurement, src string, err error) {
-	stat, err := fit.ParseStat(statFlag)
-	if err != nil {
-		return nil, nil, "", fmt.Errorf("--stat: %w", err)
-	}
-	if path == "" && socRef != seedSoC {
-		return nil, nil, "", fmt.Errorf("--measurements: a measurements file is required for soc %s (only %s has built-in ones)", s.Name, seedSoC)
-	}
-	raw, warnings, src, err := presets.Measurements(path, fit.PlanCheck(s))
-	if err != nil {
-		return nil, nil, "", fmt.Errorf("--measurements: %w", err)
-	}
-	warnAll(warn, warnings)
-	if err := measure.CheckNames(raw, []string{s.Name, socRef}, w.Name); err != nil {
-		return nil, nil, "", fmt.Errorf("--measurements: %s: %w", src, err)
-	}
-	// One point per configuration: the rounds of a calibration or a grid
-	// merged as blsim fit and validate merge them.
-	return fit.Merge(raw, stat), raw, src, nil
-}

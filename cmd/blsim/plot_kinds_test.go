@@ -85,7 +85,8 @@ func TestPlotNewKindsErrors(t *testing.T) {
 	}{
 		{[]string{"parity", "--soc", "ddr5", "-o", out}, "--measurements"},
 		{[]string{"parity", "--soc", "ddr5", "--measurements", write("rk.jsonl", rk), "-o", out}, "are for soc rk3588, not ddr5"},
-		{[]string{"parity", "--measurements", write("wl.jsonl", otherWL), "-o", out}, "are for workload mixtral-8x7b, not qwen3.5-35b-a3b"},
+		// Without --workload, the parity of mixtral-8x7b (the workload its measurements ran).
+		{[]string{"parity", "--workload", "qwen3.5-35b-a3b", "--measurements", write("wl.jsonl", otherWL), "-o", out}, "ran workload mixtral-8x7b, not workload qwen3.5-35b-a3b"},
 		{[]string{"parity", "--measurements", write("bad.jsonl", "{not json\n"), "-o", out}, "bad.jsonl:1"},
 		{[]string{"parity", "--measurements", filepath.Join(dir, "missing.jsonl"), "-o", out}, "missing.jsonl"},
 		{[]string{"parity", "--measurements", write("micro.jsonl", micro), "-o", out}, "no throughput measurements"},
@@ -176,36 +177,8 @@ func TestPlotSplitMeasured(t *testing.T) {
 // Without --workload, plot split draws the curve of the workload the
 // measurements ran (their workload_yaml), out to their largest share.
 func TestPlotSplitMeasuredWorkload(t *testing.T) {
-	yaml, err := os.ReadFile("testdata/tiny-moe.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	soc, err := model.LoadSoCFile(vmPrior)
-	if err != nil {
-		t.Fatal(err)
-	}
 	dir := t.TempDir()
-	path := filepath.Join(dir, "runs.jsonl")
-	w, err := measure.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := fit.NewPredictor()
-	for i, f := range []float64{0.2, 0.8} {
-		pl := model.NewSplit(model.TokenSplit, "big", "little", 1, 1, f, 50)
-		m := measure.Measurement{Schema: measure.Schema, ID: fmt.Sprint("r", i), Kind: measure.Dispatcher, Workload: "tiny-moe",
-			WorkloadYAML: string(yaml), Plan: measure.PlanOf(pl), Unit: "t/s", Status: "ok", Samples: []float64{1, 1}}
-		v, err := p.Predict(soc, &m)
-		if err != nil {
-			t.Fatal(err)
-		}
-		m.Samples = []float64{v * 0.99, v * 1.01}
-		m.Summarize()
-		if err := w.Write(m); err != nil {
-			t.Fatal(err)
-		}
-	}
-	w.Close()
+	path := tinyMoEMeasurements(t, dir)
 	out := filepath.Join(dir, "split.svg")
 	if _, err := runPlot("split", "--soc", vmPrior, "--measurements", path, "-o", out); err != nil {
 		t.Fatal(err)
@@ -218,4 +191,43 @@ func TestPlotSplitMeasuredWorkload(t *testing.T) {
 	if _, err := runPlot("split", "--soc", vmPrior, "--measurements", path, "--workload", "synthetic-moe", "-o", out); err == nil || !strings.Contains(err.Error(), "workload synthetic-moe") {
 		t.Errorf("--workload synthetic-moe: %v", err)
 	}
+}
+
+// tinyMoEMeasurements writes dir/runs.jsonl: token splits of tiny-moe
+// (its workload_yaml) at shares 0.2 and 0.8 on the vm prior, measured at
+// their predictions ±1%.
+func tinyMoEMeasurements(t *testing.T, dir string) string {
+	t.Helper()
+	yaml, err := os.ReadFile("testdata/tiny-moe.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	soc, err := model.LoadSoCFile(vmPrior)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "runs.jsonl")
+	w, err := measure.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := fit.NewPredictor()
+	for i, f := range []float64{0.2, 0.8} {
+		pl := model.Plan{Mode: model.TokenSplit, Engines: []string{"big", "little"}, Fracs: []float64{1 - f, f}, Threads: []int{1, 1}, Poll: 50}
+		m := measure.Measurement{Schema: measure.Schema, ID: fmt.Sprint("r", i), Kind: measure.Dispatcher, Workload: "tiny-moe",
+			WorkloadYAML: string(yaml), Plan: measure.PlanOf(pl), Unit: "t/s", Status: "ok", Samples: []float64{1, 1}}
+		v, err := p.Predict(soc, &m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m.Samples = []float64{v * 0.99, v * 1.01}
+		m.Summarize()
+		if err := w.Write(m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return path
 }

@@ -16,10 +16,7 @@ import (
 	"github.com/blsim/blsim/internal/outguard"
 	"github.com/blsim/blsim/internal/progress"
 	"github.com/blsim/blsim/internal/termsafe"
-	"github.com/blsim/blsim/measure"
-	"github.com/blsim/blsim/model"
 	"github.com/blsim/blsim/plots"
-	"github.com/blsim/blsim/predict"
 	"github.com/blsim/blsim/report"
 	"github.com/blsim/blsim/sim"
 	"github.com/spf13/cobra"
@@ -122,61 +119,41 @@ func reportRun(o *reportOptions, stdout io.Writer) (err error) {
 		}
 	}()
 	o.progress = o.warn
+	// Measurements first: the request predicts their workload, and a
+	// mismatch is an input error, found before any work.
+	var m *measured
+	if o.Measurements != "" || o.SoC == seedSoC {
+		if m, err = o.readMeasurements(o.Measurements, o.Stat, o.warn); err != nil {
+			return err
+		}
+	}
 	q, err := o.request()
 	if err != nil {
 		return err
 	}
-	s, wl := q.SoC, q.Workload
-	// Measurements first: a mismatch is an input error, found before any
-	// work.
-	var ms, raw []measure.Measurement
-	var msrc string
-	if o.Measurements != "" || o.SoC == seedSoC {
-		if ms, raw, msrc, err = loadMeasurementsRaw(o.Measurements, o.SoC, s, wl, o.Stat, o.warn); err != nil {
-			return err
-		}
-	}
-	// The split curve sweeps one share between two CPU engines.
-	q.Sweep, q.SweepSteps = q.TwoEngine(), 40
-	p, err := o.run(q)
-	if err != nil {
-		return err
-	}
-	warn(o.warn, p, o.SoC)
 	date := o.date
 	if date == "" {
 		date = time.Now().Format("2006-01-02")
 	}
-	d := &report.Data{Prediction: p, SoC: s, Workload: wl, Seed: s.Name == seedSoC,
+	in := report.Input{Request: q, Own: o.ownRun, Run: o.run, Seed: q.SoC.Name == seedSoC,
 		Command: o.command, Version: buildinfo.Version(), Date: date}
-	// The seed's poll-0 artefact: the same token split at poll 0.
-	if _, token := p.Plan(model.TokenSplit, predict.Requested); token && p.TwoEngine() && o.Poll != 0 && p.Plans[0].Kind == predict.Requested {
-		if d.Poll0, err = predict.Poll0(q); err != nil {
+	if m != nil {
+		if in.Measured, err = o.merge(m, q); err != nil {
 			return err
 		}
-	}
-	if d.Threads, err = predict.ThreadsBeside(q, o.ownRun); err != nil {
-		d.Threads, d.NoThreads, err = nil, err.Error(), nil
-	}
-	vd := plots.ViewData{SoC: s, Workload: wl, Layers: 2, Threads: d.Threads}
-	if ms != nil {
-		predicted, fitted := fit.Parity(s, wl.WithRun(o.ownRun), raw)
-		if d.Parity, err = predict.ParityPoints(ms, predicted, fitted); err != nil {
-			return fmt.Errorf("parity: %s: %w", msrc, err)
-		}
-		d.ParitySource, d.Sources, vd.Parity = msrc, measure.Sources(ms), d.Parity
-		if p.TwoEngine() {
-			vd.Measured = predict.SplitPoints(ms, p, wl.WithRun(o.ownRun))
-		}
+		in.Source = m.src
+		in.Predicted, in.Fitted = fit.Parity(q.SoC, q.Workload.WithRun(o.ownRun), m.raw)
 	}
 	cells, finish := progress.Lazy(o.warn, "what-if cells")
-	heat, err := predict.WhatIfOf(p, s, wl, predict.WhatIfOptions{Progress: cells})
+	in.WhatIfProgress = cells
+	d, err := report.Build(in)
 	finish()
 	if err != nil {
 		return err
 	}
-	d.WhatIf, vd.WhatIf, d.Drawn = &heat, &heat, plots.Drawn(p).Kind
-	if d.Figures, err = plots.SaveViews(tmp, p, vd); err != nil {
+	warn(o.warn, d.Prediction, o.SoC)
+	vd := plots.ViewData{SoC: d.SoC, Workload: d.Workload, Layers: 2, Threads: d.Threads, Parity: d.Parity, Measured: d.Measured, WhatIf: d.WhatIf}
+	if d.Figures, err = plots.SaveViews(tmp, d.Prediction, vd); err != nil {
 		return fmt.Errorf("report: %w", err)
 	}
 	return finishReport(d, tmp, out, stdout)

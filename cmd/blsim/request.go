@@ -37,6 +37,9 @@ type requestFlags struct {
 	// flags is the command's flag set: what was given, and what not.
 	flags  *pflag.FlagSet
 	ownRun model.Run // the workload's own, which a measurement that records none ran
+	// measuredWL is the workload the --measurements ran (readMeasurements),
+	// predicted unless --workload is given.
+	measuredWL *model.Workload
 	// progress, when set, gets a progress bar for a long prediction.
 	progress io.Writer
 }
@@ -80,7 +83,10 @@ func (r *requestFlags) request() (predict.Request, error) {
 	if q.SoC, err = presets.LoadSoC(r.SoC); err != nil {
 		return q, fmt.Errorf("--soc: %w", err)
 	}
-	if q.Workload, err = presets.LoadWorkload(r.Workload); err != nil {
+	if r.measuredWL != nil && !r.given("workload") {
+		w := *r.measuredWL
+		q.Workload = &w
+	} else if q.Workload, err = presets.LoadWorkload(r.Workload); err != nil {
 		return q, fmt.Errorf("--workload: %w", err)
 	}
 	r.ownRun = q.Workload.Run

@@ -1,0 +1,48 @@
+package sim
+
+import (
+	"testing"
+)
+
+// An Evaluator simulates each plan once on the SoC and once on each draw,
+// however many intervals share it: two intervals over one native cost
+// native's draws once (issue 29: each interval re-simulated native on the
+// same draws), and a plan run again is remembered. Its results are the
+// package functions' (GainInterval, Run), bit for bit.
+func TestEvaluatorDoesWorkOnce(t *testing.T) {
+	s, w := mustSoC(t, "rk3588"), mustWorkload(t, "qwen3.5-35b-a3b")
+	const draws = 6
+	ev := NewEvaluator(s, w, draws)
+	a, b := tokenSplit(0.12, 50), expertSplit(0.2, 50)
+	ia, err := ev.Interval(native(50), a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ev.Interval(native(50), b); err != nil {
+		t.Fatal(err)
+	}
+	if n := ev.Runs(); n != 3*draws {
+		t.Errorf("two intervals over one native: %d runs, want %d (native's draws once, each plan's once)", n, 3*draws)
+	}
+	r1, err := ev.Run(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r2, err := ev.Run(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := ev.Runs(); n != 3*draws+1 || r1 != r2 {
+		t.Errorf("a plan run twice: %d runs, want %d, and one result", n, 3*draws+1)
+	}
+	if got := mustRun(t, s, w, a); got.TPS != r1.TPS {
+		t.Errorf("the evaluator's run %v t/s, Run's %v", r1.TPS, got.TPS)
+	}
+	iv, err := GainInterval(s, w, native(50), a, draws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if iv != ia {
+		t.Errorf("the evaluator's interval %+v, GainInterval's %+v", ia, iv)
+	}
+}
