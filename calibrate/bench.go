@@ -56,7 +56,8 @@ func AdaptGrid(cfg *runner.Config, prior *model.SoC, ownMapping bool) {
 func CheckHoldout(cfg runner.Config, patterns []string) error {
 	held, total := 0, 0
 	example := ""
-	for _, p := range cfg.Grid.Points() {
+	distinct, _ := cfg.Distinct()
+	for _, p := range distinct {
 		runs := []*measure.Run{nil}
 		if rs := cfg.PointRuns(p); len(rs) > 0 {
 			runs = runs[:0]

@@ -81,7 +81,9 @@ func TestPriorFromMicrobenchmarks(t *testing.T) {
 func TestPlans(t *testing.T) {
 	s := &Settings{Engines: twoEngines()}
 	fitPlans, err := Points(s)
-	if err != nil || len(fitPlans) != 11 {
+	// 11 listed; the native run of one thread at poll 0 and at poll 50 is
+	// one run (Distinct).
+	if err != nil || len(fitPlans) != 10 {
 		t.Fatalf("fit grid: %d plans, %v", len(fitPlans), err)
 	}
 	s.Grid = "heldout"
@@ -100,8 +102,10 @@ func TestPlans(t *testing.T) {
 	}
 	s.Grid = BothGrids
 	both, err := Points(s)
-	if err != nil || len(both) != len(fitPlans)+len(held) {
-		t.Errorf("fit+heldout: %d plans (%v), want %d", len(both), err, len(fitPlans)+len(held))
+	// The second engine alone at poll 0 (held out) runs what it runs at
+	// poll 50 (fitted): one thread.
+	if want := len(Distinct(append(append([]Point(nil), fitPlans...), held...))); err != nil || len(both) != want || want != len(fitPlans)+len(held)-1 {
+		t.Errorf("fit+heldout: %d plans (%v), want %d", len(both), err, want)
 	}
 	s.Grid = "bogus"
 	if _, err := Points(s); err == nil {
@@ -126,7 +130,8 @@ func TestGridSpansIntensity(t *testing.T) {
 			t.Errorf("decode-like prompt %d of ubatch %d walks the expert weights %.2f times: too few", r.PromptTokens, r.Ubatch, touched)
 		}
 	}
-	for _, engines := range [][]Engine{twoEngines(), twoEngines()[:1]} {
+	oneCluster := NewEngines([]topology.Cluster{{Name: "big", CPUs: []int{0, 1}}})
+	for _, engines := range [][]Engine{twoEngines(), oneCluster} {
 		for _, quick := range []bool{false, true} {
 			s := &Settings{Engines: engines, Workload: w, Grid: BothGrids, Quick: quick}
 			pts, err := Points(s)
@@ -168,12 +173,44 @@ func TestGridSpansIntensity(t *testing.T) {
 					t.Errorf("%d engines, quick %v: no %s points (%v)", len(engines), quick, k, count)
 				}
 			}
-			// Graphs of one token (TokenShape): fitted in a full grid,
-			// held out in both.
-			if (count["fit ub1"] > 0) == quick || count["heldout ub1"] == 0 {
+			// Graphs of one token (TokenShape): fitted and held out.
+			if count["fit ub1"] == 0 || count["heldout ub1"] == 0 {
 				t.Errorf("%d engines, quick %v: one-token points %v", len(engines), quick, count)
 			}
 		}
+	}
+}
+
+// TestDistinct: points that run the same thing are one point, whatever a
+// knob that cannot change the run says: a one-thread pool's poll level.
+// A cluster of one CPU has no held-out plans of its own: they differ from
+// the fitted ones only in poll.
+func TestDistinct(t *testing.T) {
+	one := NewEngines([]topology.Cluster{{Name: "big", CPUs: []int{3}}})
+	w := dispatch.SyntheticWorkload(8<<20, 0)
+	fit, _ := Points(&Settings{Engines: one, Workload: w})
+	both, _ := Points(&Settings{Engines: one, Workload: w, Grid: BothGrids})
+	if len(both) != len(fit) {
+		t.Errorf("one CPU: fit+heldout %d points, fit %d: want the held-out ones to collapse into the fitted", len(both), len(fit))
+	}
+	polls := map[string]bool{}
+	for _, p := range fit {
+		if p.Plan.Threads[0] != 1 {
+			t.Errorf("%s on one CPU", p)
+		}
+		k := fmt.Sprint(p.Run)
+		if polls[k] {
+			t.Errorf("%s: a second poll level of one thread", p)
+		}
+		polls[k] = true
+	}
+	if two := len(Distinct(fit)); two != len(fit) {
+		t.Errorf("Distinct of distinct points dropped %d", len(fit)-two)
+	}
+	pl := model.NewNative("big", 2, 0)
+	pts := []Point{{Plan: pl}, {Plan: model.NewNative("big", 2, 50)}, {Plan: pl}}
+	if got := Distinct(pts); len(got) != 2 {
+		t.Errorf("two threads at poll 0 and 50 are two runs: Distinct kept %d of 3", len(got))
 	}
 }
 
@@ -210,5 +247,32 @@ func TestMeasureResumesAndRecordsFailures(t *testing.T) {
 	defer w.Close()
 	if _, err := Measure(ctx, steps, nil, w, nil, nil); !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled: %v", err)
+	}
+}
+
+// TestQuietCPUs: the CPUs others left alone in (nearly) every run pinned
+// to them, when another was busy in most of its runs.
+func TestQuietCPUs(t *testing.T) {
+	run := func(used []int, other0, other1 float64) measure.Measurement {
+		return measure.Measurement{Interference: &measure.Interference{WallS: 1, Used: used,
+			CPUs: []measure.CPULoad{{CPU: 0, OwnPct: 50, OtherPct: other0}, {CPU: 1, OwnPct: 90, OtherPct: other1}}}}
+	}
+	var loaded []measure.Measurement
+	for i := range 20 {
+		other1 := 0.0
+		if i == 3 {
+			other1 = 9 // one run over, on the edge
+		}
+		loaded = append(loaded, run([]int{1, 0}, 50, other1), run([]int{1}, 50, 0))
+	}
+	if got := QuietCPUs(loaded); got != "1" {
+		t.Errorf("busy loop on cpu0: QuietCPUs = %q, want 1", got)
+	}
+	quiet := []measure.Measurement{run([]int{1, 0}, 1, 0), run([]int{0}, 0, 0), {}}
+	if got := QuietCPUs(quiet); got != "" {
+		t.Errorf("nothing busy: QuietCPUs = %q", got)
+	}
+	if got := QuietCPUs([]measure.Measurement{run([]int{1, 0}, 50, 50)}); got != "" {
+		t.Errorf("everything busy: QuietCPUs = %q", got)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/blsim/blsim/measure"
 	"github.com/blsim/blsim/presets"
@@ -58,6 +59,21 @@ func TestSteps(t *testing.T) {
 	want := fmt.Sprintf("calibrate: big=1 little=0; %d steps (2 already measured); workload qwen3.5-35b-a3b (%d layers); writing runs.jsonl", len(only), w.Model.Layers)
 	if got := Header(s, only, done, "runs.jsonl"); got != want {
 		t.Errorf("header\n %s\nwant\n %s", got, want)
+	}
+	want = fmt.Sprintf("calibrate: big=1 little=0; %d steps (0 already measured): %d microbenchmarks, about %v, and %d dispatcher runs (their time once the microbenchmarks are in); workload",
+		len(all), len(micro), (time.Duration(len(micro)) * 450 * time.Millisecond).Round(time.Second), len(only))
+	if got := Header(s, all, nil, "runs.jsonl"); !strings.HasPrefix(got, want) {
+		t.Errorf("header\n %s\nwant it to start\n %s", got, want)
+	}
+	// Once the microbenchmarks are in: the grid's time at their rates.
+	soc, err := presets.SoC("rk3588")
+	if err != nil {
+		t.Fatal(err)
+	}
+	eng := twoEngines()
+	soc.Engines[0].Name, soc.Engines[1].Name = eng[0].Cluster.Name, eng[1].Cluster.Name
+	if got := Announce(all, done, soc); !strings.HasPrefix(got, fmt.Sprintf("the dispatcher grid: %d runs, about ", len(only)-2)) {
+		t.Errorf("announce: %q", got)
 	}
 	d := &Settings{Engines: twoEngines(), Quick: true, NoMicro: true}
 	if _, err := Steps(d); err != nil || d.Workload == nil || d.Workload.Name != "synthetic-moe-calib" {

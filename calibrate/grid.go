@@ -101,7 +101,34 @@ func Points(s *Settings) ([]Point, error) {
 		}
 		out = append(out, ps...)
 	}
-	return out, nil
+	return Distinct(out), nil
+}
+
+// Distinct drops the points that run what an earlier point runs: the same
+// plan on the same shape, where knobs that cannot change a run are not
+// compared. A pool of one thread never waits at a barrier, so its poll
+// level changes nothing: a native plan of one thread at poll 0 and at poll
+// 50 is one run. The first of them is kept.
+func Distinct(ps []Point) []Point {
+	seen := map[string]bool{}
+	var out []Point
+	for _, p := range ps {
+		pl := p.Plan
+		poll := pl.Poll
+		if pl.Mode == model.Native && len(pl.Threads) == 1 && pl.Threads[0] == 1 {
+			poll = -1
+		}
+		k := fmt.Sprintf("%s|%v|%v|%v|%d|%v", pl.Mode, pl.Engines, pl.Fracs, pl.Threads, poll, p.Alone)
+		if p.Run != nil {
+			k += fmt.Sprintf("|%d/%d/%d", p.Run.PromptTokens, p.Run.Ubatch, p.Run.Depth)
+		}
+		if seen[k] {
+			continue
+		}
+		seen[k] = true
+		out = append(out, p)
+	}
+	return out
 }
 
 // grid1 is the points of one grid, fit or heldout.
@@ -152,6 +179,8 @@ func grid1(s *Settings, grid string) ([]Point, error) {
 			add(r, model.TokenSplit, []float64{0.5}, 0)
 		})
 		shaped(high, func(r *model.Run) { add(r, model.Native, nil, 50) })
+		// Graphs of one token, which the held-out grid runs too.
+		shaped(TokenShape(s.Workload), func(r *model.Run) { add(r, model.Native, nil, 50) })
 	case grid == FitGrid:
 		add(nil, model.Native, nil, 0, 50)
 		add(nil, model.TokenSplit, []float64{0.1, 0.5}, 0)
@@ -256,7 +285,7 @@ func nativeGrid(s *Settings, grid string) []Point {
 			add(r, 25, n)
 		}
 	}
-	if r := TokenShape(s.Workload); r != nil && !(grid == FitGrid && s.Quick) {
+	if r := TokenShape(s.Workload); r != nil {
 		if grid == FitGrid {
 			add(r, 50, n)
 		} else {

@@ -26,6 +26,7 @@ import (
 // runs alone) but the big engine's is not (0.21 for 0.4), and on this
 // board only one point of 41 is mostly DRAM-bound.
 func TestGridIdentifiesDRAMOnABoard(t *testing.T) {
+	skipShort(t)
 	prior, err := presets.SoC("rk3588")
 	if err != nil {
 		t.Fatal(err)

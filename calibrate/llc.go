@@ -116,13 +116,14 @@ func llcSteps(c topology.Cluster, ps *probe.Settings) []Step {
 			return m, nil
 		}
 	}
+	reset := func() { *sw = llcSweep{} }
 	return []Step{
-		{ID: "llc/bandwidth/" + c.Name + "/" + tag, Label: "shared cache read, " + c.Name,
+		{cpus: c.CPUs, reset: reset, ID: "llc/bandwidth/" + c.Name + "/" + tag, Label: "shared cache read, " + c.Name,
 			run: measureOf("llc/bandwidth/"+c.Name+"/"+tag, p+"llc_bandwidth_gb_s", "GB/s", func() (float64, bool) {
 				g, _, ok := sw.knee()
 				return g, ok
 			})},
-		{ID: "llc/usable/" + c.Name + "/" + tag, Label: "shared cache held, " + c.Name,
+		{cpus: c.CPUs, reset: reset, ID: "llc/usable/" + c.Name + "/" + tag, Label: "shared cache held, " + c.Name,
 			run: measureOf("llc/usable/"+c.Name+"/"+tag, p+"cache_usable_frac", "fraction", func() (float64, bool) {
 				_, b, ok := sw.knee()
 				return math.Min(1, b/float64(c.SharedCacheKiB*1024)), ok

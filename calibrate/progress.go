@@ -30,8 +30,8 @@ func NewProgress(w io.Writer, total int) Progress {
 
 // LineProgress reports each finished step as one line on w, for a log or
 // a pipe: "[3/20] q4 kernel, big: 4.27 ops/cycle (cv 1.2%) 5s" with the
-// time since LineProgress was called, "[3/20] LABEL: already measured",
-// or the failure's status and error. The call with total 0 (the end)
+// time since LineProgress was called and what disturbed it (measure.Interference.Note),
+// "[3/20] LABEL: already measured", or the failure's status and error. The call with total 0 (the end)
 // prints nothing.
 func LineProgress(w io.Writer) Progress {
 	start := time.Now()
@@ -45,8 +45,8 @@ func LineProgress(w io.Writer) Progress {
 		case m.Status != "ok":
 			fmt.Fprintf(w, "[%d/%d] %s: %s: %s\n", done, n, st.Label, m.Status, m.Error)
 		default:
-			fmt.Fprintf(w, "[%d/%d] %s: %.4g %s (cv %.1f%%) %s\n", done, n, st.Label, m.Median, m.Unit, 100*m.CV,
-				time.Since(start).Round(time.Second))
+			fmt.Fprintf(w, "[%d/%d] %s: %.4g %s (cv %.1f%%) %s%s\n", done, n, st.Label, m.Median, m.Unit, 100*m.CV,
+				time.Since(start).Round(time.Second), m.Interference.Note())
 		}
 	}
 }

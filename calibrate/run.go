@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/blsim/blsim/calibrate/busy"
 	"github.com/blsim/blsim/calibrate/probe"
 	"github.com/blsim/blsim/calibrate/topology"
 	"github.com/blsim/blsim/measure"
@@ -44,6 +45,9 @@ type Calibration struct {
 	// already (measure.Done); both set by Start.
 	Steps []Step
 	Done  map[string]bool
+	// Announce, when not nil, is told the dispatcher grid's time once the
+	// microbenchmarks are in (the package's Announce).
+	Announce func(line string)
 
 	w *measure.Writer
 }
@@ -150,7 +154,19 @@ func (c *Calibration) Measure(ctx context.Context, progress Progress) ([]measure
 		return nil, errors.New("calibrate: Measure before Start")
 	}
 	defer c.w.Close()
-	taken, err := Measure(ctx, c.Steps, c.Done, c.w, c.Host, progress)
+	announce := func(taken []measure.Measurement) {
+		if c.Announce == nil {
+			return
+		}
+		ms, _ := measure.ReadFile(c.Path) // the microbenchmarks a resumed file holds, and those just taken
+		if len(ms) == 0 {
+			ms = taken
+		}
+		if line := Announce(c.Steps, c.Done, Prior("estimate", c.Engines, ms, c.Workload)); line != "" {
+			c.Announce(line)
+		}
+	}
+	taken, err := measureSteps(ctx, c.Steps, c.Done, c.w, c.Host, progress, busy.NewPolicy(c.Reruns), announce)
 	if progress != nil {
 		progress(0, 0, Step{}, nil)
 	}

@@ -1,16 +1,12 @@
 package calibrate
 
 import (
-	"context"
 	"fmt"
 	"math"
-	"strings"
 	"time"
 
-	"github.com/blsim/blsim/calibrate/dispatch"
 	"github.com/blsim/blsim/calibrate/probe"
 	"github.com/blsim/blsim/calibrate/topology"
-	"github.com/blsim/blsim/internal/shuffle"
 	"github.com/blsim/blsim/measure"
 	"github.com/blsim/blsim/model"
 )
@@ -20,6 +16,21 @@ type Step struct {
 	ID    string
 	Label string
 	run   func() (measure.Measurement, error)
+	// cpus are the CPUs the step's threads are pinned to, on which other
+	// processes disturb it (measure.Interference.Used).
+	cpus []int
+	// reset, when not nil, drops what an earlier attempt kept, before the
+	// step is run again.
+	reset func()
+	// predict, for a dispatcher run, is how long it takes on a profile
+	// (Announce); nil for a microbenchmark.
+	predict func(*model.SoC) (time.Duration, bool)
+}
+
+// on returns st pinned to cpus.
+func on(cpus []int, st Step) Step {
+	st.cpus = append([]int(nil), cpus...)
+	return st
 }
 
 // Settings say what to measure; the zero value of each field is a default.
@@ -42,8 +53,13 @@ type Settings struct {
 	// Workload is the dispatcher's workload; nil means the synthetic MoE
 	// sized to twice the last-level cache, which Steps sets.
 	Workload *model.Workload
-	// Repeats of each dispatcher run; 0 means 2.
-	Repeats int
+	// Repeats of each dispatcher run, at least; 0 means 2. Unless
+	// FixedRepeats, a run whose repeats spread takes more (NewRepeats).
+	Repeats      int
+	FixedRepeats bool
+	// Reruns bounds the re-runs of a step other processes disturbed
+	// (busy.NewPolicy); 0: none.
+	Reruns int
 	// Rounds runs the whole dispatcher grid this many times, one plan
 	// after another, so that a slow spell of a shared machine hits one run
 	// of several plans instead of every run of one (the fit merges the
@@ -100,38 +116,38 @@ func MicroSteps(s *Settings) []Step {
 		p := "engines." + c.Name + "."
 		ghz := en.ClockGHz
 		steps = append(steps,
-			Step{ID: "stream/" + c.Name + "/" + tag(c.CPUs), Label: "stream read, " + c.Name, run: func() (measure.Measurement, error) {
+			on(c.CPUs, Step{ID: "stream/" + c.Name + "/" + tag(c.CPUs), Label: "stream read, " + c.Name, run: func() (measure.Measurement, error) {
 				st, err := probe.StreamRead(c.CPUs, len(c.CPUs), ws, ps)
 				return fromStats("stream/"+c.Name+"/"+tag(c.CPUs), measure.Stream, p+"bandwidth_max_gb_s", c.Name, "GB/s", st, 1), err
-			}},
+			}}),
 		)
 		if len(c.CPUs) > 1 {
 			// What one thread pulls, for plans that run fewer threads than
 			// the cluster has cores.
-			steps = append(steps, Step{ID: "stream1/" + c.Name + "/" + tag(c.CPUs[:1]), Label: "stream read, " + c.Name + ", 1 thread", run: func() (measure.Measurement, error) {
+			steps = append(steps, on(c.CPUs[:1], Step{ID: "stream1/" + c.Name + "/" + tag(c.CPUs[:1]), Label: "stream read, " + c.Name + ", 1 thread", run: func() (measure.Measurement, error) {
 				st, err := probe.StreamRead(c.CPUs[:1], 1, ws, ps)
 				return fromStats("stream1/"+c.Name+"/"+tag(c.CPUs[:1]), measure.Stream, p+"bandwidth_per_thread_gb_s", c.Name, "GB/s", st, 1), err
-			}})
+			}}))
 		}
 		steps = append(steps,
 			// The dispatcher's hot-loop kernels: a gemm tile's 4×2 for
 			// each class, and the 4×1 of a one-token walk, whose rate
 			// over the tile's is the gemv efficiency.
-			Step{ID: "kernel/q4x4x2/" + c.Name + "/" + tag(c.CPUs[:1]), Label: "q4 kernel, " + c.Name, run: func() (measure.Measurement, error) {
+			on(c.CPUs[:1], Step{ID: "kernel/q4x4x2/" + c.Name + "/" + tag(c.CPUs[:1]), Label: "q4 kernel, " + c.Name, run: func() (measure.Measurement, error) {
 				st, err := probe.KernelThroughput(c.CPUs[:1], 1, probe.KernelQ4Q8Tile, ps)
 				return fromStats("kernel/q4x4x2/"+c.Name+"/"+tag(c.CPUs[:1]), measure.Kernel, p+"kernel_ops_per_cycle.q4", c.Name, "ops/cycle", st, 1/ghz), err
-			}},
-			Step{ID: "kernel/q8x4x2/" + c.Name + "/" + tag(c.CPUs[:1]), Label: "q8 kernel, " + c.Name, run: func() (measure.Measurement, error) {
+			}}),
+			on(c.CPUs[:1], Step{ID: "kernel/q8x4x2/" + c.Name + "/" + tag(c.CPUs[:1]), Label: "q8 kernel, " + c.Name, run: func() (measure.Measurement, error) {
 				st, err := probe.KernelThroughput(c.CPUs[:1], 1, probe.KernelQ8Q8Tile, ps)
 				return fromStats("kernel/q8x4x2/"+c.Name+"/"+tag(c.CPUs[:1]), measure.Kernel, p+"kernel_ops_per_cycle.q8", c.Name, "ops/cycle", st, 1/ghz), err
-			}},
-			Step{ID: "kernel/gemv/" + c.Name + "/" + tag(c.CPUs[:1]), Label: "gemv efficiency, " + c.Name, run: func() (measure.Measurement, error) {
+			}}),
+			on(c.CPUs[:1], Step{ID: "kernel/gemv/" + c.Name + "/" + tag(c.CPUs[:1]), Label: "gemv efficiency, " + c.Name, run: func() (measure.Measurement, error) {
 				return gemvEfficiency(p+"gemv_efficiency", c.Name, "kernel/gemv/"+c.Name+"/"+tag(c.CPUs[:1]), c.CPUs[:1], ps)
-			}},
-			Step{ID: "kernel/f32/" + c.Name + "/" + tag(c.CPUs[:1]), Label: "f32 kernel, " + c.Name, run: func() (measure.Measurement, error) {
+			}}),
+			on(c.CPUs[:1], Step{ID: "kernel/f32/" + c.Name + "/" + tag(c.CPUs[:1]), Label: "f32 kernel, " + c.Name, run: func() (measure.Measurement, error) {
 				st, err := probe.KernelThroughput(c.CPUs[:1], 1, probe.KernelF32, ps)
 				return fromStats("kernel/f32/"+c.Name+"/"+tag(c.CPUs[:1]), measure.Kernel, p+"kernel_ops_per_cycle.f32", c.Name, "ops/cycle", st, 1/ghz), err
-			}},
+			}}),
 		)
 		steps = append(steps, llcSteps(c, ps)...)
 		steps = append(steps, smtSteps(c, ps)...)
@@ -139,10 +155,10 @@ func MicroSteps(s *Settings) []Step {
 	a := s.Engines[0].Cluster
 	// A pool of one thread more than the first cluster's cores: the wait
 	// at each barrier for the thread that is not running.
-	steps = append(steps, Step{ID: "timeslice/" + tag(a.CPUs), Label: "time slice, " + a.Name, run: func() (measure.Measurement, error) {
+	steps = append(steps, on(a.CPUs, Step{ID: "timeslice/" + tag(a.CPUs), Label: "time slice, " + a.Name, run: func() (measure.Measurement, error) {
 		st, err := probe.Timeslice(a.CPUs, ps)
 		return fromStats("timeslice/"+tag(a.CPUs), measure.Timeslice, "handoff.timeslice_us", "", "us", st, 1), err
-	}})
+	}}))
 	if len(s.Engines) == 1 {
 		// One cluster (a host llama.cpp runs as one pool): the handoffs are
 		// between its own CPUs, and its stream is all the DRAM there is.
@@ -156,21 +172,21 @@ func MicroSteps(s *Settings) []Step {
 	b := s.Engines[1].Cluster
 	pair := tag(a.CPUs) + "+" + tag(b.CPUs)
 	steps = append(steps,
-		Step{ID: "stream_contended/" + pair, Label: "stream read, all engines at once", run: func() (measure.Measurement, error) {
+		on(append(append([]int(nil), a.CPUs...), b.CPUs...), Step{ID: "stream_contended/" + pair, Label: "stream read, all engines at once", run: func() (measure.Measurement, error) {
 			c, err := probe.StreamReadContended(a.CPUs, b.CPUs, ws, ps)
 			m := fromStats("stream_contended/"+pair, measure.StreamContended, "dram.sustained_gb_s", "", "GB/s", c.A, 1)
 			m.Samples = nil
 			m.Median = c.A.Median + c.B.Median
 			m.CV = math.Max(c.A.CV, c.B.CV)
 			return m, err
-		}})
+		}}))
 	return append(steps, handoffSteps(a.CPUs[0], b.CPUs[0], pair, ps, "engines")...)
 }
 
 // handoffSteps measure the wake, spin and barrier costs between CPUs from
 // and to (of two engines, or of one); pair tags the barrier's ID.
 func handoffSteps(from, to int, pair string, ps *probe.Settings, across string) []Step {
-	return []Step{
+	steps := []Step{
 		{ID: fmt.Sprintf("futex_wake/%d-%d", from, to), Label: "futex wake across " + across, run: func() (measure.Measurement, error) {
 			st, err := probe.FutexWake(from, to, 0, ps)
 			return fromStats(fmt.Sprintf("futex_wake/%d-%d", from, to), measure.FutexWake, "handoff.futex_wake_us", "", "us", st, 1), err
@@ -200,135 +216,10 @@ func handoffSteps(from, to int, pair string, ps *probe.Settings, across string) 
 			return fromStats("barrier/"+pair, measure.Barrier, "handoff.join_us", "", "us", st, 1), err
 		}},
 	}
-}
-
-// DispatcherSteps times the built-in dispatcher over the grid, on weights
-// allocated once (lazily, at the first step that runs).
-func DispatcherSteps(s *Settings, workloadYAML string) ([]Step, error) {
-	plans, err := Points(s)
-	if err != nil {
-		return nil, err
+	for i := range steps {
+		steps[i].cpus = []int{from, to}
 	}
-	cpus := map[string][]int{}
-	for _, en := range s.Engines {
-		cpus[en.Cluster.Name] = en.Cluster.CPUs
-	}
-	repeats := s.Repeats
-	if repeats == 0 {
-		repeats = 2
-	}
-	rounds := s.Rounds
-	if rounds == 0 {
-		rounds = 5
-		if s.Quick {
-			rounds = 1
-		}
-	}
-	var m *dispatch.Model
-	var steps []Step
-	for round := 1; round <= rounds; round++ {
-		these := append([]Point(nil), plans...)
-		if s.Shuffle {
-			shuffle.Round(these, round)
-		}
-		for _, sp := range these {
-			steps = append(steps, dispatcherStep(s, sp, round, rounds, repeats, cpus, workloadYAML, &m))
-		}
-	}
-	return steps, nil
-}
-
-func dispatcherStep(s *Settings, sp Point, round, rounds, repeats int, cpus map[string][]int, workloadYAML string, mp **dispatch.Model) Step {
-	pl := sp.Plan
-	var where []string
-	for _, en := range s.Engines {
-		where = append(where, en.Cluster.Name+"="+topology.FormatCPUList(en.Cluster.CPUs))
-	}
-	id := fmt.Sprintf("dispatcher/%s/%s/%s/round=%d", s.Workload.Name, sp, strings.Join(where, ","), round)
-	label := "dispatcher " + sp.String()
-	if rounds > 1 {
-		label += fmt.Sprintf(" (round %d/%d)", round, rounds)
-	}
-	return Step{ID: id, Label: label, run: func() (measure.Measurement, error) {
-		m := *mp
-		if m == nil {
-			var err error
-			if m, err = dispatch.NewModel(s.Workload, 1); err != nil {
-				return measure.Measurement{}, err
-			}
-			*mp = m
-		}
-		// A plan may use fewer threads than its engine has CPUs: the first ones.
-		use := map[string][]int{}
-		for i, name := range pl.Engines {
-			use[name] = cpus[name][:min(pl.Threads[i], len(cpus[name]))]
-		}
-		warmup := 1
-		if sp.NoWarmup {
-			warmup = 0
-		}
-		r, err := m.Run(dispatch.Config{Plan: pl, CPUs: use, Repeats: repeats, Warmup: warmup, Seed: 1, Run: sp.Run})
-		out := measure.Measurement{ID: id, Kind: measure.Dispatcher, Workload: s.Workload.Name,
-			WorkloadYAML: workloadYAML, Plan: measure.PlanOf(pl), Unit: "t/s", Samples: r.TPS,
-			Knobs: map[string]string{"repeats": fmt.Sprint(repeats), "round": fmt.Sprint(round), "weight_bytes": fmt.Sprint(r.WeightBytes), "set": sp.Set}}
-		if sp.Alone {
-			out.Engine = pl.Engines[0]
-		}
-		if sp.Run != nil {
-			out.Run = &measure.Run{PromptTokens: sp.Run.PromptTokens, Ubatch: sp.Run.Ubatch, Depth: sp.Run.Depth}
-		}
-		out.Summarize()
-		return out, err
-	}}
-}
-
-// Progress reports a finished step: its index (from 1), the total, and the
-// measurement (Status failed when it did not finish).
-type Progress func(done, total int, st Step, m *measure.Measurement)
-
-// Measure runs the steps not already in done, appending each measurement
-// to w as soon as it finishes. A failed step is recorded with its error and
-// the rest go on; a cancelled ctx stops before the next step. It returns
-// the measurements it took.
-func Measure(ctx context.Context, steps []Step, done map[string]bool, w *measure.Writer, host *measure.Host, progress Progress) ([]measure.Measurement, error) {
-	var out []measure.Measurement
-	for i, st := range steps {
-		if err := ctx.Err(); err != nil {
-			return out, err
-		}
-		if done[st.ID] {
-			if progress != nil {
-				progress(i+1, len(steps), st, nil)
-			}
-			continue
-		}
-		m, err := st.run()
-		if m.ID == "" {
-			m.ID = st.ID
-		}
-		if err != nil {
-			m.Status, m.Error = "failed", err.Error()
-			m.Median, m.CV, m.Samples = 0, 0, nil
-		}
-		if m.Kind == "" {
-			m.Kind = "unknown"
-		}
-		if math.IsNaN(m.CV) || math.IsInf(m.CV, 0) {
-			m.CV = 0
-		}
-		stamp(&m, host)
-		if werr := w.Write(m); werr != nil {
-			return out, werr
-		}
-		out = append(out, m)
-		if progress != nil {
-			progress(i+1, len(steps), st, &m)
-		}
-		if err == probe.ErrNeedLinux {
-			return out, err
-		}
-	}
-	return out, nil
+	return steps
 }
 
 // gemvEfficiency measures a one-token walk's rate (Q8_0 4×1) over a tile's

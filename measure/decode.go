@@ -1,10 +1,8 @@
 package measure
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 )
 
@@ -38,23 +36,27 @@ func (d *lineDecoder) parse(text []byte) (Measurement, error) {
 		d.dec = json.NewDecoder(&d.src)
 		d.dec.DisallowUnknownFields()
 	}
+	start := d.dec.InputOffset()
 	err := d.dec.Decode(&m)
-	if err == nil && (len(d.src.b) > 0 || buffered(d.dec) > 0) {
-		err = errors.New("text after the record")
+	if d.dec.InputOffset()-start != int64(len(text)) {
+		// The value did not span the line: text after it, or a syntax
+		// error, which a decoder keeps. The next line gets a new one.
+		// (An unknown field or a wrong type leaves the decoder at the
+		// end of the value, ready for the next line.)
+		d.dec = nil
+		if err == nil {
+			err = errors.New("text after the record")
+		}
 	}
 	if err != nil {
-		// A decoder keeps its error, and its buffer what is left of the
-		// line: the next line gets a new one.
-		d.dec = nil
-		return m, fmt.Errorf("not a measurement: %w", err)
+		return m, notMeasurement{err}
 	}
 	return m, m.Validate()
 }
 
-// buffered is how many bytes dec has read past the value it decoded.
-func buffered(dec *json.Decoder) int {
-	if r, ok := dec.Buffered().(*bytes.Reader); ok {
-		return r.Len()
-	}
-	return 1 // not known: taken as text after the record
-}
+// notMeasurement is a line that is not a record, its message made only
+// when asked: a file of a million bad lines keeps a hundred.
+type notMeasurement struct{ err error }
+
+func (e notMeasurement) Error() string { return "not a measurement: " + e.err.Error() }
+func (e notMeasurement) Unwrap() error { return e.err }

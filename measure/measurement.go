@@ -133,6 +133,10 @@ type Measurement struct {
 	Stdout   string `json:"stdout,omitempty"`
 	Stderr   string `json:"stderr,omitempty"`
 	ExitCode int    `json:"exit_code,omitempty"`
+	// Interference is what else ran on the machine while the run was
+	// timed; nil when it was not measured (files written before it was,
+	// a system without /proc).
+	Interference *Interference `json:"interference,omitempty"`
 }
 
 // OK reports whether the measurement finished and has a usable value.
@@ -280,6 +284,11 @@ func (m *Measurement) Validate() error {
 	}
 	if err := m.CheckRange(); err != nil {
 		return err
+	}
+	if m.Interference != nil {
+		if err := m.Interference.Validate(); err != nil {
+			return err
+		}
 	}
 	if m.Plan != nil {
 		return m.Plan.CheckShape()

@@ -132,13 +132,16 @@ func readSized(r io.Reader, name string, check func(*Measurement) error, size in
 					finished[m.ID] = len(out)
 				}
 				in.intern(&m)
-				if sample += n; len(out) == 64 && size > 0 {
-					// The rest of the file as long as its first lines.
-					grown := make([]Measurement, len(out), int64(len(out))*size/sample+64)
+				if len(out) == 64 && size > 0 {
+					// The rest of the file as long as its first lines, an
+					// eighth more: growing by append would hold the old
+					// and a twice larger copy at once.
+					grown := make([]Measurement, len(out), int64(len(out))*size/sample*9/8+64)
 					copy(grown, out)
 					out = grown
 				}
 				out = append(out, m)
+				sample += n
 			}
 		}
 		if err == io.EOF {

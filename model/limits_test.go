@@ -11,6 +11,7 @@ import (
 // TestTooManyEngines: a SoC with more than MaxEngines engines is refused,
 // naming the count, before any engine is checked.
 func TestTooManyEngines(t *testing.T) {
+	skipShort(t)
 	base, err := presets.SoC("rk3588")
 	if err != nil {
 		t.Fatal(err)

@@ -29,6 +29,7 @@ func presetSoCs(t *testing.T) map[string]*model.SoC {
 // TestParamsRoundTrip sets every parameter of every SoC preset to a new
 // value, reads it back, and checks that nothing else moved.
 func TestParamsRoundTrip(t *testing.T) {
+	skipShort(t)
 	for name, s := range presetSoCs(t) {
 		t.Run(name, func(t *testing.T) {
 			paths := s.Params()

@@ -3,6 +3,7 @@ package model
 import (
 	"cmp"
 	"fmt"
+	"math/big"
 	"slices"
 	"strings"
 )
@@ -363,4 +364,35 @@ func (s *SoC) planOf(threads []Slot, allowed map[int]CoreSet, poll int) Plan {
 		p.Allowed = nil
 	}
 	return p
+}
+
+// PoolCPUMask is a pool plan's --cpu-mask in hex ("0xf0"): on each
+// engine, the first threads-minus-siblings cores' first hardware threads
+// (Engine.CPUs) and the first siblings of those cores (SMTCPUs, core by
+// core); false when an engine does not list its CPU ids, or the plan
+// does not fit its hardware threads.
+func (s *SoC) PoolCPUMask(p Plan) (string, bool) {
+	var mask big.Int
+	for i, name := range p.Engines {
+		e, _, err := s.Engine(name)
+		if err != nil || len(e.CPUs) != e.Cores || i >= len(p.Threads) {
+			return "", false
+		}
+		sib := p.Siblings(i, e)
+		first := p.Threads[i] - sib
+		if first < 0 || first > e.Cores || sib > first*(e.Ways()-1) {
+			return "", false
+		}
+		for c := 0; c < first; c++ {
+			mask.SetBit(&mask, e.CPUs[c], 1)
+		}
+		for k := 0; k < sib; k++ {
+			id := e.cpuOf(k/(e.Ways()-1), k%(e.Ways()-1)+1)
+			if id < 0 {
+				return "", false
+			}
+			mask.SetBit(&mask, id, 1)
+		}
+	}
+	return "0x" + mask.Text(16), true
 }

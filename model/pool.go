@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"math/big"
+	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -103,37 +105,13 @@ func (p Plan) validatePool(s *SoC) error {
 
 func (p Plan) poolString() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "pool poll=%d t=", p.Poll)
-	for i, t := range p.Threads {
-		if i > 0 {
-			b.WriteByte('+')
-		}
-		fmt.Fprint(&b, t)
-	}
-	busy := false
-	for _, n := range p.BusyCores {
-		busy = busy || n > 0
-	}
-	if busy {
-		b.WriteString(" busy=")
-		for i, n := range p.BusyCores {
-			if i > 0 {
-				b.WriteByte('+')
-			}
-			fmt.Fprint(&b, n)
-		}
-	}
-	smt := false
-	for _, n := range p.SMT {
-		smt = smt || n > 0
-	}
-	if smt {
-		b.WriteString(" smt=")
-		for i, n := range p.SMT {
-			if i > 0 {
-				b.WriteByte('+')
-			}
-			fmt.Fprint(&b, n)
+	fmt.Fprintf(&b, "pool poll=%d t=%s", p.Poll, plusJoined(p.Threads))
+	for _, c := range []struct {
+		label string
+		ns    []int
+	}{{" busy=", p.BusyCores}, {" smt=", p.SMT}} {
+		if slices.ContainsFunc(c.ns, func(n int) bool { return n > 0 }) {
+			b.WriteString(c.label + plusJoined(c.ns))
 		}
 	}
 	if p.Allowed != nil {
@@ -380,4 +358,13 @@ func ggmlTypeName(s string) bool {
 		}
 	}
 	return true
+}
+
+// plusJoined writes counts as the pool label does: 4+4.
+func plusJoined(ns []int) string {
+	parts := make([]string, len(ns))
+	for i, n := range ns {
+		parts[i] = strconv.Itoa(n)
+	}
+	return strings.Join(parts, "+")
 }

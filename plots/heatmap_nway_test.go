@@ -19,6 +19,7 @@ import (
 // its values are tested in predict): log axes, a title naming the
 // engines, the studied SoC's shares, and byte-identical renders.
 func TestHeatmapNWay(t *testing.T) {
+	skipShort(t)
 	s, w := load(t, "rk3588-npu")
 	d, err := predict.SweepWhatIf(s, w, predict.WhatIfOptions{Poll: 50, Engines: []string{"big", "npu"}})
 	if err != nil {

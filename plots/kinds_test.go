@@ -65,6 +65,7 @@ func newFigures(t *testing.T, soc string) map[string]*Figure {
 }
 
 func TestNewKindsDeterministic(t *testing.T) {
+	skipShort(t)
 	for _, soc := range []string{"rk3588", "ddr5"} {
 		for kind, fig := range newFigures(t, soc) {
 			checkRenders(t, soc+" "+kind, fig, 7, 5)

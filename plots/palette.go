@@ -13,6 +13,10 @@ var (
 	skyBlue    = color.RGBA{0x56, 0xb4, 0xe9, 0xff}
 	blue       = color.RGBA{0x00, 0x72, 0xb2, 0xff}
 	vermillion = color.RGBA{0xd5, 0x5e, 0x00, 0xff}
+	// bluishGreen and reddishPurple: for the thread sweep's lines past
+	// four sets of clusters.
+	bluishGreen   = color.RGBA{0x00, 0x9e, 0x73, 0xff}
+	reddishPurple = color.RGBA{0xcc, 0x79, 0xa7, 0xff}
 )
 
 // swatch is a filled-rectangle legend thumbnail.

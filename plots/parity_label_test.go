@@ -10,6 +10,7 @@ import (
 // The parity figure says over which points its MAPE is: fitted
 // (in-sample), held out, both apart, or, when not told, just points.
 func TestParityLabel(t *testing.T) {
+	skipShort(t)
 	pt := func(measured, predicted float64, in predict.InFit) predict.ParityPoint {
 		return predict.ParityPoint{Measured: measured, Predicted: predicted, Label: "p", InFit: in}
 	}

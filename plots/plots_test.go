@@ -88,6 +88,7 @@ func figures(t *testing.T, soc string) map[string]*Figure {
 var pdfDates = regexp.MustCompile(`/(CreationDate|ModDate) \(D:\d{14}\)`)
 
 func TestRenderDeterministic(t *testing.T) {
+	skipShort(t)
 	for _, soc := range []string{"rk3588", "ddr5"} {
 		for kind, fig := range figures(t, soc) {
 			checkRenders(t, soc+" "+kind, fig, 6, 4)

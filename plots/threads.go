@@ -24,7 +24,7 @@ func Threads(t *predict.ThreadsSweep) (*Figure, error) {
 		return nil, errors.New("plots: a thread sweep with no rows")
 	}
 	fig := &Figure{Title: fmt.Sprintf("%s on %s%s: one llama.cpp thread pool by -t and clusters", t.Workload, t.SoC, t.BusyText())}
-	colors := []color.Color{blue, vermillion, orange, skyBlue}
+	colors := []color.Color{blue, vermillion, orange, skyBlue, bluishGreen, reddishPurple}
 	masks := []string{}
 	for _, r := range t.Rows {
 		if !strings.HasPrefix(r.Mask, "split") && !slices.Contains(masks, r.Mask) {
@@ -57,6 +57,10 @@ func Threads(t *predict.ThreadsSweep) (*Figure, error) {
 				return nil, err
 			}
 			l.Color, l.Width = colors[mi%len(colors)], vg.Points(2)
+			if m == "unpinned" {
+				// Where the OS puts -t N: dashed, over the pinned pools.
+				l.Dashes = []vg.Length{vg.Points(5), vg.Points(3)}
+			}
 			pts.Color, pts.Shape = l.Color, draw.CircleGlyph{}
 			p.Add(l, pts)
 			if pi == 0 {

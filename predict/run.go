@@ -53,6 +53,9 @@ type Request struct {
 	// Traces asks for the timelines of ubatch 0 the timeline and roofline
 	// figures draw (Prediction.Traces).
 	Traces bool
+	// Placement is the OS policy of a thread sweep's unpinned rows
+	// (ThreadsRequest.Placement; "": linux).
+	Placement model.Placement
 	// Progress, when not nil, is called after each step of the
 	// prediction with the steps done and their total (Steps), so a long
 	// one (many ubatches) can show how far it is.
@@ -84,23 +87,6 @@ func (r *resolved) steps() int {
 		n++
 	}
 	return n
-}
-
-// FieldError is a request field that does not hold: Field names it
-// ("engines", "threads", "fracs", "modes", "poll", "draws", "test", "run"
-// for the ubatch count of the test, "sweep", "sensitivity"), Index the engine
-// it is about (-1: none).
-type FieldError struct {
-	Field string
-	Index int
-	Err   error
-}
-
-func (e *FieldError) Error() string { return e.Field + ": " + e.Err.Error() }
-func (e *FieldError) Unwrap() error { return e.Err }
-
-func fieldErr(field string, i int, format string, a ...any) error {
-	return &FieldError{Field: field, Index: i, Err: fmt.Errorf(format, a...)}
 }
 
 // TwoEngine reports whether the request is of a split between two CPU
@@ -302,6 +288,9 @@ func (r *resolved) plan(mode model.Mode, fracs []float64) model.Plan {
 func Run(q Request) (*Prediction, error) {
 	if len(q.Busy) > 0 {
 		return nil, fieldErr("busy", -1, "busy cores are for a thread sweep's pools; the split dispatcher's plans run on idle cores")
+	}
+	if q.Placement != "" {
+		return nil, fieldErr("placement", -1, "a placement policy is for a thread sweep's unpinned pools; the split dispatcher pins its threads")
 	}
 	r, err := q.resolve()
 	if err != nil {

@@ -121,3 +121,17 @@ func ParseThreads(s string, n int) ([]int, error) {
 	}
 	return out, nil
 }
+
+// ParseUnpinned parses the OS policy that places a thread sweep's
+// unpinned rows (-t N without a mask): "" is linux; strict is refused,
+// since a mask with --cpu-strict 1 is what the sweep's pinned rows give.
+func ParseUnpinned(s string) (model.Placement, error) {
+	if s == "" {
+		return "", nil
+	}
+	pl, err := model.ParsePlacement(s)
+	if err != nil || pl == model.PlaceStrict {
+		return "", fmt.Errorf("%q: want linux, android, macos or windows (a mask with --cpu-strict 1 is what the sweep's pinned rows give)", s)
+	}
+	return pl, nil
+}

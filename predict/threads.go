@@ -1,6 +1,7 @@
 package predict
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"maps"
@@ -33,39 +34,54 @@ type ThreadsRequest struct {
 	// (model.Plan.BusyCores); the split dispatcher's rows are then left
 	// out, with a note: its plans run on idle cores.
 	Busy map[string]int
+	// Placement is the OS policy that places the unpinned rows, `-t N`
+	// without a mask (model.SoC.Place; "": linux).
+	Placement model.Placement
 }
 
 // ThreadsRow is one pool (or the split dispatcher) with its pp and tg
 // t/s.
 type ThreadsRow struct {
 	// Mask names the clusters the threads run on: "big", "big+little",
-	// "little", or "split" for the split dispatcher's best plan.
+	// "big+mid+little", "little", "big+smt" (the cores and then their
+	// SMT siblings), "unpinned" (where the OS's policy puts -t N), or
+	// "split" for the split dispatcher's best plan.
 	Mask    string     `json:"mask"`
 	Plan    model.Plan `json:"plan"`
 	Threads int        `json:"threads"`
 	PPTPS   float64    `json:"pp_tps"`
 	TGTPS   float64    `json:"tg_tps"`
 	// CPUMask is the pool's --cpu-mask in hex ("0xf0"), when the profile
-	// gives its clusters' CPU ids (model.Engine.CPUs); "" otherwise.
+	// gives its clusters' CPU ids (model.Engine.CPUs, SMTCPUs); ""
+	// otherwise, and for an unpinned row.
 	CPUMask string `json:"cpu_mask,omitempty"`
+	// Unpinned is a row the OS placed (ThreadsSweep.Placement).
+	Unpinned bool `json:"unpinned,omitempty"`
 }
 
 // ThreadsSweep is every row, and the recommendation for each phase.
 type ThreadsSweep struct {
-	Schema   string       `json:"schema"`
-	SoC      string       `json:"soc"`
-	Workload string       `json:"workload"`
-	PP       string       `json:"pp"`
-	TG       string       `json:"tg"`
-	Rows     []ThreadsRow `json:"rows"`
+	Schema   string `json:"schema"`
+	SoC      string `json:"soc"`
+	Workload string `json:"workload"`
+	PP       string `json:"pp"`
+	TG       string `json:"tg"`
+	// Placement is the policy of the unpinned rows.
+	Placement model.Placement `json:"placement"`
+	Rows      []ThreadsRow    `json:"rows"`
 	// BestPP and BestTG are the pools to run for each phase (the split
-	// row aside: stock llama.cpp cannot run it): the fastest pool on the
-	// first cluster, unless a pool over more clusters is faster by a WIN,
-	// beyond the prediction's uncertainty (sim.Judge). AllCores is every
-	// core in one pool, as llama.cpp's default -t does.
+	// and unpinned rows aside): the fastest pool on the first (fastest)
+	// cluster, unless a pool over more clusters or SMT siblings is faster
+	// by a WIN, beyond the prediction's uncertainty (sim.Judge). AllCores
+	// is every core in one pool, one thread a core, as llama.cpp's
+	// default -t is on a chip it does not know as hybrid.
 	BestPP   ThreadsRow `json:"best_pp"`
 	BestTG   ThreadsRow `json:"best_tg"`
 	AllCores ThreadsRow `json:"all_cores"`
+	// UnpinnedPP and UnpinnedTG are the unpinned rows at the
+	// recommendation's thread counts: what `-t N` alone gives.
+	UnpinnedPP ThreadsRow `json:"unpinned_pp"`
+	UnpinnedTG ThreadsRow `json:"unpinned_tg"`
 	// PPAllCores and TGAllCores are every core's pool against the
 	// recommendation, for each phase.
 	PPAllCores Judgement `json:"pp_all_cores"`
@@ -97,22 +113,47 @@ func (t *ThreadsSweep) BusyText() string {
 	return " with " + strings.Join(parts, " and ") + " cores busy"
 }
 
-// Threads sweeps the pools over the SoC's first two CPU clusters: the
-// first alone at 1..its cores, the first's cores plus 1..the second's,
-// and the second alone; and the split dispatcher's best plan for each
-// phase (a token split for pp, an expert split for tg, whose graphs are
-// one token). A SoC of one CPU cluster (a Raspberry Pi 5) sweeps that
-// cluster alone.
+// cpuClusters are s's CPU clusters, fastest first (model.Engine.
+// CapacityGOPS, the order every OS policy fills them in), the file's
+// order among equals.
+func cpuClusters(s *model.SoC) []*model.Engine {
+	var out []*model.Engine
+	for i := range s.Engines {
+		if !s.Engines[i].IsAccelerator() {
+			out = append(out, &s.Engines[i])
+		}
+	}
+	slices.SortStableFunc(out, func(a, b *model.Engine) int { return cmp.Compare(b.CapacityGOPS(), a.CapacityGOPS()) })
+	return out
+}
+
+// Threads sweeps the pools over every CPU cluster of the SoC, fastest
+// first: the first alone at 1..its cores, then its SMT siblings; each
+// further cluster added to the ones before it at 1..its cores; every
+// core's SMT siblings after all the cores; each further cluster alone;
+// and the pool of -t 1..every hardware thread as the OS places it
+// without a mask (the unpinned rows, by the request's Placement). Beside
+// them the split dispatcher's best plan for each phase (a token split for
+// pp, an expert split for tg, whose graphs are one token) on the first
+// two clusters.
 func Threads(q ThreadsRequest) (*ThreadsSweep, error) {
 	if q.SoC == nil || q.Workload == nil {
 		return nil, errors.New("threads: a request needs a SoC and a workload")
 	}
 	s := q.SoC
-	if len(s.Engines) < 1 || s.Engines[0].IsAccelerator() || len(s.Engines) > 1 && s.Engines[1].IsAccelerator() {
-		return nil, fieldErr("engines", -1, "soc %s: a thread sweep needs one or two CPU clusters first", s.Name)
+	cl := cpuClusters(s)
+	if len(cl) == 0 {
+		return nil, fieldErr("engines", -1, "soc %s: a thread sweep needs a CPU cluster", s.Name)
 	}
 	if q.Poll < 0 || q.Poll > 100 {
 		return nil, fieldErr("poll", -1, "%d is outside 0..100", q.Poll)
+	}
+	pol := q.Placement
+	if pol == "" {
+		pol = model.PlaceLinux
+	}
+	if _, err := model.ParsePlacement(string(pol)); err != nil || pol == model.PlaceStrict {
+		return nil, fieldErr("placement", -1, "%q: the unpinned rows want an OS's policy (linux, android, macos, windows)", pol)
 	}
 	pp := q.Workload.Run
 	if q.Prompt != nil {
@@ -132,29 +173,25 @@ func Threads(q ThreadsRequest) (*ThreadsSweep, error) {
 	wpp, wtg := *q.Workload, *q.Workload
 	wpp.Run, wtg.Run = pp, tg
 	evPP, evTG := sim.NewEvaluator(s, &wpp, q.Draws), sim.NewEvaluator(s, &wtg, q.Draws)
-	big := &s.Engines[0]
-	out := &ThreadsSweep{Schema: ThreadsSchema, SoC: s.Name, Workload: q.Workload.Name, PP: testName(pp), TG: testName(tg), Busy: q.Busy}
-	for i := range s.Engines[:min(2, len(s.Engines))] {
-		if e := &s.Engines[i]; len(e.CPUs) > 0 && len(e.CPUs) != e.Cores {
+	out := &ThreadsSweep{Schema: ThreadsSchema, SoC: s.Name, Workload: q.Workload.Name, PP: testName(pp), TG: testName(tg), Placement: pol, Busy: q.Busy}
+	var names []string
+	for _, e := range cl {
+		names = append(names, e.Name)
+		if len(e.CPUs) > 0 && len(e.CPUs) != e.Cores {
 			out.Notes = append(out.Notes, fmt.Sprintf("engines.%s.cpus lists %d CPU ids for %d cores: the --cpu-mask is named by cluster, not in hex", e.Name, len(e.CPUs), e.Cores))
 		}
 	}
-	swept := s.Engines[:min(2, len(s.Engines))]
 	for _, name := range slices.Sorted(maps.Keys(q.Busy)) {
 		n := q.Busy[name]
-		e, i, err := s.Engine(name)
-		if err != nil || i >= len(swept) {
-			var names []string
-			for _, e := range swept {
-				names = append(names, e.Name)
-			}
+		e, _, err := s.Engine(name)
+		if err != nil || e.IsAccelerator() {
 			return nil, fieldErr("busy", -1, "%s: not one of the swept clusters (%s)", name, strings.Join(names, ", "))
 		}
 		if n > e.Cores {
 			return nil, fieldErr("busy", -1, "%s=%d: %s has %d cores", name, n, name, e.Cores)
 		}
 	}
-	row := func(mask string, p model.Plan) error {
+	row := func(mask string, p model.Plan, unpinned bool) error {
 		if len(q.Busy) > 0 {
 			p.BusyCores = make([]int, len(p.Engines))
 			for i, name := range p.Engines {
@@ -169,52 +206,102 @@ func Threads(q ThreadsRequest) (*ThreadsSweep, error) {
 		if err != nil {
 			return err
 		}
-		cm, _ := s.CPUMask(p.Engines, p.Threads)
-		out.Rows = append(out.Rows, ThreadsRow{Mask: mask, Plan: p, Threads: p.PoolThreads(), PPTPS: rp.TPS, TGTPS: rt.TPS, CPUMask: cm})
+		r := ThreadsRow{Mask: mask, Plan: p, Threads: p.PoolThreads(), PPTPS: rp.TPS, TGTPS: rt.TPS, Unpinned: unpinned}
+		if !unpinned {
+			r.CPUMask, _ = s.PoolCPUMask(p)
+		}
+		out.Rows = append(out.Rows, r)
 		return nil
 	}
-	for t := 1; t <= big.Cores; t++ {
-		if err := row(big.Name, model.NewPool([]string{big.Name}, []int{t}, q.Poll)); err != nil {
+	// pool is the pool of threads[i] on cluster i of clusters, smt[i] of
+	// them on siblings (nil: none).
+	pool := func(clusters []*model.Engine, threads, smt []int) model.Plan {
+		n := make([]string, len(clusters))
+		for i, e := range clusters {
+			n[i] = e.Name
+		}
+		p := model.NewPool(n, threads, q.Poll)
+		if smt != nil {
+			p.SMT = slices.Clone(smt)
+		}
+		return p
+	}
+	first := cl[0]
+	for t := 1; t <= first.Cores; t++ {
+		if err := row(first.Name, pool(cl[:1], []int{t}, nil), false); err != nil {
 			return nil, err
 		}
 	}
-	pick := func() error {
-		var err error
-		ppTPS := func(r ThreadsRow) float64 { return r.PPTPS }
-		tgTPS := func(r ThreadsRow) float64 { return r.TGTPS }
-		if out.BestPP, out.PPAllCores, out.FasterPP, err = recommend(evPP, out.Rows, out.AllCores, big.Name, ppTPS); err != nil {
-			return err
+	out.AllCores = out.Rows[len(out.Rows)-1]
+	if len(cl) == 1 {
+		// Every core's siblings after its cores.
+		for k := 1; k <= first.HWThreads()-first.Cores; k++ {
+			if err := row(first.Name+"+smt", pool(cl[:1], []int{first.Cores + k}, []int{k}), false); err != nil {
+				return nil, err
+			}
 		}
-		out.BestTG, out.TGAllCores, out.FasterTG, err = recommend(evTG, out.Rows, out.AllCores, big.Name, tgTPS)
-		return err
 	}
-	if len(s.Engines) == 1 {
-		out.AllCores = out.Rows[big.Cores-1]
-		if err := pick(); err != nil {
+	counts := []int{first.Cores}
+	for i := 1; i < len(cl); i++ {
+		mask := strings.Join(names[:i+1], "+")
+		for t := 1; t <= cl[i].Cores; t++ {
+			if err := row(mask, pool(cl[:i+1], append(slices.Clone(counts), t), nil), false); err != nil {
+				return nil, err
+			}
+		}
+		counts = append(counts, cl[i].Cores)
+		out.AllCores = out.Rows[len(out.Rows)-1]
+	}
+	if len(cl) > 1 {
+		// Every cluster's cores, then their siblings, fastest cluster's
+		// first.
+		sib := make([]int, len(cl))
+		for i, e := range cl {
+			for k := 1; k <= e.HWThreads()-e.Cores; k++ {
+				sib[i] = k
+				threads := make([]int, len(cl))
+				for j := range cl {
+					threads[j] = cl[j].Cores + sib[j]
+				}
+				if err := row(strings.Join(names, "+")+"+smt", pool(cl, threads, sib), false); err != nil {
+					return nil, err
+				}
+			}
+		}
+	}
+	for i := 1; i < len(cl); i++ {
+		for t := 1; t <= cl[i].Cores; t++ {
+			if err := row(cl[i].Name, pool(cl[i:i+1], []int{t}, nil), false); err != nil {
+				return nil, err
+			}
+		}
+	}
+	hw := 0
+	for _, e := range cl {
+		hw += e.HWThreads()
+	}
+	for t := 1; t <= hw; t++ {
+		pl, err := s.Place(t, pol, model.PlaceOptions{Poll: q.Poll})
+		if err != nil {
 			return nil, err
 		}
-		return out, nil
-	}
-	little := &s.Engines[1]
-	for t := 1; t <= little.Cores; t++ {
-		if err := row(big.Name+"+"+little.Name, model.NewPool([]string{big.Name, little.Name}, []int{big.Cores, t}, q.Poll)); err != nil {
+		if err := row("unpinned", pl.Plan, true); err != nil {
 			return nil, err
 		}
 	}
-	for t := 1; t <= little.Cores; t++ {
-		if err := row(little.Name, model.NewPool([]string{little.Name}, []int{t}, q.Poll)); err != nil {
-			return nil, err
-		}
-	}
-	out.AllCores = out.Rows[big.Cores+little.Cores-1]
-	if err := pick(); err != nil {
+	if err := pickBoth(out, evPP, evTG, first.Name); err != nil {
 		return nil, err
+	}
+	if len(cl) == 1 {
+		return out, nil
 	}
 	if len(q.Busy) > 0 {
 		out.Notes = append(out.Notes, "the split dispatcher's rows are left out: they are modelled on idle cores, and this sweep has busy ones")
 		return out, nil
 	}
-	// The split dispatcher, for comparison: its best plan per phase.
+	// The split dispatcher, for comparison: its best plan per phase on
+	// the first two clusters.
+	big, little := cl[0], cl[1]
 	bt, lt := big.DefaultThreads(), little.DefaultThreads()
 	split := func(mode model.Mode) model.Plan {
 		return model.Plan{Mode: mode, Engines: []string{big.Name, little.Name}, Threads: []int{bt, lt}, Poll: q.Poll}
@@ -231,116 +318,4 @@ func Threads(q ThreadsRequest) (*ThreadsSweep, error) {
 		ThreadsRow{Mask: "split (pp: " + describeSplit(ppSplit) + ")", Plan: ppSplit, Threads: workingThreads(ppSplit), PPTPS: ppr.TPS},
 		ThreadsRow{Mask: "split (tg: " + describeSplit(tgSplit) + ")", Plan: tgSplit, Threads: workingThreads(tgSplit), TGTPS: tgr.TPS})
 	return out, nil
-}
-
-// workingThreads are the threads of a split plan's engines that take a
-// share: an engine given nothing is never woken.
-func workingThreads(p model.Plan) int {
-	n := 0
-	for i, t := range p.Threads {
-		if i == 0 || p.Fracs[i] >= 0.0005 {
-			n += t
-		}
-	}
-	return n
-}
-
-// Judgement is one pool's gain over another, with the interval of its
-// parameter draws and its verdict.
-type Judgement struct {
-	GainPct  float64      `json:"gain_pct"`
-	Interval sim.Interval `json:"interval"`
-	Verdict  sim.Verdict  `json:"verdict"`
-}
-
-// Alternative is a pool faster than the recommendation by a gain the
-// model cannot tell from zero.
-type Alternative struct {
-	Row ThreadsRow `json:"row"`
-	Judgement
-}
-
-// judge compares plan with base: its gain, interval and verdict
-// (sim.JudgePlan).
-func judge(ev *sim.Evaluator, base, plan model.Plan, baseTPS, planTPS float64) (Judgement, error) {
-	iv, err := ev.Interval(base, plan)
-	if err != nil {
-		return Judgement{}, err
-	}
-	g := sim.GainPct(planTPS, baseTPS)
-	return Judgement{GainPct: g, Interval: iv, Verdict: sim.JudgePlan(plan, g, iv)}, nil
-}
-
-// recommend picks a phase's pool: the fastest on the first cluster (rows
-// whose Mask is first), or the fastest of all where it wins over that;
-// and says how every core and a faster pool that does not win compare.
-func recommend(ev *sim.Evaluator, rows []ThreadsRow, all ThreadsRow, first string, tps func(ThreadsRow) float64) (ThreadsRow, Judgement, *Alternative, error) {
-	var own, fastest ThreadsRow
-	for i, r := range rows {
-		if r.Mask == first && (own.Threads == 0 || tps(r) > tps(own)) {
-			own = r
-		}
-		if i == 0 || tps(r) > tps(fastest) {
-			fastest = r
-		}
-	}
-	pick := own
-	var alt *Alternative
-	if fastest.Mask != own.Mask || fastest.Threads != own.Threads {
-		j, err := judge(ev, own.Plan, fastest.Plan, tps(own), tps(fastest))
-		if err != nil {
-			return ThreadsRow{}, Judgement{}, nil, err
-		}
-		if j.Verdict == sim.Win {
-			pick = fastest
-		} else {
-			alt = &Alternative{Row: fastest, Judgement: j}
-		}
-	}
-	jall, err := judge(ev, pick.Plan, all.Plan, tps(pick), tps(all))
-	return pick, jall, alt, err
-}
-
-// describeSplit names a split row's plan: "token split big 0.888 +
-// little 0.112", or "expert split, the dispatcher alone on big" when it
-// gives the helpers nothing.
-func describeSplit(p model.Plan) string {
-	if sim.HelpersIdle(p) {
-		return fmt.Sprintf("%s split, the dispatcher alone on %s", p.Mode, p.Engines[0])
-	}
-	return fmt.Sprintf("%s split %s", p.Mode, p.Shares())
-}
-
-// Flags is the llama.cpp command-line of a pool row: -t N and its
-// --cpu-mask, in hex with --cpu-strict 1 where the profile gives the
-// clusters' CPU ids (CPUMask), else the clusters the mask must cover.
-func (r ThreadsRow) Flags() string {
-	parts := make([]string, len(r.Plan.Engines))
-	for i, e := range r.Plan.Engines {
-		parts[i] = fmt.Sprintf("%d on %s", r.Plan.Threads[i], e)
-	}
-	if r.CPUMask != "" {
-		return fmt.Sprintf("-t %d --cpu-mask %s --cpu-strict 1 (%s)", r.Threads, r.CPUMask, strings.Join(parts, ", "))
-	}
-	return fmt.Sprintf("-t %d, --cpu-mask of %s's cores (%s)", r.Threads, strings.Join(r.Plan.Engines, " and "), strings.Join(parts, ", "))
-}
-
-// ThreadsBeside is the thread sweep beside request q: q's prompt for the
-// pp test (own's, the workload's own run, when q's test has none, as a tg
-// test) and q's generated tokens for the tg test (DefaultGenTokens when
-// it has none, as a pp test).
-func ThreadsBeside(q Request, own model.Run) (*ThreadsSweep, error) {
-	if q.Workload == nil {
-		return nil, errors.New("threads: a request needs a SoC and a workload")
-	}
-	run := q.Workload.Run
-	if q.Test != nil {
-		run = *q.Test
-	}
-	pp := run
-	if pp.PromptTokens == 0 {
-		pp.PromptTokens, pp.Ubatch = own.PromptTokens, own.Ubatch
-	}
-	pp.GenTokens = 0
-	return Threads(ThreadsRequest{SoC: q.SoC, Workload: q.Workload, Prompt: &pp, Gen: run.GenTokens, Poll: q.Poll, Draws: q.Draws, Busy: q.Busy})
 }

@@ -20,7 +20,7 @@ func TestThreads(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if th.Schema != ThreadsSchema || th.TG != "tg16" || len(th.Rows) != 4+4+4+2 {
+	if th.Schema != ThreadsSchema || th.TG != "tg16" || len(th.Rows) != 4+4+4+8+2 {
 		t.Fatalf("schema %q tg %q, %d rows", th.Schema, th.TG, len(th.Rows))
 	}
 	if b := th.BestPP; b.Mask != "big" || b.Threads != 4 {
@@ -70,8 +70,8 @@ func TestThreadsOneCluster(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(th.Rows) != 4 || th.AllCores.Threads != 4 || th.BestPP.Threads != 4 {
-		t.Fatalf("%d rows, every core -t %d, best prefill -t %d; want 4, 4, 4", len(th.Rows), th.AllCores.Threads, th.BestPP.Threads)
+	if len(th.Rows) != 4+4 || th.AllCores.Threads != 4 || th.BestPP.Threads != 4 {
+		t.Fatalf("%d rows, every core -t %d, best prefill -t %d; want 8, 4, 4", len(th.Rows), th.AllCores.Threads, th.BestPP.Threads)
 	}
 	const measured = 10.91
 	if got := th.BestPP.PPTPS; got < 0.75*measured || got > 1.25*measured {

@@ -99,6 +99,7 @@ func TestSweepWhatIf(t *testing.T) {
 // The what-if grid of a big+npu split on rk3588-npu (sim.BestN per cell)
 // over the NPU's effective TOPS and submit latency.
 func TestSweepWhatIfNWay(t *testing.T) {
+	skipShort(t)
 	s, w := load(t, "rk3588-npu")
 	t0 := time.Now()
 	d, err := SweepWhatIf(s, w, WhatIfOptions{Poll: 50, Engines: []string{"big", "npu"}})

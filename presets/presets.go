@@ -87,8 +87,8 @@ func Workload(name string) (*model.Workload, error) {
 	return model.ParseWorkload(b, "preset "+name)
 }
 
-// LoadSoC resolves ref as a file when it names one (or ends in .yaml or
-// contains a path separator), else as a preset name.
+// LoadSoC resolves ref as a file when it names one (or ends in .yaml,
+// .yml or .gguf or contains a path separator), else as a preset name.
 func LoadSoC(ref string) (*model.SoC, error) {
 	if IsFile(ref) {
 		return model.LoadSoCFile(ref)
@@ -129,10 +129,10 @@ func IsGGUF(path string) bool {
 	return n == 4 && string(b[:]) == gguf.Magic
 }
 
-// IsFile says whether ref names a file rather than a preset: a .yaml or
-// .yml name, a path, or a file that exists.
+// IsFile says whether ref names a file rather than a preset: a .yaml,
+// .yml or .gguf name, a path, or a file that exists.
 func IsFile(ref string) bool {
-	if strings.HasSuffix(ref, ".yaml") || strings.HasSuffix(ref, ".yml") || strings.ContainsRune(ref, os.PathSeparator) {
+	if strings.HasSuffix(ref, ".yaml") || strings.HasSuffix(ref, ".yml") || strings.HasSuffix(ref, ".gguf") || strings.ContainsRune(ref, os.PathSeparator) {
 		return true
 	}
 	_, err := os.Stat(ref)

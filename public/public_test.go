@@ -89,7 +89,8 @@ func TestRowsName(t *testing.T) {
 	for _, tc := range []struct {
 		yaml, want string
 	}{
-		{"rows:\n  - {id: A, family: pi, source: shared/x.md, soc: pi5, workload: w, threads: 1, placement: os, test: pp512, tps: 1, date: '2025'}\n", "row A: source"},
+		{"rows:\n  - {id: A, family: pi, source: /home/x.md, soc: pi5, workload: w, threads: 1, placement: os, test: pp512, tps: 1, date: '2025'}\n", "row A: source"},
+		{"rows:\n  - {id: A, family: pi, source: ../notes/x.md, soc: pi5, workload: w, threads: 1, placement: os, test: pp512, tps: 1, date: '2025'}\n", "row A: source"},
 		{"rows:\n  - {id: A, family: pi, source: s, soc: pi5, workload: w, threads: 1, placement: os, test: pp0, tps: 1, date: '2025'}\n", "row A: test"},
 		{"rows:\n  - {id: A, family: pi, source: s, soc: pi5, workload: w, threads: 4, clusters: big=2, placement: pinned, test: pp1, tps: 1, date: '2025'}\n", "row A: clusters"},
 		{"rows:\n  - {id: A, family: pi, source: s, soc: pi5, workload: w, threads: 4, clusters: big=4, placement: os, test: pp1, tps: 1, date: '2025'}\n", "row A: clusters: \"big=4\" on a row the os placed"},

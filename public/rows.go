@@ -125,7 +125,7 @@ func (r *Row) Check() error {
 	switch {
 	case r.ID == "":
 		return fmt.Errorf("a row without an id")
-	case r.Source == "" || strings.Contains(r.Source, "shared/"):
+	case r.Source == "" || localSource(r.Source):
 		return bad("source", "%q: a public source (an issue, PR or repository file)", r.Source)
 	case !contains(Families, r.Family):
 		return bad("family", "%q is not one of %s", r.Family, strings.Join(Families, ", "))
@@ -207,4 +207,12 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// localSource reports whether source names a file on someone's disk (an
+// absolute or relative path, or the project's private notes folder, which
+// is not in the repository) rather than a public place.
+func localSource(source string) bool {
+	first, _, _ := strings.Cut(source, "/")
+	return strings.HasPrefix(source, "/") || first == "." || first == ".." || first == "shared"
 }

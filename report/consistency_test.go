@@ -21,6 +21,7 @@ import (
 // same best split, gain, threads and balance point, because they are all
 // views of one Prediction.
 func TestOnePredictionManyViews(t *testing.T) {
+	skipShort(t)
 	load := func(soc string) (*model.SoC, *model.Workload) {
 		s, err := presets.LoadSoC(soc)
 		if err != nil {

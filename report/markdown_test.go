@@ -37,6 +37,7 @@ func seed(t *testing.T) (*model.SoC, *model.Workload) {
 // what-if grid, against testdata/seed-report.md (go test ./report
 // -update rewrites it).
 func TestMarkdownGolden(t *testing.T) {
+	skipShort(t)
 	s, w := seed(t)
 	q := predict.Request{SoC: s, Workload: w, Fracs: []float64{0.88, 0.12}, Poll: 50, Sweep: true}
 	p, err := predict.Run(q)

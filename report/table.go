@@ -265,11 +265,16 @@ func ThreadsTable(w io.Writer, t *predict.ThreadsSweep) error {
 }
 
 // threadsAdvice is what to run for each phase, one line each: the -t and
-// --cpu-mask, its t/s, and every core's pool against it.
+// --cpu-mask, its t/s, what the same -t gives unpinned, and every core's
+// pool against it; then the decode and batch threads apart, as llama-cli
+// and llama-server take them (-t, -tb).
 func threadsAdvice(t *predict.ThreadsSweep) []string {
-	phase := func(name string, best predict.ThreadsRow, tps float64, all predict.Judgement, faster *predict.Alternative) string {
+	phase := func(name string, best predict.ThreadsRow, tps float64, unpinned predict.ThreadsRow, utps float64, all predict.Judgement, faster *predict.Alternative) string {
 		var b strings.Builder
 		fmt.Fprintf(&b, "%s %s: %.2f t/s", name, best.Flags(), tps)
+		if unpinned.Threads > 0 && (best.CPUMask != "" || unpinned.Where() != best.Where()) {
+			fmt.Fprintf(&b, "; -t %d alone gives %.2f (%s places %s)", unpinned.Threads, utps, t.Placement, unpinned.Where())
+		}
 		if best.Mask == t.AllCores.Mask && best.Threads == t.AllCores.Threads {
 			fmt.Fprint(&b, "; every core")
 		} else {
@@ -281,9 +286,20 @@ func threadsAdvice(t *predict.ThreadsSweep) []string {
 		return b.String()
 	}
 	return []string{
-		phase("prefill:", t.BestPP, t.BestPP.PPTPS, t.PPAllCores, t.FasterPP),
-		phase("decode: ", t.BestTG, t.BestTG.TGTPS, t.TGAllCores, t.FasterTG),
+		phase("prefill:", t.BestPP, t.BestPP.PPTPS, t.UnpinnedPP, t.UnpinnedPP.PPTPS, t.PPAllCores, t.FasterPP),
+		phase("decode: ", t.BestTG, t.BestTG.TGTPS, t.UnpinnedTG, t.UnpinnedTG.TGTPS, t.TGAllCores, t.FasterTG),
+		"llama-cli, llama-server: " + apart(t.BestTG, "-t", "-C", "--cpu-strict") + " (decode), " +
+			apart(t.BestPP, "-tb", "-Cb", "--cpu-strict-batch") + " (prefill); llama-bench's -t runs both",
 	}
+}
+
+// apart is a pool row as llama-cli's flags of one phase: "-tb 8 -Cb 0xff
+// --cpu-strict-batch 1", or "-t 4 on big's cores" without CPU ids.
+func apart(r predict.ThreadsRow, threads, mask, strict string) string {
+	if r.CPUMask != "" {
+		return fmt.Sprintf("%s %d %s %s %s 1", threads, r.Threads, mask, r.CPUMask, strict)
+	}
+	return fmt.Sprintf("%s %d on %s's cores", threads, r.Threads, strings.Join(r.Plan.Engines, " and "))
 }
 
 // judgement is a gain as the tables print it: "-12.9% [-14.0, -11.8]% LOSS".

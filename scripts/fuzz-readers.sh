@@ -21,6 +21,7 @@ targets=(
 	"./calibrate/llamabench FuzzParse"
 	"./measure FuzzRead"
 	"./gguf FuzzRead"
+	"./hfconfig FuzzParse"
 )
 status=0
 for t in "${targets[@]}"; do

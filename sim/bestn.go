@@ -12,8 +12,9 @@ import (
 // MaxBestNEngines is the most engines BestN splits over: it searches every
 // face of the simplex (each subset of the helper engines), 2^(N-1) of
 // them, each over more co-running engines, so every engine more makes it
-// several times slower (docs/guarantees.md has the times: about a minute
-// for six engines on a 2-vCPU machine, where seven would take several).
+// several times slower: issue 31's probe timed a prediction over seven
+// engines at 46 s and over eight at 5 min 58 s on a 2-vCPU machine, with
+// no word on the terminal; six is the most below those.
 const MaxBestNEngines = 6
 
 // BestN finds the fractions of the split ops over all of plan p's engines

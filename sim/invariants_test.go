@@ -113,6 +113,7 @@ func badFloats(v reflect.Value, path string, out *[]string) {
 // poll, for prompts and for token generation: sane numbers, conservation,
 // determinism, and Sweep = Run.
 func TestInvariantsPresetGrid(t *testing.T) {
+	skipShort(t)
 	grid := presetGrid(t)
 	if len(grid) != len(twoClusterSoCs())*len(presets.WorkloadNames())*2*len(gridPlans(0)) || len(grid) == 0 {
 		t.Fatalf("grid has %d cases", len(grid))
@@ -205,6 +206,7 @@ func TestInvariantsPresetGrid(t *testing.T) {
 // TestSweepMatchesRun runs the preset grid through the parallel Sweep and
 // compares it, bit for bit and in order, with sequential Runs.
 func TestSweepMatchesRun(t *testing.T) {
+	skipShort(t)
 	grid := append(presetGrid(t), tgGrid(t)...)
 	byWL := map[*model.Workload][]gridCase{}
 	var order []*model.Workload
@@ -260,6 +262,7 @@ func TestSweepMatchesRun(t *testing.T) {
 // and in a generated token's graph (at depth 0 and deep in the KV cache).
 // An op's time is from its first engine's start to its last engine's end.
 func TestOpTimeLowerBounds(t *testing.T) {
+	skipShort(t)
 	tests := []struct {
 		name string
 		run  func(model.Run) model.Run
@@ -687,6 +690,7 @@ func checkWakes(t *testing.T, r *Result, h model.Handoff, poll int) {
 // token, the timeline is the whole run, so each engine's spans add up to its busy and handoff
 // times, and an engine's spans never overlap.
 func TestTimelineMatchesEngineStats(t *testing.T) {
+	skipShort(t)
 	cases := presetGrid(t)
 	for _, g := range tgGrid(t) {
 		// One generated token: its graph is the whole run too.

@@ -235,7 +235,7 @@ func build2024(t testing.TB, s *model.SoC, fixed bool, k kernel2024, latencyBoun
 			e.GemvOverlap = 0
 			if slices.Contains(latencyBound, e.Name) {
 				// One 64-byte line at a time, each at the DRAM latency
-				// of a 128 MiB walk (shared/reference/hardware.md).
+				// of a 128 MiB walk (docs/sources.md).
 				e.BandwidthPerThreadGBs = lineBytes / latencyNS(e)
 			}
 		}
@@ -246,7 +246,7 @@ func build2024(t testing.TB, s *model.SoC, fixed bool, k kernel2024, latencyBoun
 const lineBytes = 64
 
 // latencyNS is the DRAM latency of a 128 MiB walk on the RK3588's cores
-// (shared/reference/hardware.md: A76 151 ns, A55 159 ns).
+// (docs/sources.md: A76 151 ns, A55 159 ns).
 func latencyNS(e *model.Engine) float64 {
 	if e.CoreType == "Cortex-A55" {
 		return 159

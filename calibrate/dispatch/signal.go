@@ -1,6 +1,9 @@
 package dispatch
 
-import "github.com/blsim/blsim/calibrate/probe"
+import (
+	"github.com/blsim/blsim/calibrate/busy"
+	"github.com/blsim/blsim/calibrate/probe"
+)
 
 // driver is a persistent goroutine that drives a second pool: Start hands it
 // a function, Wait returns once it has run. One generation per op; no
@@ -37,6 +40,7 @@ func (d *driver) loop(pinned chan<- error) {
 		pinned <- err
 		return
 	}
+	defer busy.Exiting() // a Watch counts the thread's time to its end
 	pinned <- nil
 	var gen uint32
 	for {

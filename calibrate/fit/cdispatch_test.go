@@ -10,6 +10,7 @@ import "testing"
 // and 0.5: the split mode and the fractions it never saw must be
 // predicted within 5%.
 func TestRecordedCDispatchHeldOut(t *testing.T) {
+	skipShort(t)
 	prior, ms := loadRecorded(t, "testdata/cdispatch/prior.yaml", "../../cmd/blsim/testdata/cdispatch/workload.yaml", "testdata/cdispatch/grid.jsonl", 88)
 	v, r, err := Holdout(prior, ms, []string{"expert", "f=0.3", "f=0.5"}, Options{})
 	if err != nil {

@@ -53,7 +53,11 @@ func Fit(prior *model.SoC, ms []measure.Measurement, o Options) (*Result, error)
 	pred := NewPredictor()
 	pred.ctx = o.Context
 	obs, skipped := runnable(prior, throughputs(ms, o.Stat), pred)
+	obs, disturbed := splitDisturbed(obs)
 	if len(obs) == 0 {
+		if len(disturbed) > 0 {
+			return nil, &InterferenceError{Disturbed: disturbed, N: len(disturbed), Stat: o.Stat}
+		}
 		if len(skipped) > 0 {
 			return nil, fmt.Errorf("fit: no throughput can be predicted on the prior profile: %s: %s", skipped[0].Label, skipped[0].Reason)
 		}
@@ -174,7 +178,7 @@ func Fit(prior *model.SoC, ms []measure.Measurement, o Options) (*Result, error)
 		weights[i] = 1 / (rel * rel)
 	}
 	work := prior.Clone()
-	r := &Result{Kernels: kernels, KernelScales: scales, Skipped: skipped}
+	r := &Result{Kernels: kernels, KernelScales: scales, Skipped: skipped, Disturbed: disturbed, Stat: o.Stat}
 	var evalErr error
 	residuals := func(dst, x []float64) {
 		if o.Context != nil && o.Context.Err() != nil {

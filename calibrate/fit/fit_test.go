@@ -78,11 +78,18 @@ func TestFitRecoversTruth(t *testing.T) {
 			}
 		}
 	}
+	// 2σ covers the truth in about 95% of trials. Of 100 trials, fewer
+	// than 90 covered is a defect; of the short run's 20, fewer than 16
+	// (80%) happens by chance in 0.3% of seed sets (binomial, p 0.95).
+	want := 0.9
+	if trials < 100 {
+		want = 0.8
+	}
 	for i, c := range covered {
 		frac := float64(c) / float64(trials)
 		t.Logf("%s: true value within 2σ in %d/%d trials", recoverFree[i], c, trials)
-		if frac < 0.9 {
-			t.Errorf("%s: true value within 2σ in only %.0f%% of trials, want >= 90%%", recoverFree[i], 100*frac)
+		if frac < want {
+			t.Errorf("%s: true value within 2σ in only %.0f%% of trials, want >= %.0f%%", recoverFree[i], 100*frac, 100*want)
 		}
 	}
 }
@@ -192,4 +199,14 @@ func measureOn(t testing.TB, p *Predictor, truth *model.SoC, m *measure.Measurem
 	}
 	m.Summarize()
 	m.CV = 1.2533 * noise / math.Sqrt(5) // the median's relative error
+}
+
+// skipShort skips a slow refit of recorded or synthetic runs under
+// go test -short (each takes 10-90 s on the 2-vCPU machine); the full
+// go test ./... runs it.
+func skipShort(t *testing.T) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("a slow refit; go test without -short runs it")
+	}
 }

@@ -62,6 +62,7 @@ func scaleKernels(s *model.SoC, f float64) {
 // wide kernel priors, it recovers the rates and predicts held-out
 // fractions and the split mode it never saw.
 func TestForeignKernelsRecovered(t *testing.T) {
+	skipShort(t)
 	prior, err := presets.SoC("rk3588")
 	if err != nil {
 		t.Fatal(err)
@@ -127,6 +128,7 @@ func TestForeignKernelsRecovered(t *testing.T) {
 }
 
 func TestFitSkipsPlansThePriorCannotRun(t *testing.T) {
+	skipShort(t)
 	prior, err := presets.SoC("rk3588")
 	if err != nil {
 		t.Fatal(err)

@@ -58,6 +58,7 @@ func TestCoupledWith(t *testing.T) {
 // moves it a long way from its prior: it is Coupled, not the prior's.
 // A kernel rate no run uses keeps its prior: PriorOnly.
 func TestRecordedIdentification(t *testing.T) {
+	skipShort(t)
 	prior, ms := loadRecorded(t, "testdata/llamacpp/prior.yaml", "testdata/llamacpp/workload.yaml", "testdata/llamacpp/grid.jsonl", 48)
 	r, err := Fit(prior, ms, Options{Kernels: KernelsPrior})
 	if err != nil {

@@ -18,6 +18,7 @@ import (
 // experts at about half the dense rate. Fitted on the MoE alone, the same
 // profile predicts the dense prompts 10-30% slow (logged).
 func TestRecordedLlamaCppDense(t *testing.T) {
+	skipShort(t)
 	prior, err := model.LoadSoCFile("testdata/llamacpp-dense/prior.yaml")
 	if err != nil {
 		t.Fatal(err)

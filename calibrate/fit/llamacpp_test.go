@@ -10,6 +10,7 @@ import "testing"
 // rates are llama.cpp's own: fitted with wide priors from the prior's
 // blsim-kernel values, they must predict the held-out runs within 5%.
 func TestRecordedLlamaCppHeldOut(t *testing.T) {
+	skipShort(t)
 	prior, ms := loadRecorded(t, "testdata/llamacpp/prior.yaml", "testdata/llamacpp/workload.yaml", "testdata/llamacpp/grid.jsonl", 48)
 	held := []string{"t=2 pp256", "t=1 pp64 ub=16"}
 	v, r, err := Holdout(prior, ms, held, Options{})

@@ -15,6 +15,7 @@ import (
 // tg and pp+tg ones are predicted. Stock llama.cpp's CPU graph is one
 // backend split, so the fit drops the prior's graph splits, with a note.
 func TestRecordedLlamaCppTG(t *testing.T) {
+	skipShort(t)
 	prior, ms := loadRecorded(t, "testdata/llamacpp-tg/prior.yaml", "testdata/llamacpp/workload.yaml", "testdata/llamacpp-tg/grid.jsonl", 96)
 	v, r, err := Holdout(prior, ms, []string{"tg32", "pp64+tg32"}, Options{})
 	if err != nil {
@@ -68,6 +69,7 @@ func TestRecordedLlamaCppTG(t *testing.T) {
 // and arithmetic add up, as the prompts' do, where the A76's public
 // decode tables ask for 0.73 (presets/socs/rk3588.yaml).
 func TestRecordedLlamaCppGemvOverlap(t *testing.T) {
+	skipShort(t)
 	prior, ms := loadRecorded(t, "testdata/llamacpp-tg/prior.yaml", "testdata/llamacpp/workload.yaml", "testdata/llamacpp-tg/grid.jsonl", 96)
 	for i := range prior.Engines {
 		prior.Engines[i].GemvOverlap = 0.3

@@ -15,6 +15,7 @@ import (
 // frees exactly the types the models use (q8_0, q4_0), not the classes
 // their bits fall in, each starting at its class's rate with a note.
 func TestRecordedLlamaCppTypes(t *testing.T) {
+	skipShort(t)
 	prior, err := model.LoadSoCFile("testdata/llamacpp-tg/prior.yaml")
 	if err != nil {
 		t.Fatal(err)

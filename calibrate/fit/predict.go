@@ -155,7 +155,14 @@ func residualTable(obs []measure.Measurement, pred, dramPct []float64) ([]Residu
 		e := measure.ErrPct(pred[i], m.Median)
 		ss += e * e
 		sa += math.Abs(e)
-		rows = append(rows, Residual{ID: m.ID, Label: m.Label(), Measured: m.Median, Predicted: pred[i], ErrPct: e, DRAMBoundPct: dramPct[i]})
+		row := Residual{ID: m.ID, Label: m.Label(), Measured: m.Median, Predicted: pred[i], ErrPct: e, DRAMBoundPct: dramPct[i]}
+		if in := m.Interference; in != nil {
+			if cpu, pct := in.Worst(); cpu >= 0 {
+				row.OtherCPU, row.OtherPct = cpu, pct
+			}
+			row.Reruns = in.Reruns
+		}
+		rows = append(rows, row)
 	}
 	n := float64(len(obs))
 	return rows, math.Sqrt(ss / n), sa / n

@@ -71,8 +71,22 @@ func (e *PoorFitError) Error() string {
 	return msg
 }
 
-// Check returns a *PoorFitError when the fit is poor, else nil.
+// Check returns an *InterferenceError when other processes, not the
+// model, are what failed the fit (Result.interferenceCheck), else a
+// *PoorFitError when the fit is poor, else nil.
 func (r *Result) Check() error {
+	poor := r.poor()
+	if e := r.interferenceCheck(poor); e != nil {
+		return e
+	}
+	if poor == nil {
+		return nil
+	}
+	return poor
+}
+
+// poor is the fit's *PoorFitError, or nil when it is not poor.
+func (r *Result) poor() *PoorFitError {
 	n := len(r.Residuals)
 	if n == 0 || r.MAPE <= PoorMAPEPct && !tooManyOutliers(r.FarOutliers, n) {
 		return nil

@@ -17,6 +17,7 @@ import (
 // third: the best sample predicts the held-out points within 5%, the
 // median of runs does not.
 func TestRecordedGridHeldOut(t *testing.T) {
+	skipShort(t)
 	prior, ms := loadRecorded(t, "testdata/vm-prior.yaml", "testdata/vm-bench-workload.yaml", "testdata/vm-bench-grid.jsonl", 288)
 	held := []string{"f=0.15", "f=0.25", "f=0.35", "f=0.45"}
 	// blsim bench runs blsim's own kernels, so the microbenchmark priors

@@ -103,6 +103,13 @@ type Residual struct {
 	// on it (a run of it): the point is in-sample, not held out. Every
 	// residual of a Result is.
 	InFit bool `json:"in_fit,omitempty"`
+	// OtherPct is the share of the run's time, in percent, other
+	// processes (and steal) took of OtherCPU, the CPU of the run they took
+	// most of (of its most disturbed run, for a merged configuration);
+	// Reruns counts its re-runs. Zero when not measured.
+	OtherPct float64 `json:"other_pct,omitempty"`
+	OtherCPU int     `json:"other_cpu,omitempty"`
+	Reruns   int     `json:"reruns,omitempty"`
 }
 
 // Result is a fitted profile and how well it fits.
@@ -137,6 +144,11 @@ type Result struct {
 	// cannot run their plan (more threads than an engine has cores, an
 	// engine it lacks).
 	Skipped []Skip `json:"skipped,omitempty"`
+	// Disturbed lists the configurations left out because other processes
+	// disturbed every run of them (Disturbance).
+	Disturbed []Disturbance `json:"disturbed,omitempty"`
+	// Stat is the statistic fitted (Options.Stat, Median when empty).
+	Stat Stat `json:"stat,omitempty"`
 }
 
 // Identified maps each parameter the runs identify (all but the

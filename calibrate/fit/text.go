@@ -23,6 +23,9 @@ func (r *Result) WriteText(w io.Writer) error {
 		}
 		fmt.Fprintf(w, "skipped %s (%s): %s\n", s.Label, s.ID, s.Reason)
 	}
+	if len(r.Disturbed) > 0 {
+		fmt.Fprintf(w, "kept out of the fit, disturbed to the end by other processes: %s\n", groupByCPU(r.Disturbed))
+	}
 	if r.Kernels == KernelsForeign {
 		var parts []string
 		for _, c := range slices.Sorted(maps.Keys(r.KernelScales)) {
@@ -60,6 +63,7 @@ func (r *Result) WriteText(w io.Writer) error {
 	}
 	fmt.Fprintf(w, "\n%d throughputs: RMS error %.2f%%, MAPE %.2f%% (%s after %d iterations; %d %s down-weighted)\n",
 		len(r.Residuals), r.RMSPct, r.MAPE, words(r.Status), r.Iterations, r.Downweighted, outliers)
+	fmt.Fprintln(w, r.preciseLine())
 	var prior, moved, unpinned []string
 	for _, p := range r.Params {
 		if p.SameAs != "" {
@@ -121,6 +125,9 @@ func (v *Validation) WriteText(w io.Writer, stat Stat, top int) error {
 	}
 	for _, line := range v.lines() {
 		fmt.Fprintf(w, "%s: %s (%s)\n", v.Mode, line, what)
+	}
+	if len(v.Disturbed) > 0 {
+		fmt.Fprintf(w, "%s: not scored, disturbed to the end by other processes: %s\n", v.Mode, groupByCPU(v.Disturbed))
 	}
 	mixed := v.Fitted.N > 0 && v.HeldOut.N > 0
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)

@@ -1,6 +1,7 @@
 package fit
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"sort"
@@ -34,6 +35,9 @@ type Validation struct {
 	// it was fitted on (FitSet.Unrecorded): its points count as HeldOut,
 	// but may have been fitted.
 	FitUnrecorded bool `json:"fit_unrecorded,omitempty"`
+	// Disturbed lists the configurations left unscored because other
+	// processes disturbed every run of them.
+	Disturbed []Disturbance `json:"disturbed,omitempty"`
 }
 
 // Group is the error over some of a validation's points.
@@ -53,8 +57,11 @@ func Predictions(soc *model.SoC, ms []measure.Measurement, o Options) (*Validati
 	if _, err := ParseStat(string(o.Stat)); err != nil {
 		return nil, fmt.Errorf("validate: %w", err)
 	}
-	obs := throughputs(ms, o.Stat)
+	obs, disturbed := splitDisturbed(throughputs(ms, o.Stat))
 	if len(obs) == 0 {
+		if len(disturbed) > 0 {
+			return nil, &InterferenceError{Disturbed: disturbed, N: len(disturbed), Stat: o.Stat}
+		}
 		return nil, ErrNoThroughput
 	}
 	vals, dram, err := predictAll(NewPredictor(), soc, obs)
@@ -69,6 +76,7 @@ func Predictions(soc *model.SoC, ms []measure.Measurement, o Options) (*Validati
 	}
 	v := summarize("predict", rows)
 	v.FitUnrecorded = set.Unrecorded()
+	v.Disturbed = disturbed
 	return v, nil
 }
 
@@ -118,10 +126,22 @@ func Holdout(prior *model.SoC, ms []measure.Measurement, patterns []string, o Op
 		return nil, nil, fmt.Errorf("holdout: every throughput matches %q: none is left to fit", patterns)
 	}
 	r, err := Fit(prior, train, o)
+	var ie *InterferenceError
+	if errors.As(err, &ie) {
+		// Count the held-out configurations too, disturbed or not.
+		_, dist := splitDisturbed(throughputs(test, o.Stat))
+		ie.Disturbed = append(ie.Disturbed, dist...)
+		ie.N += len(throughputs(test, o.Stat))
+	}
 	if err != nil {
 		return nil, nil, err
 	}
 	v, err := Predictions(r.SoC, test, o)
+	if errors.As(err, &ie) {
+		// Every held-out configuration disturbed: the fit's too.
+		ie.Disturbed = append(r.Disturbed, ie.Disturbed...)
+		ie.N += len(r.Residuals) + len(r.Disturbed)
+	}
 	if err != nil {
 		return nil, nil, err
 	}
@@ -158,7 +178,10 @@ func HeldOut(m *measure.Measurement, patterns []string) bool {
 // configuration (kind, workload and plan), in the order each first
 // appears: runs of the same configuration (a calibration's rounds, a grid
 // run twice) are merged into one, with the first run's knobs but "round"
-// and a knob "runs" that counts them. With
+// and a knob "runs" that counts them. Runs that other processes disturbed
+// to the end (measure.Interference.Disturbed) are left out of a
+// configuration that has undisturbed runs; a configuration whose runs were
+// all disturbed keeps them, and says so. With
 // Median (or ""), its value is the median of their medians, its samples
 // those medians and its CV their spread (at least a run's own), so a run
 // the machine disturbed weighs as little as one sample. With Best, its
@@ -192,9 +215,9 @@ func throughputs(ms []measure.Measurement, stat Stat) []measure.Measurement {
 		groups[g] = append(groups[g], m)
 	}
 	for i := range out {
-		group := groups[i]
+		group := preferQuiet(groups[i])
+		merged := *group[0]
 		if len(group) > 1 {
-			merged := out[i]
 			merged.Samples = nil
 			cvSum := 0.0
 			for _, g := range group {
@@ -205,17 +228,18 @@ func throughputs(ms []measure.Measurement, stat Stat) []measure.Measurement {
 			// The spread between runs, but never less than a run's own.
 			merged.CV = math.Max(merged.CV, cvSum/float64(len(group)))
 			merged.Knobs = map[string]string{}
-			for k, v := range out[i].Knobs {
+			for k, v := range group[0].Knobs {
 				if k != "round" {
 					merged.Knobs[k] = v
 				}
 			}
 			merged.Knobs["runs"] = fmt.Sprint(len(group))
-			out[i] = merged
+			merged.Interference = mergedInterference(group)
 		}
 		if stat == Best {
-			out[i].Median, out[i].CV, out[i].Samples = bestOf(group)
+			merged.Median, merged.CV, merged.Samples = bestOf(group)
 		}
+		out[i] = merged
 	}
 	return out
 }

@@ -106,3 +106,24 @@ func defaultWorkingSet(maxBytes int64) int64 {
 	}
 	return WorkingSetBytes(llc, maxBytes)
 }
+
+// Where HostLLC found the last-level cache's size.
+const (
+	LLCFromSysfs = "sysfs"
+	LLCFromCPUID = "cpuid"
+)
+
+// HostLLC returns the size of this machine's last-level cache and where it
+// was read: from /sys (LLCBytes), else, where the kernel lists no cache
+// (some virtual machines and arm64 kernels), from the processor's own
+// description (CPUID on x86-64). An error wraps ErrNoCacheInfo when
+// neither tells.
+func HostLLC() (int64, string, error) {
+	if n, err := LLCBytes(); err == nil {
+		return n, LLCFromSysfs, nil
+	}
+	if n := llcCPUID(); n > 0 {
+		return n, LLCFromCPUID, nil
+	}
+	return 0, "", fmt.Errorf("probe: no cache size in /sys or from the processor: %w", ErrNoCacheInfo)
+}

@@ -3,6 +3,7 @@ package probe
 import (
 	"errors"
 	"fmt"
+	"github.com/blsim/blsim/calibrate/busy"
 	"sync"
 	"sync/atomic"
 )
@@ -126,6 +127,7 @@ func (p *Pool) worker(i, cpu int, errs chan<- error) {
 		errs <- err
 		return
 	}
+	defer busy.Exiting() // a Watch counts the thread's time to its end
 	p.tids[i] = gettid()
 	errs <- nil
 	var gen uint32

@@ -2,6 +2,7 @@ package probe
 
 import (
 	"fmt"
+	"github.com/blsim/blsim/calibrate/busy"
 	"sync/atomic"
 )
 
@@ -31,6 +32,8 @@ func spawnOnce(cpu int, newThread bool) (spawnResult, error) {
 		ready.Store(true)
 		if !newThread {
 			pinErr = Unpin()
+		} else {
+			busy.Exiting()
 		}
 	}()
 	for !ready.Load() {

@@ -3,6 +3,7 @@ package probe
 import (
 	"errors"
 	"fmt"
+	"github.com/blsim/blsim/calibrate/busy"
 	"sync"
 )
 
@@ -54,6 +55,9 @@ func Timeslice(cpus []int, s *Settings) (Stats, error) {
 				// The goroutine exits locked: the runtime discards its
 				// thread, and with it the affinity.
 				errs[w] = pinSet(cpus)
+				if errs[w] == nil {
+					defer busy.Exiting()
+				}
 				pinned.Done()
 				if !<-start {
 					return

@@ -27,7 +27,8 @@ func (c Config) Gaps() []string {
 	var gaps []string
 	native, modes := 0, map[string]bool{}
 	ubatches := map[int]bool{}
-	for _, p := range c.Grid.Points() {
+	distinct, _ := c.Distinct()
+	for _, p := range distinct {
 		// Without a record the thread count may be unknown: any count will
 		// do to tell the plan's mode.
 		if plan, err := c.Mapping.Plan(p, llamabench.Record{NThreads: 1}); err == nil {
@@ -198,4 +199,14 @@ func parseInts(s string) []int {
 		}
 	}
 	return out
+}
+
+// Repetitions is how many timed runs of each test a point's llama-bench
+// makes: its -r (--repetitions) knob or the command's, else llama-bench's
+// default 5.
+func (c Config) Repetitions(p Point) int {
+	if rs, ok := c.givenInts(p, "-r", "--repetitions"); ok && len(rs) > 0 && rs[0] > 0 {
+		return rs[0]
+	}
+	return 5
 }

@@ -17,7 +17,8 @@ import (
 // the file with this host; resumed, the points done are skipped.
 func TestRunFile(t *testing.T) {
 	t.Setenv("MODE", "ok")
-	cfg := Config{Grid: Grid{Command: []string{writeBench(t)}, Env: []Axis{{Name: "ORK_BL_LITTLE_FRAC", Values: []string{"0", "0.1"}}}}}
+	cfg := Config{Grid: Grid{Command: []string{writeBench(t)}, Env: []Axis{{Name: "ORK_MOE_BIGLITTLE", Values: []string{"1"}},
+		{Name: "ORK_BL_LITTLE_FRAC", Values: []string{"0", "0.1"}}}}}
 	path := filepath.Join(t.TempDir(), "runs.jsonl")
 	var out strings.Builder
 	sum, err := RunFile(context.Background(), cfg, path, false, &out)

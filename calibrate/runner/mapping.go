@@ -75,6 +75,7 @@ type Engines struct {
 //	defaults: {ORK_BL_LITTLE_THREADS: "4"}  # the fork's defaults for knobs a run leaves unset
 //	engines: {big: big, little: little}
 //	n_threads: total                   # the records count big+little threads (big, total or ignore)
+//	depends: {MY_CHUNK: {ORK_MOE_BIGLITTLE: ["1"]}}   # MY_CHUNK changes nothing unless the split is on
 //
 // A file replaces the whole mapping: a field it leaves out names no knob,
 // except enable_values, split_values and engines, which then take
@@ -98,6 +99,10 @@ type Mapping struct {
 	// knobs set every engine's threads, either count matches; when a
 	// split's big threads come from the record, it counts the big ones).
 	NThreads ThreadCount `yaml:"n_threads"`
+	// Depends says, for knobs of the fork's own, when they can change a
+	// run (Condition); a grid runs the points that differ only in a knob
+	// that cannot once (Config.Distinct).
+	Depends map[string]Condition `yaml:"depends"`
 }
 
 // ThreadCount is how a fork's records count n_threads.
@@ -198,6 +203,16 @@ func (m Mapping) Validate() error {
 	default:
 		return fmt.Errorf("n_threads: %q is not big, total or ignore", m.NThreads)
 	}
+	for k, c := range m.Depends {
+		if k == "" || len(c) == 0 {
+			return fmt.Errorf("depends: %q: want a knob name and at least one knob it depends on", k)
+		}
+		for on, values := range c {
+			if on == "" || on == k || len(values) == 0 {
+				return fmt.Errorf("depends: %s: %q: want another knob's name and the values it must have", k, on)
+			}
+		}
+	}
 	return nil
 }
 
@@ -205,7 +220,7 @@ func (m Mapping) Validate() error {
 func (m Mapping) isZero() bool {
 	return len(m.Enable) == 0 && m.EnableValues == nil && len(m.LittleFrac) == 0 && len(m.Poll) == 0 &&
 		len(m.Split) == 0 && m.SplitValues == nil && len(m.LittleThreads) == 0 && len(m.BigThreads) == 0 &&
-		m.Defaults == nil && m.Engines == Engines{} && m.NThreads == ""
+		m.Defaults == nil && m.Engines == Engines{} && m.NThreads == "" && m.Depends == nil
 }
 
 // EnvNames returns the names of the mapping that are environment variables

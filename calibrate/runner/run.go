@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"time"
 
+	"github.com/blsim/blsim/calibrate/busy"
 	"github.com/blsim/blsim/calibrate/llamabench"
 	"github.com/blsim/blsim/internal/shuffle"
 	"github.com/blsim/blsim/measure"
@@ -45,6 +46,11 @@ type Config struct {
 	// Retries is how many more times a failed run is tried; the last
 	// attempt is recorded. A command that cannot be started is not retried.
 	Retries int
+	// Reruns is how many more times, at most, a run that other processes
+	// disturbed (package busy) is run, each after a quiet moment, within a
+	// budget of time over the grid (busy.Policy): the least disturbed is
+	// recorded, with its interference. 0: none.
+	Reruns int
 	// Done holds the IDs already measured (measure.Done, for --resume):
 	// their points are skipped.
 	Done map[string]bool
@@ -75,6 +81,10 @@ type Config struct {
 	// or speeds up over a round does not fall on the same points, in the
 	// same direction, round after round.
 	Shuffle bool
+	// Estimate, when not nil, says about how long one run of a point
+	// takes (false: it cannot tell), for Header's estimate of the grid's
+	// time (calibrate.EstimateGrid predicts it from a prior profile).
+	Estimate func(Point) (time.Duration, bool)
 	// PlanCheck, when not nil, says why a record's plan cannot be what ran
 	// (e.g. more threads than the profile's engine has cores), or "": such
 	// a record is flagged and kept out of fits, and the grid goes on.
@@ -144,9 +154,10 @@ func Run(ctx context.Context, cfg Config, w *measure.Writer, progress func(done,
 			inherited[name] = v
 		}
 	}
-	r := &runner{cfg: cfg, environ: os.Environ(), inherited: inherited}
+	r := &runner{cfg: cfg, environ: os.Environ(), inherited: inherited, policy: busy.NewPolicy(cfg.Reruns)}
 
-	points := Schedule(cfg.Grid.Points(), cfg.Rounds, cfg.Shuffle)
+	distinct, _ := cfg.Distinct()
+	points := Schedule(distinct, cfg.Rounds, cfg.Shuffle)
 	sum.Points = len(points)
 	var todo []Point
 	for _, p := range points {
@@ -217,6 +228,7 @@ type runner struct {
 	cfg       Config
 	environ   []string
 	inherited map[string]string
+	policy    *busy.Policy
 }
 
 // result is one execution of the command.
@@ -226,8 +238,9 @@ type result struct {
 	stdoutN  int64 // bytes the command wrote to stdout
 	stderr   *headTail
 	exitCode int
-	startErr error // the command could not be started
-	waitErr  error // exit status, signal, ErrWaitDelay
+	cpuSecs  float64 // the command's CPU time and its waited-for children's (-1: unknown)
+	startErr error   // the command could not be started
+	waitErr  error   // exit status, signal, ErrWaitDelay
 	timedOut bool
 }
 
@@ -237,7 +250,7 @@ func (res *result) ok() bool { return res.startErr == nil && res.waitErr == nil 
 // returns its measurements; an error only when ctx is done.
 func (r *runner) point(ctx context.Context, p Point) ([]measure.Measurement, error) {
 	for range r.cfg.Warmup {
-		res, err := r.exec(ctx, p)
+		res, err := r.exec(ctx, p, nil)
 		if err != nil {
 			return nil, err
 		}
@@ -248,13 +261,26 @@ func (r *runner) point(ctx context.Context, p Point) ([]measure.Measurement, err
 	var ms []measure.Measurement
 	attempts := 0
 	for attempts <= r.cfg.Retries {
-		res, err := r.exec(ctx, p)
-		if err != nil {
+		var retry bool
+		got, in, err := busy.Run(r.policy, nil, func(w *busy.Watch) ([]measure.Measurement, float64, error) {
+			res, err := r.exec(ctx, p, w)
+			if err != nil {
+				return nil, -1, err
+			}
+			attempts++
+			ms, retry = r.measurements(p, res)
+			if ms[0].Status != statusOK && ms[0].Status != statusFlagged {
+				return ms, res.cpuSecs, errFailed // not a run to time again
+			}
+			return ms, res.cpuSecs, nil
+		})
+		if err != nil && !errors.Is(err, errFailed) {
 			return nil, err
 		}
-		attempts++
-		var retry bool
-		ms, retry = r.measurements(p, res)
+		ms = got
+		for i := range ms {
+			ms[i].Interference = in
+		}
 		if !retry {
 			break
 		}
@@ -265,9 +291,12 @@ func (r *runner) point(ctx context.Context, p Point) ([]measure.Measurement, err
 	return ms, nil
 }
 
-// exec runs the command once for p. It returns an error only when ctx was
-// done before the command finished.
-func (r *runner) exec(ctx context.Context, p Point) (*result, error) {
+// errFailed ends the re-runs of a run that failed.
+var errFailed = errors.New("runner: the run failed")
+
+// exec runs the command once for p, which w (when not nil) follows. It
+// returns an error only when ctx was done before the command finished.
+func (r *runner) exec(ctx context.Context, p Point, w *busy.Watch) (*result, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -279,7 +308,7 @@ func (r *runner) exec(ctx context.Context, p Point) (*result, error) {
 	cmd.Env = append(append([]string(nil), r.environ...), p.Environ()...)
 	cmd.Dir = r.cfg.Dir
 	out := &capBuffer{limit: maxParsed}
-	res := &result{start: time.Now(), stderr: newHeadTail(r.cfg.OutputLimit)}
+	res := &result{start: time.Now(), stderr: newHeadTail(r.cfg.OutputLimit), cpuSecs: -1}
 	cmd.Stdout, cmd.Stderr = out, res.stderr
 	setProcessGroup(cmd)
 	cmd.WaitDelay = waitDelay
@@ -292,14 +321,16 @@ func (r *runner) exec(ctx context.Context, p Point) (*result, error) {
 		res.startErr = err
 		return res, nil
 	}
+	w.Follow(cmd.Process.Pid)
 	err := cmd.Wait()
 	// Whatever the command started and left running (a helper, a
 	// background job whose output goes elsewhere) dies with its run,
 	// however the run ended.
 	killGroup(cmd)
 	res.stdout, res.stdoutN = out.buf, out.total
-	if cmd.ProcessState != nil {
-		res.exitCode = cmd.ProcessState.ExitCode()
+	if st := cmd.ProcessState; st != nil {
+		res.exitCode = st.ExitCode()
+		res.cpuSecs = (st.UserTime() + st.SystemTime()).Seconds()
 	}
 	if errors.Is(err, exec.ErrWaitDelay) {
 		// The command exited but something it started kept the output

@@ -128,6 +128,7 @@ func readPID(t *testing.T, path string) int {
 }
 
 func TestRunGrid(t *testing.T) {
+	skipShort(t)
 	bench := writeBench(t)
 	t.Setenv("ORK_BL_SPLIT", "expert") // inherited: the plan must say so
 	t.Setenv("MODE", "ok")
@@ -211,6 +212,7 @@ func TestRunGrid(t *testing.T) {
 }
 
 func TestRunFaults(t *testing.T) {
+	skipShort(t)
 	bench := writeBench(t)
 	dir := t.TempDir()
 	pidfile := filepath.Join(dir, "sleep.pid")

@@ -3,28 +3,68 @@ package runner
 import (
 	"fmt"
 	"io"
+	"sort"
 	"strings"
 	"time"
 
 	"github.com/blsim/blsim/measure"
 )
 
-// Header is the line to print before the grid runs: the command, the runs
-// and what varies, the settings and the measurements file path, as
-// "llama-bench -p 512: 6 runs over ORK_BL_LITTLE_FRAC (3) x ORK_BL_POLL (2)
-// (timeout 10m0s, 0 warm-up, 0 retries) -> runs.jsonl".
+// Header is the line to print before the grid runs: the command, the
+// grid's size (its points, those that run something another does not,
+// and why the others collapse), the runs with rounds, what varies, the
+// settings, the measurements file path and, when Config.Estimate can
+// tell, about how long it will take, as "llama-bench -p 512: 88 points,
+// 46 distinct (42 collapse: ORK_BL_LITTLE_FRAC, ORK_BL_SPLIT cannot
+// change them) x 3 rounds, shuffled = 138 runs over ORK_MOE_BIGLITTLE (2)
+// x ORK_BL_LITTLE_FRAC (11) x ... (timeout 10m0s, 0 warm-up, 0 retries)
+// -> runs.jsonl; about 1h12m".
 func (c Config) Header(path string) string {
 	n := c.Grid.Size()
-	runs := fmt.Sprintf("%d runs", n)
-	if c.Rounds > 1 {
+	distinct, collapsed := c.Distinct()
+	d := len(distinct)
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d points", n)
+	if d < n {
+		// The knobs the grid varies that cannot change the points that
+		// collapsed (a knob it sets to one value changes nothing anyway).
+		var names []string
+		for _, k := range c.Grid.Varying() {
+			if collapsed[k] > 0 {
+				names = append(names, k)
+			}
+		}
+		sort.Strings(names)
+		fmt.Fprintf(&b, ", %d distinct (%d collapse: %s cannot change them)", d, n-d, strings.Join(names, ", "))
+	}
+	rounds := max(c.Rounds, 1)
+	if rounds > 1 {
 		order := "in grid order"
 		if c.Shuffle {
 			order = "shuffled"
 		}
-		runs = fmt.Sprintf("%d runs (%d points x %d rounds, %s)", n*c.Rounds, n, c.Rounds, order)
+		fmt.Fprintf(&b, " x %d rounds, %s", rounds, order)
 	}
-	return fmt.Sprintf("%s: %s over %s (timeout %v, %d warm-up, %d retries) -> %s",
-		QuoteCommand(c.Grid.Command), runs, axesLabel(c.Grid), c.Timeout, c.Warmup, c.Retries, path)
+	if d < n || rounds > 1 {
+		fmt.Fprintf(&b, " = %d runs", d*rounds)
+	} else {
+		b.Reset()
+		fmt.Fprintf(&b, "%d runs", n)
+	}
+	line := fmt.Sprintf("%s: %s over %s (timeout %v, %d warm-up, %d retries) -> %s",
+		QuoteCommand(c.Grid.Command), b.String(), axesLabel(c.Grid), c.Timeout, c.Warmup, c.Retries, path)
+	if c.Estimate == nil {
+		return line
+	}
+	var total time.Duration
+	for _, p := range distinct {
+		t, ok := c.Estimate(p)
+		if !ok {
+			return line + "; time unknown until the first runs (each line gives the time left)"
+		}
+		total += t * time.Duration(1+c.Warmup)
+	}
+	return line + fmt.Sprintf("; about %v", (total*time.Duration(rounds)).Round(time.Second))
 }
 
 // LineProgress is a progress function for Run that prints a line per run
@@ -71,10 +111,11 @@ func eta(elapsed time.Duration, done, total int) string {
 	return fmt.Sprintf("  (eta %v)", left.Round(time.Second))
 }
 
-// outcome is "26.24 t/s" or "failed: why".
+// outcome is "26.24 t/s", with what disturbed it
+// (measure.Interference.Note), or "failed: why".
 func outcome(m *measure.Measurement) string {
 	if m.Status == "ok" {
-		return fmt.Sprintf("%.2f t/s", m.Median)
+		return fmt.Sprintf("%.2f t/s%s", m.Median, m.Interference.Note())
 	}
 	return m.Status + ": " + m.Error
 }

@@ -29,15 +29,28 @@ func TestETA(t *testing.T) {
 // run went and what was written.
 func TestTextLines(t *testing.T) {
 	cfg := Config{Grid: Grid{Command: []string{"llama-bench", "-m", "my model.gguf"},
-		Env:  []Axis{{Name: "ORK_BL_LITTLE_FRAC", Values: []string{"0", "0.1", "0.2"}}, {Name: "ORK_BL_POLL", Values: []string{"0", "50"}}},
+		Env: []Axis{{Name: "ORK_MOE_BIGLITTLE", Values: []string{"1"}}, {Name: "ORK_BL_LITTLE_FRAC", Values: []string{"0.1", "0.2", "0.3"}},
+			{Name: "ORK_BL_POLL", Values: []string{"0", "50"}}},
 		Args: []Axis{{Name: "-t", Values: []string{"4"}}}}, Timeout: time.Minute, Warmup: 1, Retries: 2}
 	if got, want := cfg.Header("runs.jsonl"), "llama-bench -m 'my model.gguf': 6 runs over ORK_BL_LITTLE_FRAC (3) x ORK_BL_POLL (2) (timeout 1m0s, 1 warm-up, 2 retries) -> runs.jsonl"; got != want {
 		t.Errorf("header\n %s\nwant\n %s", got, want)
 	}
 	cfg.Rounds, cfg.Shuffle = 3, true
-	if got := cfg.Header("r"); !strings.Contains(got, ": 18 runs (6 points x 3 rounds, shuffled) over ") {
+	if got := cfg.Header("r"); !strings.Contains(got, ": 6 points x 3 rounds, shuffled = 18 runs over ") {
 		t.Errorf("header with rounds: %s", got)
 	}
+	// The split off: the fraction cannot change a run, and the grid says
+	// so, with its time at a given pace.
+	cfg.Grid.Env[0].Values = []string{"0", "1"}
+	cfg.Estimate = func(Point) (time.Duration, bool) { return 10 * time.Second, true }
+	if got, want := cfg.Header("r"), ": 12 points, 8 distinct (4 collapse: ORK_BL_LITTLE_FRAC cannot change them) x 3 rounds, shuffled = 24 runs over ORK_MOE_BIGLITTLE (2) x ORK_BL_LITTLE_FRAC (3) x ORK_BL_POLL (2) (timeout 1m0s, 1 warm-up, 2 retries) -> r; about 8m0s"; !strings.HasSuffix(got, want) {
+		t.Errorf("header of a collapsing grid\n %s\nwant it to end\n %s", got, want)
+	}
+	cfg.Estimate = func(Point) (time.Duration, bool) { return 0, false }
+	if got := cfg.Header("r"); !strings.HasSuffix(got, "; time unknown until the first runs (each line gives the time left)") {
+		t.Errorf("header without an estimate: %s", got)
+	}
+	cfg.Estimate, cfg.Grid.Env[0].Values = nil, []string{"1"}
 	var b strings.Builder
 	progress := cfg.LineProgress(&b)
 	progress(1, 6, &measure.Measurement{Status: "ok", Median: 20, Knobs: map[string]string{"ORK_BL_LITTLE_FRAC": "0", "ORK_BL_POLL": "50", "-t": "4"}})

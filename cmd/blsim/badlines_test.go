@@ -14,6 +14,7 @@ import (
 // with a warning naming the line; one with more bad lines than a tenth is
 // refused by each with the same one-line reason.
 func TestOneBadLinePolicy(t *testing.T) {
+	skipShort(t)
 	dir := t.TempDir()
 	seed := string(presets.SeedMeasurements())
 	crashed := filepath.Join(dir, "crashed.jsonl")

@@ -47,6 +47,7 @@ func parseOne(t *testing.T, out string, f llamabench.Format) llamabench.Record {
 }
 
 func TestBenchJSONL(t *testing.T) {
+	skipShort(t)
 	needTwoCPUs(t)
 	out, err := runBench(t, "--cluster", "big=1", "--cluster", "little=0", "--split", "token", "--frac", "0.3",
 		"--poll", "0", "-r", "2", "-o", "jsonl")

@@ -26,6 +26,7 @@ type benchGridOptions struct {
 	Timeout      time.Duration // per run
 	Warmup       int           // unrecorded runs before each point's measured one
 	Retries      int           // further attempts of a failed run
+	Reruns       int           // further attempts of a disturbed run (runner.Config.Reruns; set by calibrate's --reruns)
 	Resume       bool          // skip runs already measured ok in Measurements
 	Measurements string        // JSONL file the runs are appended to
 	Rounds       int           // passes over the grid (set by calibrate's --rounds)
@@ -69,6 +70,7 @@ func (o *benchGridOptions) config() (runner.Config, error) {
 	s.Retries, s.Rounds = given(o.changed("retries"), &o.Retries), given(o.changed("rounds"), &o.Rounds)
 	s.Shuffle = given(o.changed("shuffle"), &o.Shuffle)
 	cfg, holdout, err := s.Config()
+	cfg.Reruns = o.Reruns
 	o.fileHoldout = holdout
 	var se *runner.SettingError
 	switch {
@@ -114,6 +116,7 @@ func runBenchGrid(ctx context.Context, o *benchGridOptions, workloadName, worklo
 	defer stop()
 	path := cmp.Or(o.Measurements, "runs.jsonl")
 	cfg.Workload, cfg.WorkloadYAML = workloadName, workloadYAML
+	calibrate.EstimateGrid(&cfg, o.prior) // the grid's time at the prior's rates
 	sum, runErr := runner.RunFile(ctx, cfg, path, o.Resume, stdout)
 	if runErr != nil && ctx.Err() != nil && errors.Is(runErr, ctx.Err()) {
 		return path, fmt.Errorf("interrupted after %d of %d runs; they are in %s, --resume continues: %w",

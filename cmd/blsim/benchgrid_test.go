@@ -186,6 +186,7 @@ func TestRunBenchGrid(t *testing.T) {
 // shuffle and holdout through blsim calibrate: three shuffled rounds of
 // four points, one fraction held out of the fit and scored.
 func TestCalibrateGridFileSettings(t *testing.T) {
+	skipShort(t)
 	bench := writeFakeBench(t)
 	dir := t.TempDir()
 	grid := filepath.Join(dir, "grid.yaml")
@@ -198,7 +199,7 @@ func TestCalibrateGridFileSettings(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
 	}
-	if !strings.Contains(stdout, "12 runs (4 points x 3 rounds, shuffled) over ORK_BL_LITTLE_FRAC (4)") || !strings.Contains(stdout, "holdout: 1 held-out throughput,") {
+	if !strings.Contains(stdout, "4 points x 3 rounds, shuffled = 12 runs over ORK_BL_LITTLE_FRAC (4)") || !strings.Contains(stdout, "holdout: 1 held-out throughput,") {
 		t.Errorf("output:\n%s", stdout)
 	}
 	ms, errs := measure.ReadFile(runs)
@@ -243,9 +244,29 @@ func TestCalibrateBenchJSON(t *testing.T) {
 	stdout, stderr, code := runCLI(t, "calibrate", "--bench", bench+" -p 512 -n 0 -o jsonl", "--workload", "qwen3.5-35b-a3b", "--soc", "rk3588",
 		"--env", "ORK_MOE_BIGLITTLE=1", "--env", "ORK_BL_LITTLE_FRAC=0.1,0.2,0.3", "--arg", "-t=4", "--env", "ORK_BL_LITTLE_THREADS=4",
 		"--rounds", "2", "--holdout", "f=0.2", "--json", "--measurements", runs, "-o", prof)
-	if code != 0 {
+	switch {
+	case refusedForLoad(t, code, stderr):
+		// Busy loops on the CPUs disturb even a fake benchmark's runs:
+		// the refusal is the behaviour, and nothing is on stdout.
+		if stdout != "" || !strings.Contains(stderr, "[6/6]") {
+			t.Errorf("refused: stdout %q, stderr %q", stdout, stderr)
+		}
+	case code != 0:
 		t.Fatalf("exit %d: %s", code, stderr)
+	default:
+		checkCalibrateJSON(t, stdout, stderr, runs, prof)
 	}
+	stdout, _, code = runCLI(t, "calibrate", "--bench", bench+" -p 512 -n 0 -o jsonl", "--workload", "qwen3.5-35b-a3b", "--no-fit",
+		"--env", "ORK_BL_LITTLE_FRAC=0", "--json", "--measurements", filepath.Join(dir, "nofit.jsonl"))
+	if code != 0 || !strings.Contains(stdout, `"measurements": "`+filepath.Join(dir, "nofit.jsonl")+`"`) {
+		t.Errorf("--no-fit --json: %d %s", code, stdout)
+	}
+}
+
+// checkCalibrateJSON checks calibrate --json's document: the fit, the
+// held-out error and the noise, with the progress on stderr.
+func checkCalibrateJSON(t *testing.T, stdout, stderr, runs, prof string) {
+	t.Helper()
 	var got struct {
 		Measurements string
 		Profile      string
@@ -265,10 +286,5 @@ func TestCalibrateBenchJSON(t *testing.T) {
 	}
 	if !strings.Contains(stderr, "[6/6]") {
 		t.Errorf("progress not on stderr: %q", stderr)
-	}
-	stdout, _, code = runCLI(t, "calibrate", "--bench", bench+" -p 512 -n 0 -o jsonl", "--workload", "qwen3.5-35b-a3b", "--no-fit",
-		"--env", "ORK_BL_LITTLE_FRAC=0", "--json", "--measurements", filepath.Join(dir, "nofit.jsonl"))
-	if code != 0 || !strings.Contains(stdout, `"measurements": "`+filepath.Join(dir, "nofit.jsonl")+`"`) {
-		t.Errorf("--no-fit --json: %d %s", code, stdout)
 	}
 }

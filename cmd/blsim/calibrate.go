@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/blsim/blsim/calibrate"
+	"github.com/blsim/blsim/calibrate/busy"
 	"github.com/blsim/blsim/calibrate/dispatch"
 	"github.com/blsim/blsim/calibrate/fit"
 	"github.com/blsim/blsim/internal/outguard"
@@ -29,7 +30,7 @@ type calibrateOptions struct {
 	// Grid is --plans; Prior is --soc.
 	Out, Grid, Prior, Name, Workload, SysRoot, Stat, Kernels string
 	Clusters, Holdout                                        []string
-	Repeats, Rounds                                          int
+	Repeats, Rounds, Reruns                                  int
 	MicroBudget                                              time.Duration
 	Quick, NoFit, AcceptPoor, JSON                           bool
 
@@ -52,21 +53,18 @@ func newCalibrateCmd(stdout, stderr io.Writer) *cobra.Command {
 		Use:   "calibrate",
 		Short: "Measure this machine and fit a SoC profile to it",
 		Long: `Measure this machine: find its CPU clusters (or take --cluster NAME=CPUS),
-run pinned microbenchmarks on each (streaming bandwidth alone and contended,
-the shared cache's read rate and what it holds, the dispatcher's kernel rates
-and gemv efficiency, futex and spin wake, barrier), time blsim's built-in big/little
-dispatcher over a grid of plans, and fit the model to it. Every finished
-measurement is appended to --measurements at once; Ctrl-C or a crash loses
-none, and --resume continues where a run stopped. Needs Linux.
+run pinned microbenchmarks on each (bandwidth alone and contended, the shared
+cache, kernel rates, gemv efficiency, futex and spin wake, barrier), time the
+built-in big/little dispatcher over a grid of plans, and fit the model to it.
+Each measurement is appended to --measurements at once (--resume continues).
 
---plans fit+heldout adds plans the fit never sees, in the same rounds
-(--shuffle: each round in an order of its own), and prints the profile's
-error on them. --bench drives your own benchmark (llama-bench) over a knob
-grid instead of the built-in dispatcher; --holdout then names the points to
-hold out. --stat says what the runs of one configuration count as: their
-median (a quiet board) or the fastest sample (a shared host, short runs).
-
-Set the cpufreq governors (and the memory controller's devfreq governor) to
+--plans fit+heldout adds plans the fit never sees (--shuffle: each round in an
+order of its own) and prints the error on them. --bench drives your own
+benchmark (llama-bench) over a knob grid; --holdout names the points to hold
+out. --stat: a configuration's median (a quiet board) or fastest sample (a
+shared host). A run others disturbed (busy CPUs, steal, pressure) is run again
+(--reruns) and, if it stays so, kept out of the fit. Needs Linux. Set the
+governors (cpufreq, the memory controller's devfreq) to
 performance and stop everything else first.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -88,6 +86,7 @@ performance and stop everything else first.`,
 	f.StringVar(&o.Workload, "workload", "", "the model the runs execute: with --bench, what the benchmark command runs (required);\nelse the built-in dispatcher's (default: synthetic-moe-calib sized to twice the last-level cache)")
 	addGGUFFlag(cmd, &o.Workload)
 	f.IntVar(&o.Repeats, "repeats", 0, "timed repeats per dispatcher run (default 2)")
+	f.IntVar(&o.Reruns, "reruns", busy.DefaultMaxReruns, "run a run again, at most this many times, when other processes disturbed it\n(each after a quiet moment of its CPUs, within a quarter of the time measured; 0: never)")
 	f.IntVar(&o.Rounds, "rounds", 0, "passes over the grid, one plan after another, merged by --stat (default 5, 1 with --quick, 1 with --bench)")
 	addStatFlag(f, &o.Stat)
 	f.StringSliceVar(&o.Holdout, "holdout", nil, "fit on the runs matching none of these patterns and print the error on those that match\n(as blsim validate --holdout: f=0.15, a knob NAME=VALUE, part of the id; --plans fit+heldout: set=heldout)")
@@ -114,6 +113,10 @@ func calibrateRun(ctx context.Context, o *calibrateOptions, stdout, stderr io.Wr
 	if err := outguard.Check(o.flags, nil, outs...); err != nil {
 		return err
 	}
+	if o.Reruns < 0 {
+		return fmt.Errorf("--reruns %d: must not be negative", o.Reruns)
+	}
+	o.Bench.Reruns = o.Reruns
 	if o.Bench.Bench != "" || o.Bench.Grid != "" {
 		return calibrateBench(ctx, o, stdout, stderr)
 	}
@@ -130,7 +133,7 @@ func calibrateRun(ctx context.Context, o *calibrateOptions, stdout, stderr io.Wr
 	}
 	path := o.Bench.Measurements
 	c, err := calibrate.Open(calibrate.Run{Settings: calibrate.Settings{Quick: o.Quick, Grid: o.Grid, NoMicro: o.NoFit, Repeats: o.Repeats,
-		Rounds: o.Rounds, MicroBudget: o.MicroBudget, Shuffle: o.Bench.Shuffle}, Clusters: o.Clusters, SysRoot: o.SysRoot, Path: path, Resume: o.Bench.Resume})
+		Rounds: o.Rounds, MicroBudget: o.MicroBudget, Shuffle: o.Bench.Shuffle, Reruns: o.Bench.Reruns}, Clusters: o.Clusters, SysRoot: o.SysRoot, Path: path, Resume: o.Bench.Resume})
 	if err != nil {
 		return calibrateError(err, path)
 	}
@@ -149,6 +152,7 @@ func calibrateRun(ctx context.Context, o *calibrateOptions, stdout, stderr io.Wr
 	}
 	warnAll(stderr, c.Warnings)
 	fmt.Fprintf(stderr, "blsim %s\n", c.Header())
+	c.Announce = func(line string) { fmt.Fprintf(stderr, "blsim: %s\n", line) }
 	taken, err := c.Measure(ctx, calibrate.NewProgress(stderr, len(c.Steps)))
 	if errors.Is(err, context.Canceled) {
 		return fmt.Errorf("interrupted: every finished measurement is in %s; run again with --resume", path)
@@ -171,7 +175,7 @@ func calibrateRun(ctx context.Context, o *calibrateOptions, stdout, stderr io.Wr
 	if len(holdout) == 0 && o.Grid == calibrate.BothGrids {
 		holdout = []string{"set=" + calibrate.HeldOutGrid}
 	}
-	return fitProfile(stdout, stderr, o, prior, ms, holdout, "blsim calibrate on "+c.Host.Name, c.Host.Governors)
+	return calibrate.HintQuiet(fitProfile(stdout, stderr, o, prior, ms, holdout, "blsim calibrate on "+c.Host.Name, c.Host.Governors), ms)
 }
 
 // recorded says where a calibration without a fit (--no-fit) put its

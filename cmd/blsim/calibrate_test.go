@@ -15,7 +15,10 @@ import (
 )
 
 // TestCalibrateQuick really pins threads, measures and fits, with tiny
-// budgets and a small workload, then resumes the finished file.
+// budgets and a small workload, then resumes the finished file. It asserts
+// what the command does, not how fast the machine is: every step is
+// recorded with what else ran on its CPUs, and the fit either writes a
+// profile or, on a machine other processes load, refuses naming them.
 func TestCalibrateQuick(t *testing.T) {
 	if runtime.GOOS != "linux" || runtime.NumCPU() < 2 {
 		t.Skip("needs Linux and two CPUs")
@@ -29,13 +32,14 @@ func TestCalibrateQuick(t *testing.T) {
 		"--workload", "testdata/small-moe.yaml", "--repeats", "1", "--measurements", runs, "-o", prof, "--name", "test-box",
 		"--accept-poor-fit"} // eight quick points on a shared host: the mechanism is tested here, not the fit's quality
 	stdout, stderr, code := runCLI(t, args...)
-	if code != 0 {
+	refused := refusedForLoad(t, code, stderr)
+	if code != 0 && !refused {
 		t.Fatalf("calibrate exit %d: %s", code, stderr)
 	}
 	if !strings.Contains(stderr, "dispatcher kernels: "+quant.Impl()) {
 		t.Errorf("calibrate does not say which kernels ran:\n%s", stderr)
 	}
-	if !strings.Contains(stderr, "[25/25] dispatcher") || !strings.Contains(stdout, "wrote "+prof) {
+	if !strings.Contains(stderr, "[25/25] dispatcher") || !refused && !strings.Contains(stdout, "wrote "+prof) {
 		t.Errorf("progress/output:\n%s\n%s", stderr, stdout)
 	}
 	ms, errs := measure.ReadFile(runs)
@@ -46,13 +50,18 @@ func TestCalibrateQuick(t *testing.T) {
 		if m.Host == nil || m.Host.Arch != runtime.GOARCH {
 			t.Errorf("%s: host not recorded", m.ID)
 		}
+		if in := m.Interference; in == nil || len(in.CPUs) < 2 || in.WallS <= 0 || len(in.Used) == 0 {
+			t.Errorf("%s: interference not recorded: %+v", m.ID, in)
+		}
 	}
-	soc, err := model.LoadSoCFile(prof)
-	if err != nil {
-		t.Fatalf("profile does not load: %v", err)
-	}
-	if soc.Name != "test-box" || len(soc.Engines) != 2 || soc.Provenance == nil || soc.Provenance.Runs != 8 {
-		t.Errorf("profile %s engines %d provenance %+v", soc.Name, len(soc.Engines), soc.Provenance)
+	if !refused {
+		soc, err := model.LoadSoCFile(prof)
+		if err != nil {
+			t.Fatalf("profile does not load: %v", err)
+		}
+		if soc.Name != "test-box" || len(soc.Engines) != 2 || soc.Provenance == nil || soc.Provenance.Runs != 8 {
+			t.Errorf("profile %s engines %d provenance %+v", soc.Name, len(soc.Engines), soc.Provenance)
+		}
 	}
 	// The file exists: without --resume it is refused, nothing is lost.
 	_, stderr, code = runCLI(t, args...)
@@ -60,7 +69,7 @@ func TestCalibrateQuick(t *testing.T) {
 		t.Errorf("re-run without --resume: %d %s", code, stderr)
 	}
 	_, stderr, code = runCLI(t, append(args, "--resume")...)
-	if code != 0 || strings.Count(stderr, ": already measured") != 25 {
+	if code != 0 && !refusedForLoad(t, code, stderr) || strings.Count(stderr, ": already measured") != 25 {
 		t.Errorf("resume: exit %d\n%s", code, stderr)
 	}
 	if ms2, _ := measure.ReadFile(runs); len(ms2) != 25 {
@@ -109,7 +118,8 @@ func TestCalibrateBadInput(t *testing.T) {
 }
 
 // TestCalibrateFitAndHeldOut measures the fit and the held-out plans in the
-// same shuffled rounds, fits on the one and scores the other.
+// same shuffled rounds, fits on the one and scores the other (or, on a
+// loaded machine, refuses naming the interference).
 func TestCalibrateFitAndHeldOut(t *testing.T) {
 	if runtime.GOOS != "linux" || runtime.NumCPU() < 2 {
 		t.Skip("needs Linux and two CPUs")
@@ -122,11 +132,12 @@ func TestCalibrateFitAndHeldOut(t *testing.T) {
 	stdout, stderr, code := runCLI(t, "calibrate", "--cluster", "big=1", "--cluster", "little=0", "--quick", "--micro-budget", "20ms",
 		"--workload", "testdata/tiny-moe.yaml", "--repeats", "1", "--rounds", "2", "--plans", "fit+heldout", "--shuffle", "--stat", "best",
 		"--measurements", runs, "-o", prof, "--accept-poor-fit")
-	if code != 0 {
+	refused := refusedForLoad(t, code, stderr)
+	if code != 0 && !refused {
 		t.Fatalf("calibrate exit %d: %s", code, stderr)
 	}
-	if !strings.Contains(stdout, "holdout: 12 held-out throughputs") || !strings.Contains(stdout, "(best sample)") ||
-		!strings.Contains(stdout, "configurations at least 50% DRAM-bound") {
+	if !refused && (!strings.Contains(stdout, "holdout: 12 held-out throughputs") && !strings.Contains(stdout, "holdout: not scored, disturbed") ||
+		!strings.Contains(stdout, "(best sample)") || !strings.Contains(stdout, "configurations at least 50% DRAM-bound")) {
 		t.Errorf("output:\n%s", stdout)
 	}
 	ms, errs := measure.ReadFile(runs)
@@ -153,6 +164,9 @@ func TestCalibrateFitAndHeldOut(t *testing.T) {
 	}
 	if len(order[0]) != 20 || strings.Join(order[0], ";") == strings.Join(order[1], ";") {
 		t.Errorf("rounds not shuffled apart:\n%v\n%v", order[0], order[1])
+	}
+	if refused {
+		return
 	}
 	soc, err := model.LoadSoCFile(prof)
 	if err != nil {

@@ -95,6 +95,7 @@ func runCDispatch(t *testing.T, bin string, knobs []string, args ...string) (std
 var cdispatchChecksum = regexp.MustCompile(`checksum (\S+) split=(\w+)`)
 
 func TestCDispatchPrintsLlamaBench(t *testing.T) {
+	skipShort(t)
 	bin := buildCDispatch(t)
 	big, little := cdispatchCPUs(t)
 	cpus := []string{"ORK_BL_BIG_CPUS=" + big, "ORK_BL_LITTLE_CPUS=" + little}
@@ -180,5 +181,14 @@ func TestCDispatchPrintsLlamaBench(t *testing.T) {
 		if code != 2 || strings.Count(strings.TrimSpace(stderr), "\n") != 0 || stderr == "" {
 			t.Errorf("%v %v: exit %d, stderr %q; want exit 2 and one line", c.knobs, c.args, code, stderr)
 		}
+	}
+}
+
+// skipShort skips a test that builds and runs real programs for tens of
+// seconds under go test -short; the full go test ./... runs it.
+func skipShort(t *testing.T) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("slow: builds and runs a real benchmark; go test without -short runs it")
 	}
 }

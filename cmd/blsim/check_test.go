@@ -10,6 +10,7 @@ import (
 // as Markdown, CSV or JSON, for every family or one; a bad family or
 // format is one line.
 func TestCheckPublic(t *testing.T) {
+	skipShort(t)
 	out, errs, code := runCLI(t, "check", "public")
 	for _, want := range []string{"| RK-3 | ggml-org/llama.cpp#7176 | rk3588 | phi-3-mini IQ4_XS (imatrix) | 8 | big=4,little=4 | pp6 |", "not expressible: llama-v3-314m's config is not public", "Targets over the scored rows", "absolute t/s MAPE %"} {
 		if code != 0 || !strings.Contains(out, want) {

@@ -1,9 +1,9 @@
 package main
 
 import (
-	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"strings"
 	"testing"
@@ -48,7 +48,12 @@ func writePeakRSS(path string) {
 // through `blsim calibrate --bench` over a 12-point knob grid of the seed's
 // ORK_* names, twice over in shuffled rounds, fits a profile to the
 // fractions it does not hold out and validates it on those it does: grid,
-// environment, output parsing, fit and validation all run for real.
+// environment, output parsing, fit and validation all run for real. It
+// asserts behaviour, never speed: the grid ran, the records parse, and
+// the fit either writes a profile and prints its held-out error, or
+// refuses naming the other processes that disturbed the runs. How close
+// the held-out error is on such a grid is asserted on a recorded one
+// (calibrate/fit TestRecordedGrid, testdata/vm-bench-grid.jsonl).
 func TestBenchThroughCalibrate(t *testing.T) {
 	if runtime.GOOS != "linux" || runtime.NumCPU() < 2 {
 		t.Skip("needs Linux and two CPUs")
@@ -77,7 +82,8 @@ func TestBenchThroughCalibrate(t *testing.T) {
 		"--env", "ORK_MOE_BIGLITTLE=1", "--env", "ORK_BL_LITTLE_THREADS=1", "--env", "ORK_BL_BIG_THREADS=1",
 		"--env", "ORK_BL_LITTLE_FRAC=0.1:0.6:0.1", "--env", "ORK_BL_POLL=0,50", "--env", "ORK_BL_SPLIT=token"}
 	stdout, stderr, code := runCLI(t, args...)
-	if code != 0 {
+	refused := refusedForLoad(t, code, stderr)
+	if code != 0 && !refused {
 		t.Fatalf("calibrate --bench exit %d\n%s\n%s", code, stdout, stderr)
 	}
 	t.Log(stdout)
@@ -90,6 +96,9 @@ func TestBenchThroughCalibrate(t *testing.T) {
 		if m.Status != "ok" || m.Kind != measure.LlamaBench || m.Plan == nil || m.Plan.Mode != "token" || m.Median <= 0 {
 			t.Errorf("run %s: %+v", m.ID, m)
 		}
+		if in := m.Interference; in == nil || in.WallS <= 0 || len(in.CPUs) < 2 {
+			t.Errorf("run %s: interference not recorded: %+v", m.ID, in)
+		}
 		_, round, _ := strings.Cut(m.ID, "/")
 		rounds[round]++
 	}
@@ -101,31 +110,28 @@ func TestBenchThroughCalibrate(t *testing.T) {
 		strings.SplitN(ms[1].ID, "/", 2)[0] == strings.SplitN(ms[13].ID, "/", 2)[0] {
 		t.Errorf("rounds in the same order: %s %s / %s %s", ms[0].ID, ms[1].ID, ms[12].ID, ms[13].ID)
 	}
-	fitted, err := model.LoadSoCFile(prof)
-	if err != nil {
-		t.Fatalf("fitted profile: %v", err)
-	}
-	// 8 configurations fitted (16 runs), 4 held out; the fit says so.
-	if fitted.Provenance == nil || fitted.Provenance.Runs != 16 || !strings.Contains(fitted.Provenance.Source, "holding out f=0.3,f=0.5") {
-		t.Errorf("provenance = %+v", fitted.Provenance)
-	}
-	var mape float64
-	if _, err := fmt.Sscanf(stdout[strings.Index(stdout, "holdout: 4 held-out throughputs, MAPE ")+len("holdout: 4 held-out throughputs, MAPE "):], "%f%%", &mape); err != nil {
-		t.Fatalf("no held-out line: %v\n%s", err, stdout)
-	}
-	// A loose bound: what it catches is a fit or a parse gone wrong, not
-	// this shared machine's noise.
-	if mape > 40 {
-		t.Errorf("held-out MAPE %.2f%%", mape)
-	}
-	// validate --holdout on the same file agrees with calibrate's figure.
-	vout, stderr, code := runCLI(t, "validate", "--soc", prior, "--measurements", runs, "--stat", "best", "--holdout", "f=0.3", "--holdout", "f=0.5")
-	if code != 0 || !strings.Contains(vout, fmt.Sprintf("holdout: 4 held-out throughputs, MAPE %.2f%%", mape)) {
-		t.Errorf("validate --holdout: %d\n%s\n%s", code, vout, stderr)
+	if !refused {
+		fitted, err := model.LoadSoCFile(prof)
+		if err != nil {
+			t.Fatalf("fitted profile: %v", err)
+		}
+		// 8 configurations fitted (16 runs), 4 held out; the fit says so.
+		if fitted.Provenance == nil || fitted.Provenance.Runs != 16 || !strings.Contains(fitted.Provenance.Source, "holding out f=0.3,f=0.5") {
+			t.Errorf("provenance = %+v", fitted.Provenance)
+		}
+		held := regexp.MustCompile(`holdout: (\d+) held-out throughputs?, MAPE [0-9.]+%`).FindStringSubmatch(stdout)
+		if held == nil {
+			t.Fatalf("no held-out line:\n%s", stdout)
+		}
+		// validate --holdout on the same file agrees with calibrate's figure.
+		vout, stderr, code := runCLI(t, "validate", "--soc", prior, "--measurements", runs, "--stat", "best", "--holdout", "f=0.3", "--holdout", "f=0.5")
+		if code != 0 || !strings.Contains(vout, held[0]) {
+			t.Errorf("validate --holdout: %d\n%s\n%s", code, vout, stderr)
+		}
 	}
 	// Resuming the finished grid runs nothing again.
 	resume := append(append([]string(nil), args...), "--resume")
-	if _, stderr, code := runCLI(t, resume...); code != 0 {
+	if _, stderr, code := runCLI(t, resume...); code != 0 && !refusedForLoad(t, code, stderr) {
 		t.Fatalf("resume: %s", stderr)
 	}
 	if ms, _ := measure.ReadFile(runs); len(ms) != 24 {

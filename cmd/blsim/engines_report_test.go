@@ -10,6 +10,7 @@ import (
 )
 
 func TestPlotHeatmapEngines(t *testing.T) {
+	skipShort(t)
 	dir := t.TempDir()
 	path := filepath.Join(dir, "npu.png")
 	out, err := runPlot("heatmap", "--soc", "rk3588-npu", "--engines", "big,npu", "-o", path)
@@ -49,6 +50,7 @@ func TestPlotHeatmapEngines(t *testing.T) {
 }
 
 func TestReportEngines(t *testing.T) {
+	skipShort(t)
 	dir := filepath.Join(t.TempDir(), "npu")
 	if _, err := runReport("--soc", "rk3588-npu", "--engines", "big,npu", "--frac", "auto", "-o", dir); err != nil {
 		t.Fatal(err)
@@ -108,6 +110,7 @@ func TestReportEngines(t *testing.T) {
 // Three CPU clusters: the shares are found, so the two-engine --frac
 // default does not stand in the way.
 func TestReportThreeClusters(t *testing.T) {
+	skipShort(t)
 	dir := filepath.Join(t.TempDir(), "cix")
 	if _, err := runReport("--soc", "cix-p1", "--engines", "big,mid,little", "-o", dir); err != nil {
 		t.Fatal(err)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 
@@ -145,8 +146,9 @@ type fitOutput struct {
 // then its provenance and stderr say so.
 func (o fitOutput) run(stdout, stderr io.Writer, j fit.Job) error {
 	r, v, err := j.Run()
+	var ie *fit.InterferenceError
 	if err != nil {
-		if len(j.Holdout) > 0 {
+		if len(j.Holdout) > 0 && !errors.As(err, &ie) {
 			err = fmt.Errorf("--holdout: %s: %w", o.path, err)
 		}
 		return err

@@ -145,4 +145,12 @@ func TestThreadsSweep(t *testing.T) {
 	if _, errs, code := runCLI(t, "predict", "--threads-sweep", "--frac", "0.2"); code == 0 || !strings.Contains(errs, "--frac: --threads-sweep tries every thread count") {
 		t.Errorf("--frac: exit %d %q", code, errs)
 	}
+	// A hybrid SMT chip: every hardware thread, the OS's placement named,
+	// and -t and -tb apart.
+	out, errs, code = runCLI(t, "predict", "--threads-sweep", "--gen", "8", "--soc", "i9-13900k", "--workload", "llama-2-7b", "--placement", "windows")
+	for _, want := range []string{"big+little+smt  32", "unpinned  32", "alone gives", "(windows places", "llama-cli, llama-server: -t ", " -tb "} {
+		if code != 0 || !strings.Contains(out, want) {
+			t.Errorf("13900K sweep: exit %d %s: no %q in\n%s", code, errs, want, out)
+		}
+	}
 }

@@ -3,9 +3,11 @@ package main
 import (
 	"fmt"
 	"io"
+	"slices"
 	"text/tabwriter"
 
 	"github.com/blsim/blsim/gguf"
+	"github.com/blsim/blsim/internal/readfile"
 	"github.com/blsim/blsim/presets"
 	"github.com/spf13/cobra"
 )
@@ -80,6 +82,9 @@ func listCmd(stdout io.Writer, use, kind, what string, names func() []string, de
 				return presets.WriteResolvedSoC(stdout, args[0])
 			}
 			b, err := data(args[0])
+			if err != nil && !slices.Contains(names(), args[0]) && presets.IsFile(args[0]) {
+				b, err = readfile.Read(args[0], readfile.YAMLLimit) // a file, shown as it is
+			}
 			if err == nil {
 				_, err = stdout.Write(b)
 			}

@@ -175,43 +175,10 @@ func plotRun(o *plotOptions, stdout io.Writer) error {
 
 // honoured refuses the flags a kind of figure would not honour.
 func (o *plotOptions) honoured(q predict.Request) error {
-	var unused []string
-	switch o.Kind {
-	case "split":
-		if !q.TwoEngine() {
-			return fmt.Errorf("--engines: plot split draws one share between two CPU engines, not %s (heatmap, timeline and roofline take more)", strings.Join(q.Engines, ","))
-		}
-		unused = []string{"frac", "layers", "x-param", "y-param", "log"}
-	case "heatmap":
-		unused = []string{"frac", "layers", "log"}
-	case "timeline":
-		unused = []string{"x-param", "y-param", "log", "measurements", "stat"}
-	case "roofline":
-		unused = []string{"layers", "x-param", "y-param", "log", "measurements", "stat"}
-	case "threads":
-		unused = []string{"engines", "threads", "big-threads", "little-threads", "split", "frac", "draws", "test", "layers", "x-param", "y-param", "log", "measurements", "stat"}
-	case "parity":
-		unused = []string{"engines", "threads", "big-threads", "little-threads", "split", "frac", "poll", "prompt", "ubatch", "gen", "test", "depth", "layers", "x-param", "y-param", "draws"}
+	if o.Kind == "split" && !q.TwoEngine() {
+		return fmt.Errorf("--engines: plot split draws one share between two CPU engines, not %s (heatmap, timeline and roofline take more)", strings.Join(q.Engines, ","))
 	}
-	why := map[string]string{"frac": "it draws every share (the best is marked)", "engines": "it draws each measurement's own plan",
-		"threads": "it draws each measurement's own plan", "big-threads": "it draws each measurement's own plan",
-		"little-threads": "it draws each measurement's own plan", "split": "it draws each measurement's own plan", "poll": "it draws each measurement's own plan",
-		"prompt": "it draws each measurement's own run", "ubatch": "it draws each measurement's own run",
-		"gen": "it draws each measurement's own run", "test": "it draws each measurement's own run", "depth": "it draws each measurement's own run",
-		"draws": "it has no intervals"}
-	for _, f := range unused {
-		if o.given(f) || (f == "frac" && o.Shares != "") {
-			w := why[f]
-			if w == "" {
-				w = "it does not use it"
-			}
-			if o.Kind == "threads" && (f == "engines" || f == "split" || f == "frac" || f == "test" || strings.HasSuffix(f, "threads")) {
-				w = "it tries every thread count on the SoC's first two clusters, for pp and tg both"
-			}
-			return fmt.Errorf("--%s: plot %s does not take it: %s", f, o.Kind, w)
-		}
-	}
-	return nil
+	return plots.CheckFlags(o.Kind, func(f string) bool { return o.given(f) || (f == "frac" && o.Shares != "") })
 }
 
 // splitCurve predicts the split curve, with the measurements m (nil:

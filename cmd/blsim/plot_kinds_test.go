@@ -15,6 +15,7 @@ import (
 )
 
 func TestPlotNewKinds(t *testing.T) {
+	skipShort(t)
 	dir := t.TempDir()
 	ms := filepath.Join(dir, "ddr5.jsonl")
 	line := `{"schema":"blsim/measurement/v1","id":"a","kind":"dispatcher","soc":"ddr5","workload":"qwen3.5-35b-a3b","plan":{"mode":"token","engines":["big","little"],"fracs":[0.88,0.12],"threads":[4,4],"poll":50},"unit":"t/s","samples":[29.8,30.0,30.2],"median":30,"cv":0.0067,"status":"ok"}` + "\n"
@@ -124,6 +125,7 @@ func TestPlotNewKindsErrors(t *testing.T) {
 // timeline and roofline over more than two engines: at the best shares
 // sim.BestN finds, or at the shares given.
 func TestPlotOverNEngines(t *testing.T) {
+	skipShort(t)
 	dir := t.TempDir()
 	for _, args := range [][]string{
 		{"timeline", "--soc", "cix-p1", "--engines", "big,mid,little"},

@@ -23,6 +23,7 @@ func runPlot(args ...string) (string, error) {
 }
 
 func TestPlotCmd(t *testing.T) {
+	skipShort(t)
 	dir := t.TempDir()
 	for _, soc := range []string{"rk3588", "ddr5"} {
 		for _, kind := range []string{"split", "timeline"} {

@@ -64,7 +64,7 @@ the thread sweep and blsim report; docs/verdicts.md):
 	f.BoolVar(&o.Sweep, "sweep", false, "also print t/s for little fractions 0 to 0.5")
 	f.BoolVar(&o.JSON, "json", false, "print the prediction as JSON (schema "+predict.Schema+") instead of tables")
 	f.BoolVar(&o.Sensitivity, "sensitivity", false, "with an accelerator in --engines: sweep its throughput and submit latency (LOSS to WIN)")
-	f.BoolVar(&o.ThreadsSweep, "threads-sweep", false, "stock llama.cpp's one thread pool on the first cluster, both and the second at each thread count\n(the one cluster of a SoC that has one): pp and tg (--gen, default 128) t/s, and the -t and --cpu-mask to run for each")
+	f.BoolVar(&o.ThreadsSweep, "threads-sweep", false, "stock llama.cpp's one thread pool at each thread count on every cluster, fastest first, then the SMT siblings,\nand unpinned as --placement's OS puts -t N: pp and tg (--gen, default 128) t/s, and the -t, -tb and --cpu-mask to run")
 	return cmd
 }
 
@@ -76,6 +76,9 @@ func predictRun(o *predictOptions, stdout, stderr io.Writer) error {
 	}
 	if o.ThreadsSweep {
 		return threadsSweep(o, q, stdout)
+	}
+	if o.given("placement") {
+		return fmt.Errorf("--placement: it places a thread sweep's unpinned pools; add --threads-sweep (the split's threads are pinned)")
 	}
 	q.Sweep, q.Sensitivity = o.Sweep, o.Sensitivity
 	p, err := o.run(q)
@@ -100,7 +103,7 @@ func writeJSON(w io.Writer, v any) error {
 func threadsSweep(o *predictOptions, q predict.Request, stdout io.Writer) error {
 	for _, f := range []string{"engines", "threads", "big-threads", "little-threads", "split", "frac", "draws", "sweep", "sensitivity", "test"} {
 		if o.given(f) {
-			return fmt.Errorf("--%s: --threads-sweep tries every thread count on the SoC's first two clusters, for pp and tg both; leave --%s out", f, f)
+			return fmt.Errorf("--%s: --threads-sweep tries every thread count on every cluster, for pp and tg both; leave --%s out", f, f)
 		}
 	}
 	t, err := predict.ThreadsBeside(q, o.ownRun)

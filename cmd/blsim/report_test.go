@@ -24,6 +24,7 @@ func runReport(args ...string) (string, error) {
 var mdLink = regexp.MustCompile(`!\[[^\]]*\]\(([^)]+)\)`)
 
 func TestReportRK3588(t *testing.T) {
+	skipShort(t)
 	dir := filepath.Join(t.TempDir(), "rep")
 	t0 := time.Now()
 	out, err := runReport("-o", dir)
@@ -80,6 +81,7 @@ func TestReportRK3588(t *testing.T) {
 }
 
 func TestReportNoMeasurements(t *testing.T) {
+	skipShort(t)
 	dir := filepath.Join(t.TempDir(), "ddr5")
 	if _, err := runReport("--soc", "ddr5", "-o", dir); err != nil {
 		t.Fatal(err)
@@ -206,6 +208,7 @@ func BenchmarkReport(b *testing.B) {
 // A grid measured in rounds is one parity point per configuration, merged
 // by --stat: the 288 runs of the recorded VM grid are 36 configurations.
 func TestReportMergesRounds(t *testing.T) {
+	skipShort(t)
 	grid := filepath.Join("..", "..", "calibrate", "fit", "testdata", "vm-bench-grid.jsonl")
 	soc := filepath.Join("..", "..", "calibrate", "fit", "testdata", "vm-prior.yaml")
 	mape := map[string]string{}

@@ -34,6 +34,7 @@ type requestFlags struct {
 	Depth         int
 	Draws         int
 	Busy          string
+	Placement     string
 	// flags is the command's flag set: what was given, and what not.
 	flags  *pflag.FlagSet
 	ownRun model.Run // the workload's own, which a measurement that records none ran
@@ -70,6 +71,7 @@ func (r *requestFlags) register(f *pflag.FlagSet) {
 	f.StringVar(&r.Test, "test", "pp", "llama-bench test: pp (the prompt), tg (--gen tokens, default 128, no prompt) or pg (both);\nwhen not given, --prompt 0 with --gen is a tg test and --gen alone pg")
 	f.IntVar(&r.Depth, "depth", 0, "KV-cache depth before the test (llama-bench -d; default: the workload's, 0)")
 	f.IntVar(&r.Draws, "draws", sim.DefaultDraws, "parameter samples for the uncertainty interval")
+	f.StringVar(&r.Placement, "placement", "", "for a thread sweep: the OS policy that places -t N without a mask: linux, android, macos or windows\n(default linux; docs/threads.md)")
 	f.StringVar(&r.Busy, "busy", "", "for a thread sweep: cores of each cluster busy with another task, which its pools share (big=1,little=2)")
 }
 
@@ -160,6 +162,9 @@ func (r *requestFlags) request() (predict.Request, error) {
 	if q.Busy, err = predict.ParseBusy(r.Busy); err != nil {
 		return q, fmt.Errorf("--busy: %w", err)
 	}
+	if q.Placement, err = predict.ParseUnpinned(r.Placement); err != nil {
+		return q, fmt.Errorf("--placement: %w", err)
+	}
 	return q, nil
 }
 
@@ -204,6 +209,7 @@ func (r *requestFlags) run(q predict.Request) (*predict.Prediction, error) {
 		q.Progress = set
 		defer finish()
 	}
+	q.Placement = "" // the thread sweep's unpinned rows take it; the split's plans are pinned
 	p, err := predict.Run(q)
 	if err != nil {
 		return nil, r.flagError(err, q)

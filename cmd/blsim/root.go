@@ -5,6 +5,7 @@ import (
 	"io"
 
 	"github.com/blsim/blsim/internal/buildinfo"
+	"github.com/blsim/blsim/internal/cli"
 	"github.com/blsim/blsim/internal/termsafe"
 	"github.com/blsim/blsim/parts"
 	"github.com/spf13/cobra"
@@ -19,7 +20,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	if err := root.Execute(); err != nil {
-		fmt.Fprintf(stderr, "blsim: %v\n", err)
+		fmt.Fprintf(stderr, "blsim: %s\n", cli.Line(err))
 		return 1
 	}
 	return 0
@@ -40,6 +41,10 @@ at which split, and what hardware would make it pay.`,
 	root.AddCommand(newCheckCmd(stdout), newPredictCmd(stdout, stderr, nil), newCalibrateCmd(stdout, stderr), newPlotCmd(stdout, stderr), newFitCmd(stdout, stderr),
 		newValidateCmd(stdout, stderr), newBenchCmd(stdout, stderr), newReportCmd(stdout, stderr),
 		newSoCsCmd(stdout), newWorkloadsCmd(stdout, stderr),
-		listCmd(stdout, "parts", "part", "part (a core, a memory type or a runtime)", parts.Names, parts.Describe, parts.Data))
+		listCmd(stdout, "parts", "part", "part (a core, a memory type or a runtime)", parts.Names, parts.Describe, parts.Data),
+		cli.NewVersionCmd(stdout, buildinfo.Version()))
+	root.AddCommand(cli.NewManCmd(stdout, root))
+	cli.BlsimCompletions(plotKinds).Register(root)
+	_ = cli.AddExamples(root, cli.Examples) // TestEveryCommandHasExamples checks every path
 	return root
 }

@@ -14,6 +14,7 @@ import (
 // for N engines, --threads without --engines, --prompt and --ubatch at
 // least 1, --split both by default.
 func TestFlagsMeanTheSame(t *testing.T) {
+	skipShort(t)
 	cmds := map[string]*cobra.Command{
 		"predict": newPredictCmd(io.Discard, io.Discard, nil),
 		"plot":    newPlotCmd(io.Discard, io.Discard),

@@ -41,6 +41,7 @@ func alive(pid int) bool {
 // was running dies with it, the run finished before is in the file, and
 // --resume measures only what is missing.
 func TestKilledCalibrateLeavesNoBenchmark(t *testing.T) {
+	skipShort(t)
 	self, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)

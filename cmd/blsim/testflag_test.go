@@ -11,6 +11,7 @@ import (
 // and report; a tg test predicts the expert split alone and says so once;
 // a flag the test cannot use is an error naming it, never ignored.
 func TestTestFlag(t *testing.T) {
+	skipShort(t)
 	for _, tc := range []struct {
 		args []string
 		head string // the table's first line has it
@@ -48,7 +49,7 @@ func TestTestFlag(t *testing.T) {
 		{[]string{"predict", "--test", "tg", "--prompt", "64"}, "--test: tg: a tg test has no prompt, but 64 prompt tokens were asked for"},
 		{[]string{"predict", "--test", "pp", "--gen", "8"}, "--test: pp: a pp test generates no tokens, but 8 were asked for"},
 		{[]string{"predict", "--test", "tg128"}, `--test: "tg128": want pp, tg or pg`},
-		{[]string{"predict", "--test", "tg", "--threads-sweep"}, "--test: --threads-sweep tries every thread count on the SoC's first two clusters, for pp and tg both"},
+		{[]string{"predict", "--test", "tg", "--threads-sweep"}, "--test: --threads-sweep tries every thread count on every cluster, for pp and tg both"},
 		{[]string{"plot", "threads", "--test", "tg", "-o", filepath.Join(t.TempDir(), "t.png")}, "--test: plot threads does not take it"},
 		{[]string{"plot", "parity", "--test", "tg", "-o", filepath.Join(t.TempDir(), "p.png")}, "--test: plot parity does not take it"},
 	} {

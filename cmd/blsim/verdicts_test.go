@@ -88,6 +88,7 @@ func predictOut(t *testing.T, args ...string) string {
 // (PARITY) while its own table showed another mode's best as a WIN, and
 // the report then said the split does not pay.
 func TestHeadlineAgreesWithTable(t *testing.T) {
+	skipShort(t)
 	soc := filepath.Join("testdata", "vm-uncertain-dram.yaml")
 	out := predictOut(t, "--soc", soc)
 	v, mode := headline(t, out)
@@ -223,6 +224,7 @@ func uncertainNPU(t *testing.T) string {
 // report --test tg said "MoE-decode split — WIN" at share 0.000, and the
 // thread sweep listed it at 8 threads.
 func TestDispatcherAloneIsNoSplitWin(t *testing.T) {
+	skipShort(t)
 	out := predictOut(t, "--test", "tg")
 	for _, r := range tableRows(t, out) {
 		if r.fracs[len(r.fracs)-1] == 0 && r.verdict == "WIN" {

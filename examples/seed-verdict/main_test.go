@@ -8,17 +8,20 @@ import (
 	"testing"
 )
 
-// want is what the program prints: the seed's verdict, as the README shows it.
+// want is what the program prints: the seed's verdict, as docs/library.md shows it.
 const want = "PARITY: best token split, little 0.112, +0.68% [-0.0, +0.9]%\n"
 
-// readmeSection is the heading of the README section that shows this
-// program.
-const readmeSection = "## Use as a Go library"
+// docPage is the docs page that shows this program, and docSection its
+// heading there.
+const (
+	docPage    = "../../docs/library.md"
+	docSection = "# Use as a Go library"
+)
 
-// TestREADME checks that the README's section shows this program as it is,
+// TestDocPage checks that docs/library.md shows this program as it is,
 // byte for byte, and the line it prints.
-func TestREADME(t *testing.T) {
-	readme, err := os.ReadFile("../../README.md")
+func TestDocPage(t *testing.T) {
+	page, err := os.ReadFile(docPage)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -26,26 +29,26 @@ func TestREADME(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, sec, ok := strings.Cut(string(readme), "\n"+readmeSection+"\n")
+	_, sec, ok := strings.Cut("\n"+string(page), "\n"+docSection+"\n")
 	if !ok {
-		t.Fatalf("README.md has no %q section", readmeSection)
+		t.Fatalf("docs/library.md has no %q section", docSection)
 	}
-	if i := strings.Index(sec, "\n## "); i >= 0 {
+	if i := strings.Index(sec, "\n# "); i >= 0 {
 		sec = sec[:i]
 	}
 	_, code, ok := strings.Cut(sec, "\n```go\n")
 	if !ok {
-		t.Fatalf("README.md's %q section has no ```go block", readmeSection)
+		t.Fatalf("docs/library.md's %q section has no ```go block", docSection)
 	}
 	code, _, ok = strings.Cut(code, "\n```\n")
 	if !ok {
-		t.Fatalf("README.md's %q section: the ```go block does not end", readmeSection)
+		t.Fatalf("docs/library.md's %q section: the ```go block does not end", docSection)
 	}
 	if code+"\n" != string(src) {
-		t.Errorf("README.md's %q section does not show main.go as it is; copy main.go into it:\n%s", readmeSection, src)
+		t.Errorf("docs/library.md's %q section does not show main.go as it is; copy main.go into it:\n%s", docSection, src)
 	}
 	if !strings.Contains(sec, "\n"+want) {
-		t.Errorf("README.md's %q section does not show the line the program prints, %q", readmeSection, want)
+		t.Errorf("docs/library.md's %q section does not show the line the program prints, %q", docSection, want)
 	}
 }
 

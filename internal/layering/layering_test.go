@@ -15,6 +15,7 @@ const mod = "github.com/blsim/blsim/"
 // TestLayering: no package depends (directly or not, test files aside)
 // on one above it.
 func TestLayering(t *testing.T) {
+	skipShort(t)
 	gobin, err := exec.LookPath("go")
 	if err != nil {
 		t.Skip("go is not on PATH")

@@ -1,0 +1,125 @@
+package calibrate
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/blsim/blsim/calibrate/dispatch"
+	"github.com/blsim/blsim/calibrate/fit"
+	"github.com/blsim/blsim/calibrate/topology"
+	"github.com/blsim/blsim/internal/shuffle"
+	"github.com/blsim/blsim/measure"
+	"github.com/blsim/blsim/model"
+)
+
+// DispatcherSteps times the built-in dispatcher over the grid, on weights
+// allocated once (lazily, at the first step that runs). Each run takes
+// Settings.Repeats timed repeats, and more while its repeats' spread leaves
+// its mean unsure (Repeats).
+func DispatcherSteps(s *Settings, workloadYAML string) ([]Step, error) {
+	plans, err := Points(s)
+	if err != nil {
+		return nil, err
+	}
+	cpus := map[string][]int{}
+	for _, en := range s.Engines {
+		cpus[en.Cluster.Name] = en.Cluster.CPUs
+	}
+	rounds := s.Rounds
+	if rounds == 0 {
+		rounds = 5
+		if s.Quick {
+			rounds = 1
+		}
+	}
+	reps := NewRepeats(s)
+	pred := fit.NewPredictor()
+	var m *dispatch.Model
+	var steps []Step
+	for round := 1; round <= rounds; round++ {
+		these := append([]Point(nil), plans...)
+		if s.Shuffle {
+			shuffle.Round(these, round)
+		}
+		for _, sp := range these {
+			st := dispatcherStep(s, sp, round, rounds, reps, cpus, workloadYAML, &m)
+			st.predict = predictStep(pred, s, sp, reps.Min, workloadYAML)
+			steps = append(steps, st)
+		}
+	}
+	return steps, nil
+}
+
+func dispatcherStep(s *Settings, sp Point, round, rounds int, reps *Repeats, cpus map[string][]int, workloadYAML string, mp **dispatch.Model) Step {
+	pl := sp.Plan
+	var where []string
+	for _, en := range s.Engines {
+		where = append(where, en.Cluster.Name+"="+topology.FormatCPUList(en.Cluster.CPUs))
+	}
+	id := fmt.Sprintf("dispatcher/%s/%s/%s/round=%d", s.Workload.Name, sp, strings.Join(where, ","), round)
+	label := "dispatcher " + sp.String()
+	if rounds > 1 {
+		label += fmt.Sprintf(" (round %d/%d)", round, rounds)
+	}
+	// A plan may use fewer threads than its engine has CPUs: the first ones.
+	use := map[string][]int{}
+	var pinned []int
+	for i, name := range pl.Engines {
+		use[name] = cpus[name][:min(pl.Threads[i], len(cpus[name]))]
+		pinned = append(pinned, use[name]...)
+	}
+	return Step{ID: id, Label: label, cpus: pinned, run: func() (measure.Measurement, error) {
+		m := *mp
+		if m == nil {
+			var err error
+			if m, err = dispatch.NewModel(s.Workload, 1); err != nil {
+				return measure.Measurement{}, err
+			}
+			*mp = m
+		}
+		warmup := 1
+		if sp.NoWarmup {
+			warmup = 0
+		}
+		cfg := dispatch.Config{Plan: pl, CPUs: use, Repeats: reps.Min, Warmup: warmup, Seed: 1, Run: sp.Run}
+		r, err := reps.Run(m, cfg)
+		out := measure.Measurement{ID: id, Kind: measure.Dispatcher, Workload: s.Workload.Name,
+			WorkloadYAML: workloadYAML, Plan: measure.PlanOf(pl), Unit: "t/s", Samples: r.TPS,
+			Knobs: map[string]string{"repeats": fmt.Sprint(len(r.TPS)), "round": fmt.Sprint(round), "weight_bytes": fmt.Sprint(r.WeightBytes), "set": sp.Set}}
+		if sp.Alone {
+			out.Engine = pl.Engines[0]
+		}
+		if sp.Run != nil {
+			out.Run = &measure.Run{PromptTokens: sp.Run.PromptTokens, Ubatch: sp.Run.Ubatch, Depth: sp.Run.Depth}
+		}
+		out.Summarize()
+		return out, err
+	}}
+}
+
+// predictStep is how long a dispatcher run of sp takes on a profile: its
+// warm-up and its first repeats of the prompt at the rate the profile
+// predicts.
+func predictStep(pred *fit.Predictor, s *Settings, sp Point, repeats int, workloadYAML string) func(*model.SoC) (time.Duration, bool) {
+	return func(soc *model.SoC) (time.Duration, bool) {
+		m := measure.Measurement{Kind: measure.Dispatcher, Workload: s.Workload.Name, WorkloadYAML: workloadYAML, Plan: measure.PlanOf(sp.Plan), Unit: "t/s"}
+		tokens := s.Workload.Run.PromptTokens
+		if sp.Alone {
+			m.Engine = sp.Plan.Engines[0]
+		}
+		if r := sp.Run; r != nil {
+			m.Run = &measure.Run{PromptTokens: r.PromptTokens, Ubatch: r.Ubatch, Depth: r.Depth}
+			tokens = r.PromptTokens
+		}
+		tps, err := pred.Predict(soc, &m)
+		if err != nil || !(tps > 0) {
+			return 0, false
+		}
+		runs := float64(repeats)
+		if !sp.NoWarmup {
+			runs++
+		}
+		return time.Duration(runs * float64(tokens) / tps * float64(time.Second)), true
+	}
+}
