@@ -138,7 +138,7 @@ func (q *Request) resolve() (*resolved, error) {
 		return nil, fieldErr("engines", -1, "%d engines; at most %d", len(r.Engines), sim.MaxBestNEngines)
 	}
 	if r.Threads != nil && len(r.Threads) != len(r.Engines) {
-		return nil, fieldErr("threads", -1, "%d values for %d engines", len(r.Threads), len(r.Engines))
+		return nil, fieldErr("threads", -1, "%d values for %d engines: want %s (one thread count per engine, main first)", len(r.Threads), len(r.Engines), exampleList("4", len(r.Engines)))
 	}
 	threads := make([]int, len(r.Engines))
 	r.defaults = make([]bool, len(r.Engines))
@@ -316,6 +316,9 @@ func Run(q Request) (*Prediction, error) {
 		Engines: r.Engines, Threads: r.Threads, Poll: r.Poll, Draws: r.Draws, Native: outcomeOf(nr)}
 	for _, e := range r.engines {
 		p.Kinds = append(p.Kinds, e.Kind)
+	}
+	if p.Span, err = spanCheck(ev, s, wl, r.Draws, native); err != nil {
+		return nil, err
 	}
 	add := func(k Kind, plan model.Plan, res *sim.Result) (PlanPrediction, error) {
 		if res == nil {
