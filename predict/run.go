@@ -138,7 +138,7 @@ func (q *Request) resolve() (*resolved, error) {
 		return nil, fieldErr("engines", -1, "%d engines; at most %d", len(r.Engines), sim.MaxBestNEngines)
 	}
 	if r.Threads != nil && len(r.Threads) != len(r.Engines) {
-		return nil, fieldErr("threads", -1, "%d values for %d engines", len(r.Threads), len(r.Engines))
+		return nil, fieldErr("threads", -1, "%d values for %d engines: want %s (one thread count per engine, main first)", len(r.Threads), len(r.Engines), exampleList("4", len(r.Engines)))
 	}
 	threads := make([]int, len(r.Engines))
 	r.defaults = make([]bool, len(r.Engines))

@@ -15,7 +15,7 @@ import (
 func ParseShares(spec string, n int) ([]float64, error) {
 	parts := strings.Split(spec, ",")
 	if len(parts) != n-1 {
-		return nil, fmt.Errorf("%d values for %d engines after the first (or auto)", len(parts), n-1)
+		return nil, fmt.Errorf("%d values for %d engines after the first: want %s (one share per engine after the first, each in [0,1]), or auto", len(parts), n-1, exampleList("0.1", n-1))
 	}
 	fr := make([]float64, n)
 	sum := 0.0
@@ -109,7 +109,7 @@ func PerEngineThreads(n, first, rest int, firstGiven, restGiven bool) ([]int, er
 func ParseThreads(s string, n int) ([]int, error) {
 	parts := strings.Split(s, ",")
 	if len(parts) != n {
-		return nil, fmt.Errorf("%d values for %d engines", len(parts), n)
+		return nil, fmt.Errorf("%d values for %d engines: want %s (one thread count per engine, main first)", len(parts), n, exampleList("4", n))
 	}
 	out := make([]int, n)
 	for i, p := range parts {
@@ -120,6 +120,15 @@ func ParseThreads(s string, n int) ([]int, error) {
 		out[i] = v
 	}
 	return out, nil
+}
+
+// exampleList is the form a list of n values takes, e.g. "0.1,0.1" for
+// two shares, shown in an error about the list's length.
+func exampleList(v string, n int) string {
+	if n < 1 {
+		return "no value"
+	}
+	return strings.TrimSuffix(strings.Repeat(v+",", n), ",")
 }
 
 // ParseUnpinned parses the OS policy that places a thread sweep's

@@ -60,3 +60,14 @@ func TestParseModesEnginesThreads(t *testing.T) {
 		}
 	}
 }
+
+// TestListLengthErrorsShowTheForm: a list of the wrong length says what
+// it wants, with an example of the form.
+func TestListLengthErrorsShowTheForm(t *testing.T) {
+	if _, err := ParseShares("0.2", 3); err == nil || !strings.Contains(err.Error(), "want 0.1,0.1 (one share per engine after the first") {
+		t.Errorf("ParseShares(0.2, 3 engines): %v", err)
+	}
+	if _, err := ParseThreads("4", 3); err == nil || !strings.Contains(err.Error(), "want 4,4,4 (one thread count per engine") {
+		t.Errorf("ParseThreads(4, 3 engines): %v", err)
+	}
+}

@@ -2,6 +2,7 @@ package presets
 
 import (
 	"embed"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -111,6 +112,21 @@ func LoadWorkload(ref string) (*model.Workload, error) {
 		return model.LoadWorkloadFile(ref)
 	}
 	return Workload(ref)
+}
+
+// CheckGGUF says why path is not a GGUF model file: "PATH: no such file"
+// when nothing is there, or that it lacks the GGUF magic (--workload
+// takes YAML too); nil when it is one.
+func CheckGGUF(path string) error {
+	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("%s: no such file", path)
+	} else if err != nil {
+		return err
+	}
+	if !IsGGUF(path) {
+		return fmt.Errorf("%s is not a GGUF model file (no GGUF magic); --workload takes YAML", path)
+	}
+	return nil
 }
 
 // IsGGUF reports whether path is a regular file that starts with the GGUF

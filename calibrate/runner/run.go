@@ -89,6 +89,26 @@ type Config struct {
 	// (e.g. more threads than the profile's engine has cores), or "": such
 	// a record is flagged and kept out of fits, and the grid goes on.
 	PlanCheck func(model.Plan) string
+	// KeepGoing runs the whole grid even when its first runs all fail the
+	// same way; without it Run stops after SameFailures such runs (a
+	// missing command, a bad flag) with a *SameFailuresError.
+	KeepGoing bool
+}
+
+// SameFailures is how many runs failing the same way at the start of a
+// grid stop it (unless Config.KeepGoing).
+const SameFailures = 3
+
+// A SameFailuresError says that the first runs of a grid all failed the
+// same way, so Run stopped rather than repeat the failure on every point.
+type SameFailuresError struct {
+	Runs, Left int    // runs made (all failed), runs not made
+	Reason     string // the status and error the runs share
+}
+
+func (e *SameFailuresError) Error() string {
+	return fmt.Sprintf("the first %d runs failed the same way (%s); stopped before the other %d: fix the command (--keep-going runs them all)",
+		e.Runs, e.Reason, e.Left)
 }
 
 // Summary counts what Run did.
@@ -167,6 +187,7 @@ func Run(ctx context.Context, cfg Config, w *measure.Writer, progress func(done,
 		}
 		todo = append(todo, p)
 	}
+	firstFailure := "" // what every run so far failed with, "" once one differs or succeeds
 	for i, p := range todo {
 		if err := ctx.Err(); err != nil {
 			return sum, err
@@ -198,6 +219,14 @@ func Run(ctx context.Context, cfg Config, w *measure.Writer, progress func(done,
 		}
 		if progress != nil {
 			progress(i+1, len(todo), &ms[len(ms)-1])
+		}
+		if why := failure(ms); i == 0 {
+			firstFailure = why
+		} else if why != firstFailure {
+			firstFailure = ""
+		}
+		if !cfg.KeepGoing && firstFailure != "" && i+1 == SameFailures && i+1 < len(todo) {
+			return sum, &SameFailuresError{Runs: i + 1, Left: len(todo) - i - 1, Reason: firstFailure}
 		}
 	}
 	return sum, nil
@@ -347,4 +376,13 @@ func (r *runner) exec(ctx context.Context, p Point, w *busy.Watch) (*result, err
 	}
 	res.waitErr = err
 	return res, nil
+}
+
+// failure is how a run failed, its status and error, or "" when it did
+// not (a flagged record counts as a run that worked).
+func failure(ms []measure.Measurement) string {
+	if m := ms[0]; len(ms) == 1 && (m.Status == statusFailed || m.Status == statusTimeout) {
+		return m.Status + ": " + m.Error
+	}
+	return ""
 }

@@ -31,6 +31,7 @@ type benchGridOptions struct {
 	Measurements string        // JSONL file the runs are appended to
 	Rounds       int           // passes over the grid (set by calibrate's --rounds)
 	Shuffle      bool          // each round in an order of its own
+	KeepGoing    bool          // run every point even when the first ones all fail the same way
 	fileHoldout  []string      // the grid file's holdout patterns (set by config)
 	prior        *model.SoC    // the profile the runs will be fitted to, if any (calibrate.AdaptGrid)
 
@@ -48,6 +49,7 @@ func addBenchGridFlags(fs *pflag.FlagSet, o *benchGridOptions) {
 	fs.DurationVar(&o.Timeout, "timeout", runner.DefaultTimeout, "time limit of one run; a run past it is killed with its children")
 	fs.IntVar(&o.Warmup, "warmup", 0, "unrecorded runs before each measured run")
 	fs.IntVar(&o.Retries, "retries", 0, "further attempts of a failed or timed-out run")
+	fs.BoolVar(&o.KeepGoing, "keep-going", false, fmt.Sprintf("run the whole grid even when its first %d runs fail the same way (else it stops there)", runner.SameFailures))
 	fs.BoolVar(&o.Resume, "resume", false, "skip runs already measured ok in the measurements file")
 	fs.StringVar(&o.Measurements, "measurements", "runs.jsonl", "JSONL file each run is appended to as soon as it ends")
 	fs.BoolVar(&o.Shuffle, "shuffle", false, "with --rounds: run each round's points in an order of its own (fixed by the round's number),\nso that a machine's slow spells do not fall on the same points every round")
@@ -115,7 +117,7 @@ func runBenchGrid(ctx context.Context, o *benchGridOptions, workloadName, worklo
 	ctx, stop := signal.NotifyContext(ctx, stopSignals...)
 	defer stop()
 	path := cmp.Or(o.Measurements, "runs.jsonl")
-	cfg.Workload, cfg.WorkloadYAML = workloadName, workloadYAML
+	cfg.Workload, cfg.WorkloadYAML, cfg.KeepGoing = workloadName, workloadYAML, o.KeepGoing
 	calibrate.EstimateGrid(&cfg, o.prior) // the grid's time at the prior's rates
 	sum, runErr := runner.RunFile(ctx, cfg, path, o.Resume, stdout)
 	if runErr != nil && ctx.Err() != nil && errors.Is(runErr, ctx.Err()) {

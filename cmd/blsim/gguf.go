@@ -3,9 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
-	"github.com/blsim/blsim/internal/cli"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/blsim/blsim/gguf"
@@ -30,11 +28,8 @@ func (g ggufValue) String() string {
 func (g ggufValue) Type() string { return "FILE" }
 
 func (g ggufValue) Set(path string) error {
-	if _, err := os.Stat(path); err != nil {
-		return cli.NoSuchFile(err)
-	}
-	if !presets.IsGGUF(path) {
-		return fmt.Errorf("%s is not a GGUF model file (no GGUF magic); --workload takes YAML", path)
+	if err := presets.CheckGGUF(path); err != nil {
+		return err
 	}
 	*g.workload = path
 	return nil

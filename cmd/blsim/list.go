@@ -3,11 +3,10 @@ package main
 import (
 	"fmt"
 	"io"
-	"slices"
 	"text/tabwriter"
 
 	"github.com/blsim/blsim/gguf"
-	"github.com/blsim/blsim/internal/readfile"
+	"github.com/blsim/blsim/internal/cli"
 	"github.com/blsim/blsim/presets"
 	"github.com/spf13/cobra"
 )
@@ -81,10 +80,7 @@ func listCmd(stdout io.Writer, use, kind, what string, names func() []string, de
 			if resolved || use == "socs" && presets.IsFile(args[0]) { // a file: as blsim reads it
 				return presets.WriteResolvedSoC(stdout, args[0])
 			}
-			b, err := data(args[0])
-			if err != nil && !slices.Contains(names(), args[0]) && presets.IsFile(args[0]) {
-				b, err = readfile.Read(args[0], readfile.YAMLLimit) // a file, shown as it is
-			}
+			b, err := cli.PresetOrFile(args[0], names, data)
 			if err == nil {
 				_, err = stdout.Write(b)
 			}

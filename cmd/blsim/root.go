@@ -41,10 +41,7 @@ at which split, and what hardware would make it pay.`,
 	root.AddCommand(newCheckCmd(stdout), newPredictCmd(stdout, stderr, nil), newCalibrateCmd(stdout, stderr), newPlotCmd(stdout, stderr), newFitCmd(stdout, stderr),
 		newValidateCmd(stdout, stderr), newBenchCmd(stdout, stderr), newReportCmd(stdout, stderr),
 		newSoCsCmd(stdout), newWorkloadsCmd(stdout, stderr),
-		listCmd(stdout, "parts", "part", "part (a core, a memory type or a runtime)", parts.Names, parts.Describe, parts.Data),
-		cli.NewVersionCmd(stdout, buildinfo.Version()))
-	root.AddCommand(cli.NewManCmd(stdout, root))
-	cli.BlsimCompletions(plotKinds).Register(root)
-	_ = cli.AddExamples(root, cli.Examples) // TestEveryCommandHasExamples checks every path
+		listCmd(stdout, "parts", "part", "part (a core, a memory type or a runtime)", parts.Names, parts.Describe, parts.Data))
+	cli.Finish(root, stdout, plotKinds)
 	return root
 }

@@ -12,6 +12,16 @@ import (
 	"github.com/spf13/cobra/doc"
 )
 
+// Finish adds what every blsim has beside its own commands: version, man,
+// shell completion of presets, plot kinds, split modes, tests and
+// statistics (BlsimCompletions) and the --help examples of Examples
+// (TestEveryCommandHasExamples in cmd/blsim checks each path).
+func Finish(root *cobra.Command, w io.Writer, plotKinds []string) {
+	root.AddCommand(NewVersionCmd(w, root.Version), NewManCmd(w, root))
+	BlsimCompletions(plotKinds).Register(root)
+	_ = AddExamples(root, Examples)
+}
+
 // NewVersionCmd is `blsim version`: the line --version prints.
 func NewVersionCmd(w io.Writer, version string) *cobra.Command {
 	return &cobra.Command{
