@@ -147,6 +147,39 @@ func (r *runner) matmulGOPS(i int, class, typ string, k model.OpKind) float64 {
 	return rate * e.ClockGHz * e.ThreadRateCores(r.coresOf(i, r.smtYield(i).Of(k)))
 }
 
+// rateGOPS is engine i's rate in GOPS for a kernel rate perCycle (ops per
+// cycle and thread) with the plan's threads on it, for work of kind k, as
+// matmulGOPS scales a class's.
+func (r *runner) rateGOPS(i int, perCycle float64, k model.OpKind) float64 {
+	e := r.eng[i]
+	if r.cores == nil {
+		return perCycle * e.ClockGHz * e.ThreadRate(r.plan.Threads[i])
+	}
+	return perCycle * e.ClockGHz * e.ThreadRateCores(r.coresOf(i, r.smtYield(i).Of(k)))
+}
+
+// attention is an AttentionScores op's arithmetic on engine i (its
+// products' operations) and the rate, in GOPS, that takes the time of its
+// work at the engine's rates (model.Engine.AttentionWork): the products
+// and, without flash attention on an engine that lists it, the softmax.
+func (r *runner) attention(i int, op *model.Op) (ops, gops float64) {
+	e := r.eng[i]
+	var s float64
+	for _, w := range e.AttentionWork(op) {
+		if w.Ops <= 0 {
+			continue
+		}
+		s += w.Ops / (r.rateGOPS(i, e.AttentionRate(w.Key), op.Kind) * 1e9)
+		if w.Key != model.RateSoftmax {
+			ops += w.Ops
+		}
+	}
+	if s <= 0 || ops <= 0 {
+		return ops, r.matmulGOPS(i, "f16", "", op.Kind)
+	}
+	return ops, ops / s / 1e9
+}
+
 // scalarGOPS is matmulGOPS for scalar work.
 func (r *runner) scalarGOPS(i int) float64 {
 	e := r.eng[i]

@@ -410,8 +410,8 @@ func (r *runner) partFor(op *model.Op, i int, frac, lo, hi float64, sharedBy int
 			hit = e.LLCHitShare(r.touchShare(op), r.graphBytes) * st.Touched * op.ExpertBytes
 		}
 	case model.AttentionScores:
-		gops = r.matmulGOPS(i, "f16", "", op.Kind)
-		p.bytes, p.ops = op.ActBytes, op.Ops
+		p.bytes = op.ActBytes
+		p.ops, gops = r.attention(i, op)
 	default:
 		gops = r.scalarGOPS(i)
 		p.bytes, p.ops = op.ActBytes, op.Ops
