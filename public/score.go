@@ -93,6 +93,9 @@ func Predict(r Row) (Result, error) {
 		// A barrier's wait for a descheduled thread is the OS's slice.
 		s.Handoff.TimesliceUS = r.Policy().TimesliceUS()
 	}
+	if s.Handoff.BackgroundCPUs == 0 {
+		s.Handoff.BackgroundCPUs = FamilyBackgroundCPUs[r.Family]
+	}
 	res.Notes = append(notes, eraNotes...)
 	plan, pool, why := poolOf(r, s)
 	if why != "" {
