@@ -151,7 +151,7 @@ func benchEngines(s *model.SoC, q BenchRequest) ([]benchEngine, error) {
 		}
 	}
 	if q.EngineThreads != nil && len(q.EngineThreads) != len(names) {
-		return nil, fieldErr("threads", -1, "%d values for %d engines: want %s (one thread count per engine, main first)", len(q.EngineThreads), len(names), exampleList("4", len(names)))
+		return nil, fieldErr("engine-threads", -1, "%d values for %d engines: want %s (one thread count per engine, main first)", len(q.EngineThreads), len(names), exampleList("4", len(names)))
 	}
 	out := make([]benchEngine, len(names))
 	for i, n := range names {
@@ -162,7 +162,7 @@ func benchEngines(s *model.SoC, q BenchRequest) ([]benchEngine, error) {
 		out[i] = benchEngine{name: n, threads: e.DefaultThreads()}
 		if q.EngineThreads != nil {
 			if t := q.EngineThreads[i]; t < 1 || (!e.IsAccelerator() && t > e.HWThreads()) {
-				return nil, fieldErr("threads", i, "%d threads for engine %q, but it has %d hardware threads", t, n, e.HWThreads())
+				return nil, fieldErr("engine-threads", i, "%d threads for engine %q, but it has %d hardware threads", t, n, e.HWThreads())
 			}
 			out[i].threads = q.EngineThreads[i]
 		}
