@@ -2,6 +2,7 @@ package predict
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/blsim/blsim/model"
@@ -73,8 +74,15 @@ type BenchSplit struct {
 	Judgement
 }
 
-// Describe names the split plan: "token big 0.888 + little 0.112".
-func (b *BenchSplit) Describe() string { return describeSplit(b.Plan) }
+// Describe names the split plan and its threads, which are its own, not
+// the row's -t: "4+4 threads, token split big 0.888 + little 0.112".
+func (b *BenchSplit) Describe() string {
+	t := make([]string, len(b.Plan.Threads))
+	for i, n := range b.Plan.Threads {
+		t[i] = strconv.Itoa(n)
+	}
+	return strings.Join(t, "+") + " threads, " + describeSplit(b.Plan)
+}
 
 // Bench is a BenchRequest's table.
 type Bench struct {
@@ -82,9 +90,9 @@ type Bench struct {
 	Rows   []BenchRow `json:"rows"`
 }
 
-// RunBench predicts every row of q, in llama-bench's order: per SoC and
-// workload, per ubatch, thread count and poll, the pp tests and then the
-// tg tests. One sim.Evaluator serves every row of a test, so a row's gain
+// RunBench predicts every row of q: per SoC and workload, per thread
+// count and poll, per ubatch the pp tests and then the tg tests (llama-bench
+// also runs its pp tests before its tg tests). One sim.Evaluator serves every row of a test, so a row's gain
 // shares its pool's parameter draws.
 func RunBench(q BenchRequest) (*Bench, error) {
 	if len(q.SoCs) == 0 || len(q.Workloads) == 0 {

@@ -48,7 +48,7 @@ func newPlotCmd(stdout, stderr io.Writer) *cobra.Command {
 		Long: `Draw a figure into FILE, in the format its extension names (.png, .svg, .pdf).
 
 Every figure is a view of one prediction, made from the same flags as blsim
-predict (--soc, --workload, --engines, --threads, --split, --frac, --poll,
+predict (--soc, --workload, --engines, --engine-threads, --split, --frac, --poll,
 --prompt, --ubatch), so its numbers are the ones blsim predict prints.
 
 ` + plots.KindsHelp,
