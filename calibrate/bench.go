@@ -92,3 +92,43 @@ func CheckHoldout(cfg runner.Config, patterns []string) error {
 	}
 	return nil
 }
+
+// GridGaps are the warnings of the check before a benchmark grid runs:
+// what the grid cannot tell the prior's values apart on (runner.Config's
+// Gaps: one ubatch, one split mode), when adapted reports a grid adapted
+// to a prior profile, then SpanGaps.
+func GridGaps(cfg runner.Config, adapted bool, patterns []string, fitting bool) []string {
+	var out []string
+	if adapted {
+		out = cfg.Gaps()
+	}
+	return append(out, SpanGaps(cfg, patterns, fitting)...)
+}
+
+// SpanGaps says, before anything runs, what the tests of the grid's
+// points that will be fitted (those no holdout pattern matches) leave to
+// the prior, one line each with the llama-bench arguments that would
+// tell it (fit.Gaps: one prompt length, no tg). Points whose tests are
+// not known before they run count for nothing. None when fitting is false
+// (the runs are only recorded).
+func SpanGaps(cfg runner.Config, patterns []string, fitting bool) []string {
+	if !fitting {
+		return nil
+	}
+	var runs []model.Run
+	for _, p := range cfg.Grid.Points() {
+		plan, err := cfg.Mapping.Plan(p, llamabench.Record{})
+		for _, r := range cfg.PointRuns(p) {
+			m := measure.Measurement{ID: p.ID, Plan: &plan, Knobs: p.Knobs, Run: &r}
+			if err == nil && len(patterns) > 0 && fit.HeldOut(&m, patterns) {
+				continue
+			}
+			runs = append(runs, r.Of(model.Run{Ubatch: max(r.Ubatch, 1)}))
+		}
+	}
+	var out []string
+	for _, g := range fit.Gaps(model.SpanOf(runs)) {
+		out = append(out, g.Line)
+	}
+	return out
+}

@@ -113,7 +113,20 @@ func Prior(name string, engines []Engine, ms []measure.Measurement, w *model.Wor
 			s.Uncertainty[p+"kernel_ops_per_cycle.q8"] = s.Uncertainty[p+"kernel_ops_per_cycle.q4"]
 		}
 		e.KernelOpsPerCycle["q4"], e.KernelOpsPerCycle["q6"], e.KernelOpsPerCycle["q8"] = q4, q4, q8
-		e.KernelOpsPerCycle["f16"], e.KernelOpsPerCycle["f32"] = f32, f32
+		// f16: attention's products as llama.cpp runs them, where
+		// measured; else (older measurement files) the f32 rate.
+		f16 := f32
+		set(p+"kernel_ops_per_cycle.f16", &f16, f32)
+		e.KernelOpsPerCycle["f16"], e.KernelOpsPerCycle["f32"] = f16, f32
+		// The rest of llama.cpp's attention path, where measured: with the
+		// softmax's rate the engine runs attention as llama.cpp does
+		// (model.Engine.AttentionWork).
+		for _, k := range model.AttentionRateKeys {
+			if m, cv, ok := median(ms, p+"kernel_ops_per_cycle."+k); ok && m > 0 {
+				e.KernelOpsPerCycle[k] = m
+				s.Uncertainty[p+"kernel_ops_per_cycle."+k] = m * math.Max(0.1, 3*cv)
+			}
+		}
 		// By GGML type: the dispatcher's Q4_0 and Q8_0 blocks are its q4
 		// and q8 kernels.
 		e.KernelOpsPerCycle["q4_0"], e.KernelOpsPerCycle["q8_0"] = q4, q8
@@ -124,7 +137,8 @@ func Prior(name string, engines []Engine, ms []measure.Measurement, w *model.Wor
 			e.GemvEfficiency = g
 			s.Uncertainty[p+"gemv_efficiency"] = g * math.Max(0.1, 3*cv)
 		}
-		e.ScalarOpsPerCycle = f32 / 2
+		// The norms, where measured; else half the f32 rate (older files).
+		set(p+"scalar_ops_per_cycle", &e.ScalarOpsPerCycle, f32/2)
 		set(p+"bandwidth_max_gb_s", &e.BandwidthMaxGBs, 5)
 		// The shared cache as measured (llcSteps): what it holds, and
 		// its read rate, with which the simulator keeps weights in it

@@ -13,9 +13,9 @@ import (
 // SMT: on a cluster whose cores run two (or more) hardware threads,
 // calibrate times one thread on a core's first hardware thread and two on
 // it and its sibling, for the matmul kernel (the dispatcher's q4 tile),
-// the f32 kernel and a DRAM stream. What the second thread adds is the
+// attention's f16 products and a DRAM stream. What the second thread adds is the
 // engine's SMT yield (model.SMTYield): two threads' total over one's,
-// less one. The f32 kernel stands for attention's and the scalar ops'
+// less one. The f16 attention products stand for attention's and the scalar ops'
 // float loops. A cluster without SMT has no such steps.
 
 // smtKinds are the SMT steps: the yield each sets, and what it times.
@@ -25,7 +25,7 @@ var smtKinds = []struct {
 	stream       bool
 }{
 	{"matmul", "q4 kernel", probe.KernelQ4Q8Tile, false},
-	{"attention", "f32 kernel", probe.KernelF32, false},
+	{"attention", "f16 attention products", probe.KernelF16Attn, false},
 	{"dram", "stream read", 0, true},
 }
 

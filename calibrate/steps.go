@@ -108,7 +108,12 @@ func fromStats(id, kind, param, engine, unit string, st probe.Stats, scale float
 // idle), spin handoff, the spin time of one poll unit, and the barrier.
 func MicroSteps(s *Settings) []Step {
 	ps := s.probeSettings()
-	ws := probe.DefaultWorkingSet(ps.MaxWorkingSetBytes)
+	// The streams read DRAM: many times the last-level cache, in the quick
+	// calibration too, so that its caps are the full one's.
+	ws := probe.DefaultWorkingSet(0)
+	if s.MicroBudget > 0 {
+		ws = probe.DefaultWorkingSet(ps.MaxWorkingSetBytes) // tests
+	}
 	var steps []Step
 	tag := func(cpus []int) string { return topology.FormatCPUList(cpus) }
 	for _, en := range s.Engines {
@@ -144,11 +149,27 @@ func MicroSteps(s *Settings) []Step {
 			on(c.CPUs[:1], Step{ID: "kernel/gemv/" + c.Name + "/" + tag(c.CPUs[:1]), Label: "gemv efficiency, " + c.Name, run: func() (measure.Measurement, error) {
 				return gemvEfficiency(p+"gemv_efficiency", c.Name, "kernel/gemv/"+c.Name+"/"+tag(c.CPUs[:1]), c.CPUs[:1], ps)
 			}}),
-			on(c.CPUs[:1], Step{ID: "kernel/f32/" + c.Name + "/" + tag(c.CPUs[:1]), Label: "f32 kernel, " + c.Name, run: func() (measure.Measurement, error) {
-				st, err := probe.KernelThroughput(c.CPUs[:1], 1, probe.KernelF32, ps)
-				return fromStats("kernel/f32/"+c.Name+"/"+tag(c.CPUs[:1]), measure.Kernel, p+"kernel_ops_per_cycle.f32", c.Name, "ops/cycle", st, 1/ghz), err
-			}}),
 		)
+		// The float kernels of llama.cpp's CPU backend: attention's
+		// products (tiles for a prompt, dot products for one token), its
+		// softmax, flash attention, the f32 tiles and the norms.
+		for _, fk := range []struct {
+			id, label, param string
+			k                probe.Kernel
+		}{
+			{"f16attn", "f16 attention products", "kernel_ops_per_cycle.f16", probe.KernelF16Attn},
+			{"f16gemv", "f16 attention products, one token", "kernel_ops_per_cycle." + model.RateF16Gemv, probe.KernelF16Gemv},
+			{"softmax", "attention softmax", "kernel_ops_per_cycle." + model.RateSoftmax, probe.KernelSoftmax},
+			{"flashattn", "flash attention", "kernel_ops_per_cycle." + model.RateFlashAttn, probe.KernelFlashAttn},
+			{"f32x4", "f32 kernel", "kernel_ops_per_cycle.f32", probe.KernelF32Tile},
+			{"norm", "norms", "scalar_ops_per_cycle", probe.KernelNorm},
+		} {
+			id := "kernel/" + fk.id + "/" + c.Name + "/" + tag(c.CPUs[:1])
+			steps = append(steps, on(c.CPUs[:1], Step{ID: id, Label: fk.label + ", " + c.Name, run: func() (measure.Measurement, error) {
+				st, err := probe.KernelThroughput(c.CPUs[:1], 1, fk.k, ps)
+				return fromStats(id, measure.Kernel, p+fk.param, c.Name, "ops/cycle", st, 1/ghz), err
+			}}))
+		}
 		steps = append(steps, llcSteps(c, ps)...)
 		steps = append(steps, smtSteps(c, ps)...)
 	}

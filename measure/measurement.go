@@ -58,6 +58,8 @@ type Run struct {
 	Ubatch       int `json:"ubatch"`
 	Depth        int `json:"depth,omitempty"`
 	GenTokens    int `json:"gen_tokens,omitempty"`
+	// FlashAttn: the run used flash attention (llama-bench's flash_attn).
+	FlashAttn bool `json:"flash_attn,omitempty"`
 }
 
 // Test names the run's test as llama-bench does: "pp512", "tg128",
@@ -84,7 +86,7 @@ func (r *Run) Of(own model.Run) model.Run {
 	if r.PromptTokens > 0 {
 		ub = min(max(r.Ubatch, 1), r.PromptTokens)
 	}
-	return model.Run{PromptTokens: r.PromptTokens, Ubatch: ub, Depth: r.Depth, GenTokens: r.GenTokens}
+	return model.Run{PromptTokens: r.PromptTokens, Ubatch: ub, Depth: r.Depth, GenTokens: r.GenTokens, FlashAttn: r.FlashAttn}
 }
 
 // Host is where a measurement ran.
@@ -332,6 +334,9 @@ func (m *Measurement) Label() string {
 		label += fmt.Sprintf(" t=%s %s ub=%d", strings.Join(t, "+"), r.Test(), r.Ubatch)
 		if r.Depth > 0 {
 			label += fmt.Sprintf(" d=%d", r.Depth)
+		}
+		if r.FlashAttn {
+			label += " fa"
 		}
 	}
 	return label

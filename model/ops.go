@@ -1,6 +1,9 @@
 package model
 
-import "strconv"
+import (
+	"math"
+	"strconv"
+)
 
 // OpKind says which kind of work an op is, and so which rate it runs at.
 type OpKind int
@@ -46,8 +49,16 @@ type Op struct {
 	// ExpertBytes is one expert's weight bytes (ExpertMatmul only).
 	ExpertBytes float64
 	// Ops is the arithmetic work in operations (multiply-add = 2) when run
-	// natively; for an ExpertMatmul, over all of its token-expert pairs.
+	// natively; for an ExpertMatmul, over all of its token-expert pairs;
+	// for AttentionScores, the two products over the positions each token
+	// sees (the causal ones: what flash attention computes).
 	Ops float64
+	// KVOps and Elems are an AttentionScores op's work as llama.cpp runs
+	// attention without flash attention (Engine.AttentionWork): the two
+	// products over every cached position, padded (KVPad) and masked
+	// ones included, and the softmax's elements, one a token, position
+	// and head. Both zero with flash attention (Run.FlashAttn).
+	KVOps, Elems float64
 	// ActBytes is the activation traffic (inputs read, outputs written).
 	ActBytes float64
 }
@@ -83,15 +94,26 @@ func (w *Workload) TokenOps(depth int) []Op {
 // (attention's scores), without building the graph again.
 func (w *Workload) TokenOp(o Op, depth int) Op {
 	if o.Kind == AttentionScores {
-		o.Ops, o.ActBytes = w.scores(o.Layer, 1, depth, true)
+		a := w.scores(o.Layer, 1, depth, true)
+		o.Ops, o.KVOps, o.Elems, o.ActBytes = a.ops, a.kvOps, a.elems, a.bytes
 	}
 	return o
 }
 
-// scores returns the arithmetic and the bytes of layer l's attention
-// scores for n tokens whose first sits at KV position start (decode: see
-// TokenOps).
-func (w *Workload) scores(l, n, start int, decode bool) (ops, bytes float64) {
+// attnWork is one layer's attention scores work: the causal products'
+// ops, the products and softmax elements over every cached position
+// (llama.cpp without flash attention), and the bytes.
+type attnWork struct{ ops, kvOps, elems, bytes float64 }
+
+// KVPad is the KV length llama.cpp's attention without flash attention
+// runs over: the cache's used cells rounded up to 32
+// (llama_kv_cache_get_padding at c392e50; 256 with flash attention, whose
+// masked positions are skipped).
+const KVPad = 32
+
+// scores returns the work of layer l's attention scores for n tokens
+// whose first sits at KV position start (decode: see TokenOps).
+func (w *Workload) scores(l, n, start int, decode bool) attnWork {
 	m := &w.Model
 	a := m.Attention
 	nf := float64(n)
@@ -100,23 +122,34 @@ func (w *Workload) scores(l, n, start int, decode bool) (ops, bytes float64) {
 		q *= 2
 	}
 	c := float64(start) + (nf+1)/2 // mean causal context of the ubatch's tokens
+	kv := float64((start + n + KVPad - 1) / KVPad * KVPad)
 	if m.LayerKind(l) == 'S' && float64(a.SlidingWindow) < c {
 		c = float64(a.SlidingWindow)
+		kv = math.Min(kv, float64((a.SlidingWindow+n+KVPad-1)/KVPad*KVPad))
 	}
 	positions := float64(start) + nf // K and V in the cache once the ubatch is in
 	if decode && m.LayerKind(l) == 'S' {
 		positions = c // a generated token reads its window only
 	}
+	var out attnWork
 	if a.MLA() {
 		// Over the latent: each head's absorbed query against the
 		// latent and rotary key, its output from the latent; the cache
 		// holds the latent and the rotary key once a position (f16).
 		lat := float64(a.KVLoraRank + a.RopeDim)
 		q = a.Heads * (a.KVLoraRank + a.RopeDim)
-		return 2 * nf * c * float64(a.Heads) * (lat + float64(a.KVLoraRank)), 2*lat*positions + 8*nf*float64(q)
+		per := float64(a.Heads) * (lat + float64(a.KVLoraRank))
+		out = attnWork{ops: 2 * nf * c * per, kvOps: 2 * nf * kv * per, bytes: 2*lat*positions + 8*nf*float64(q)}
+	} else {
+		bytes := 2 * float64(a.KVHeads*a.HeadDim) * 2 * positions // f16 K and V
+		per := 4 * float64(a.Heads*a.HeadDim)
+		out = attnWork{ops: nf * c * per, kvOps: nf * kv * per, bytes: bytes + 8*nf*float64(q)}
 	}
-	kv := 2 * float64(a.KVHeads*a.HeadDim) * 2 * positions // f16 K and V
-	return 4 * nf * c * float64(a.Heads*a.HeadDim), kv + 8*nf*float64(q)
+	out.elems = nf * kv * float64(a.Heads)
+	if w.Run.FlashAttn {
+		out.kvOps, out.elems = 0, 0
+	}
+	return out
 }
 
 // graph builds the ops of n tokens whose first sits at KV position start;
@@ -175,9 +208,9 @@ func (w *Workload) graph(n, start int, logits, decode bool) []Op {
 			} else {
 				matmul(l, "attn_qkv", "attention", d, q+2*a.KVHeads*a.HeadDim, bpw.Attention)
 			}
-			arith, bytes := w.scores(l, n, start, decode)
+			sc := w.scores(l, n, start, decode)
 			add("attn_scores", Op{Layer: l, Kind: AttentionScores, Class: "f16", Tokens: n,
-				Ops: arith, ActBytes: bytes})
+				Ops: sc.ops, KVOps: sc.kvOps, Elems: sc.elems, ActBytes: sc.bytes})
 			matmul(l, "attn_output", "attention", a.Heads*a.VDim(), d, bpw.Attention)
 		case 'L':
 			la := m.Linear

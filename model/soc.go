@@ -1,6 +1,9 @@
 package model
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+)
 
 // SoCSchema is the schema tag every SoC profile carries.
 const SoCSchema = "blsim/soc/v1"
@@ -297,6 +300,12 @@ type Handoff struct {
 	// runnable task queued on its core. Optional; 0 or absent means
 	// DefaultTimesliceUS.
 	TimesliceUS float64 `yaml:"timeslice_us,omitempty"`
+	// BackgroundCPUs: the host's other work (its OS threads, a desktop
+	// session), in CPUs' worth of running time, that the OS must place on
+	// a pool's hardware thread when the pool leaves none idle; each stalls
+	// the whole pool at its next barrier (Plan.BackgroundStall). Optional;
+	// 0 or absent: a host with nothing else running.
+	BackgroundCPUs float64 `yaml:"background_cpus,omitempty"`
 }
 
 // Provenance records where a profile's values came from.
@@ -317,6 +326,15 @@ type Provenance struct {
 	// others held out. Empty in a profile that is not a fit, or a fit
 	// written before blsim recorded them.
 	FittedRuns []string `yaml:"fitted_runs,omitempty"`
+	// Span is what the fitted runs covered (prompt lengths, depths,
+	// ubatches, generated lengths): a prediction outside it says so, and
+	// its interval then draws the PriorLed parameters too.
+	Span *Span `yaml:"span,omitempty"`
+	// PriorLed lists the parameters the fitted runs could not inform,
+	// which kept the prior's ratio to those they did (a prompt's attention
+	// with one prompt length, decode's one-token rates with no tg): their
+	// uncertainty is the prior's width.
+	PriorLed []string `yaml:"prior_led,omitempty"`
 	// Measured lists the parameter paths (Get) a calibration fitted from
 	// its runs: where the profile's values come from calibration rather
 	// than from the prior it started at (a part, a file). Empty in a
@@ -382,6 +400,13 @@ func (s *SoC) Clone() *SoC {
 		p.Governors = cloneMap(p.Governors)
 		p.Notes = append([]string(nil), p.Notes...)
 		p.FittedRuns = append([]string(nil), p.FittedRuns...)
+		p.PriorLed = append([]string(nil), p.PriorLed...)
+		if p.Span != nil {
+			sp := *p.Span
+			sp.Prompts, sp.Depths = slices.Clone(sp.Prompts), slices.Clone(sp.Depths)
+			sp.Ubatches, sp.Gens = slices.Clone(sp.Ubatches), slices.Clone(sp.Gens)
+			p.Span = &sp
+		}
 		p.Measured = append([]string(nil), p.Measured...)
 		c.Provenance = &p
 	}

@@ -186,10 +186,11 @@ func (s *SoC) Validate() error {
 		}
 		for k, v := range e.KernelOpsPerCycle {
 			switch _, typ := ggmlTypeBits[k]; {
-			case typ && !contains(KernelClasses, k):
+			case typ && !contains(KernelClasses, k), contains(AttentionRateKeys, k):
 				c.in(p+"kernel_ops_per_cycle."+k, v, KernelRateRange)
 			case !contains(KernelClasses, k):
-				c.fail(p+"kernel_ops_per_cycle."+k, "unknown kernel class or GGML type (want a class, %s, or a GGML type: q4_0, q4_k, iq4_xs, ...)", strings.Join(KernelClasses, ", "))
+				c.fail(p+"kernel_ops_per_cycle."+k, "unknown kernel class or GGML type (want a class, %s, an attention rate, %s, or a GGML type: q4_0, q4_k, iq4_xs, ...)",
+					strings.Join(KernelClasses, ", "), strings.Join(AttentionRateKeys, ", "))
 			}
 		}
 		c.frac(p+"moe_efficiency", e.MoEEfficiency, 0.01)
@@ -232,6 +233,7 @@ func (s *SoC) Validate() error {
 		c.num(f.path, f.v, 0, 1e6)
 	}
 	c.num("handoff.forfeit_pct", h.ForfeitPct, 0, 90)
+	c.num("handoff.background_cpus", h.BackgroundCPUs, 0, MaxBackgroundCPUs)
 	c.integer("handoff.graph_splits_per_layer", h.GraphSplitsPerLayer, 0, 1000)
 	c.integer("handoff.split_absorbs_graph_splits", h.SplitAbsorbsGraphSplits, 0, h.GraphSplitsPerLayer)
 	for path, sigma := range s.Uncertainty {

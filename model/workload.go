@@ -162,6 +162,11 @@ type Run struct {
 	// GenTokens is how many tokens are generated after the prompt, one per
 	// graph (llama-bench -n); 0 for a pp test.
 	GenTokens int `yaml:"gen_tokens,omitempty"`
+	// FlashAttn says the run uses flash attention (llama-bench -fa 1):
+	// each token's attention walks the positions it sees, one at a time,
+	// where without it the two products and the softmax run over every
+	// cached position (Engine.AttentionWork).
+	FlashAttn bool `yaml:"flash_attn,omitempty"`
 }
 
 // LayerKind returns the attention kind letter of layer i.

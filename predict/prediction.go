@@ -160,6 +160,9 @@ type Prediction struct {
 	BoundaryFixed []sim.Boundary       `json:"win_boundary_fixed,omitempty"`
 	// Warnings are values of the request that cannot matter.
 	Warnings []Warning `json:"warnings,omitempty"`
+	// Span, for a fitted profile that recorded what its runs covered: the
+	// run against that span, and native's t/s interval.
+	Span *SpanCheck `json:"span,omitempty"`
 	// Traces, when asked for (Request.Traces): what the timeline and
 	// roofline figures draw.
 	Traces *Traces `json:"-"`

@@ -317,6 +317,9 @@ func Run(q Request) (*Prediction, error) {
 	for _, e := range r.engines {
 		p.Kinds = append(p.Kinds, e.Kind)
 	}
+	if p.Span, err = spanCheck(ev, s, wl, r.Draws, native); err != nil {
+		return nil, err
+	}
 	add := func(k Kind, plan model.Plan, res *sim.Result) (PlanPrediction, error) {
 		if res == nil {
 			if res, err = ev.Run(plan); err != nil {

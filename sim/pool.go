@@ -98,6 +98,7 @@ func (r *runner) initPool() {
 	if queue > 1 {
 		r.descheduleS = float64(queue-1) * r.soc.Handoff.TimesliceS()
 	}
+	r.bgToken, r.bgPrompt = p.BackgroundStall(r.soc, true), p.BackgroundStall(r.soc, false)
 }
 
 // coresOf is the cores' worth of running threads engine i of a pool gives
@@ -144,6 +145,39 @@ func (r *runner) matmulGOPS(i int, class, typ string, k model.OpKind) float64 {
 		return rate * e.ClockGHz * e.ThreadRate(r.plan.Threads[i])
 	}
 	return rate * e.ClockGHz * e.ThreadRateCores(r.coresOf(i, r.smtYield(i).Of(k)))
+}
+
+// rateGOPS is engine i's rate in GOPS for a kernel rate perCycle (ops per
+// cycle and thread) with the plan's threads on it, for work of kind k, as
+// matmulGOPS scales a class's.
+func (r *runner) rateGOPS(i int, perCycle float64, k model.OpKind) float64 {
+	e := r.eng[i]
+	if r.cores == nil {
+		return perCycle * e.ClockGHz * e.ThreadRate(r.plan.Threads[i])
+	}
+	return perCycle * e.ClockGHz * e.ThreadRateCores(r.coresOf(i, r.smtYield(i).Of(k)))
+}
+
+// attention is an AttentionScores op's arithmetic on engine i (its
+// products' operations) and the rate, in GOPS, that takes the time of its
+// work at the engine's rates (model.Engine.AttentionWork): the products
+// and, without flash attention on an engine that lists it, the softmax.
+func (r *runner) attention(i int, op *model.Op) (ops, gops float64) {
+	e := r.eng[i]
+	var s float64
+	for _, w := range e.AttentionWork(op) {
+		if w.Ops <= 0 {
+			continue
+		}
+		s += w.Ops / (r.rateGOPS(i, e.AttentionRate(w.Key), op.Kind) * 1e9)
+		if w.Key != model.RateSoftmax {
+			ops += w.Ops
+		}
+	}
+	if s <= 0 || ops <= 0 {
+		return ops, r.matmulGOPS(i, "f16", "", op.Kind)
+	}
+	return ops, ops / s / 1e9
 }
 
 // scalarGOPS is matmulGOPS for scalar work.
@@ -443,21 +477,3 @@ func claim(nchunk, forced int, threads []int, c, out []float64) {
 
 // claimInline is how many engines claim keeps on the stack.
 const claimInline = model.MaxPoolEngines
-
-// deschedule charges the barriers after op, which took opS, their waits
-// for a descheduled thread (see initPool): a time slice each where the
-// pool's own threads outnumber the cores, and, where busy tasks share the
-// cores, the time the pool does not advance, opS x (1/progress - 1).
-func (r *runner) deschedule(op *model.Op, opS float64) {
-	dt := r.descheduleS*r.nodesPerOp + (1/r.progress-1)*opS
-	r.span(0, op.Name, Handoff, r.t, r.t+dt)
-	r.res.Pool.DescheduledS += dt
-	if r.tokenMemo != nil {
-		r.overhead(dt)
-		return
-	}
-	r.res.Bound.Handoff += dt
-	r.res.Engines[0].HandoffS += dt
-	r.t += dt
-	r.lastEnd[0] = r.t
-}

@@ -27,8 +27,11 @@
 //     partitions run at once: the first engine's pool is driven by the
 //     calling goroutine, the second's by a persistent driver goroutine
 //     signalled per op, and the op ends when both are done.
-//   - AttentionScores and Scalar ops are float32 loops of about op.Ops
-//     operations on the first engine.
+//   - AttentionScores and Scalar ops run on the first engine, in the
+//     kernels the calibration's microbenchmarks time (internal/quant):
+//     attention as llama.cpp runs it (its f16 products and softmax over
+//     the op's KVOps and Elems, or flash attention's walk), and the norms
+//     (float.go).
 //
 // Nothing allocates during the timed runs (Result.Allocs counts it).
 //

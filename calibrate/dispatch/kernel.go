@@ -302,21 +302,17 @@ func (r *runner) expertWorker(ei, w int) {
 	}
 }
 
-// scalarWorker does worker w's share of about op.Ops float32 operations (a
-// multiply and an add per element) over its in-cache scratch buffer.
+// scalarWorker does worker w's share of an op without weights: an
+// AttentionScores op's attention, or a Scalar op's norms (floatWork).
 func (r *runner) scalarWorker(w int) {
 	nw := r.eng[0].pool.Size()
-	buf := r.scratch[w]
-	x, y := buf[:len(buf)/2], buf[len(buf)/2:]
-	elems := int64(r.cur.op.Ops/2) / int64(nw)
-	for elems > 0 {
-		k := min(int64(len(y)), elems)
-		yy, xx := y[:k], x[:k]
-		for i := range yy {
-			yy[i] = yy[i]*0.5 + xx[i]
-		}
-		elems -= k
+	op := &r.cur.op
+	f := r.float[w]
+	if op.Kind == model.AttentionScores {
+		f.attention(op.Tokens, op.Ops, op.KVOps, op.Elems, nw)
+		return
 	}
+	f.scalar(op.Ops, nw)
 }
 
 // bind builds, once per Run, the functions the pools run.

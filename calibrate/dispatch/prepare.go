@@ -40,14 +40,8 @@ func (r *runner) prepare(seed uint64, p model.Plan) error {
 	r.act.q = make([]quant.BlockQ8, n*r.act.qs) // each op quantises its rows
 	r.out = make([]float32, n*max(K, 1)*m.maxOut)
 	main := r.eng[0].pool.Size()
-	r.scratch = make([][]float32, main)
-	r.eng[0].pool.Run(func(w int) {
-		s := make([]float32, 4096)
-		for i := range s {
-			s[i] = float32(i%97) / 97
-		}
-		r.scratch[w] = s
-	})
+	r.float = make([]*floatWork, main)
+	r.eng[0].pool.Run(func(w int) { r.float[w] = newFloatWork() })
 	for _, e := range r.eng {
 		if r.expertS {
 			e.g = acts{q: make([]quant.BlockQ8, len(r.act.q)*K), f: make([]float32, len(r.act.f)*K), qs: r.act.qs, fs: r.act.fs}

@@ -128,7 +128,7 @@ type runner struct {
 	drv     *driver
 	act     acts
 	out     []float32
-	scratch [][]float32
+	float   []*floatWork // the main pool's workers' float operands
 	topK    int
 	steps   []step
 	busy    [2]time.Duration // ExpertTime accumulators

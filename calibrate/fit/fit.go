@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/blsim/blsim/internal/lm"
 	"github.com/blsim/blsim/measure"
@@ -74,8 +75,13 @@ func Fit(prior *model.SoC, ms []measure.Measurement, o Options) (*Result, error)
 		prior, added = typeRates(prior, obs, pred)
 		notes = append(notes, added...)
 	}
+	span := spanOfObs(obs, pred)
+	gaps := Gaps(span)
+	var follows []follower
 	if o.Free == nil && kernels == KernelsForeign {
 		free = ForeignFree(prior, obs, pred)
+		// The rates the runs cannot tell apart keep the prior's ratio.
+		follows, free = followers(prior, free, obs, pred, gaps, span)
 	}
 	if o.Free == nil && kernels != KernelsForeign {
 		// The dispatcher's one-token walks, where its microbenchmark
@@ -93,7 +99,7 @@ func Fit(prior *model.SoC, ms []measure.Measurement, o Options) (*Result, error)
 	}
 	var scales map[string]float64
 	if kernels == KernelsForeign {
-		scales = kernelScales(prior, free, obs, pred)
+		scales = kernelScales(prior, free, follows, obs, pred)
 	}
 	x0 := make([]float64, len(free))
 	priors := make([]lm.Prior, len(free))
@@ -172,6 +178,20 @@ func Fit(prior *model.SoC, ms []measure.Measurement, o Options) (*Result, error)
 			free, x0, priors, bounds, from = f2, x2, p2, b2, s2
 		}
 	}
+	// Followers take their leader's value times their ratio.
+	mult := make([]float64, len(all), len(all)+len(follows))
+	for k := range mult {
+		mult[k] = 1
+	}
+	for _, f := range follows {
+		j := slices.Index(all, f.leader)
+		if j < 0 {
+			continue
+		}
+		all = append(all, f.path)
+		at = append(at, at[j])
+		mult = append(mult, f.ratio*mult[j])
+	}
 	weights := make([]float64, len(obs))
 	for i, m := range obs {
 		rel := math.Max(m.CV, minRel)
@@ -192,7 +212,7 @@ func Fit(prior *model.SoC, ms []measure.Measurement, o Options) (*Result, error)
 		}
 		s := work.Clone()
 		for k, path := range all {
-			_ = s.Set(path, x[at[k]])
+			_ = s.Set(path, x[at[k]]*mult[k])
 		}
 		vals, _, err := predictAll(pred, s, obs)
 		if err != nil {
@@ -263,14 +283,28 @@ func Fit(prior *model.SoC, ms []measure.Measurement, o Options) (*Result, error)
 	for i := range priors {
 		sigmas[i] = priors[i].Sigma
 	}
+	followed := map[string]follower{}
+	for _, f := range follows {
+		followed[f.path] = f
+	}
 	for k, path := range all {
 		i := at[k]
-		if err := out.Set(path, res.X[i]); err != nil {
+		if err := out.Set(path, res.X[i]*mult[k]); err != nil {
 			return nil, err
 		}
 		sd := res.StdErr[i]
 		if math.IsInf(sd, 0) || math.IsNaN(sd) {
 			sd = priors[i].Sigma
+		}
+		if f, ok := followed[path]; ok {
+			// The leader's relative σ and the prior's width of the ratio.
+			v := res.X[i] * mult[k]
+			rel := math.Hypot(sd/math.Max(math.Abs(res.X[i]), 1e-12), f.relWidth)
+			out.Uncertainty[path] = rel * math.Abs(v)
+			pv := priors[i].Mean * mult[k]
+			r.Params = append(r.Params, ParamFit{Path: path, Prior: pv, PriorSigma: f.relWidth * math.Abs(pv), PriorFrom: PriorRatio,
+				Value: v, Sigma: rel * math.Abs(v), RidesOn: free[i], Identification: RidesOnPrior})
+			continue
 		}
 		out.Uncertainty[path] = sd
 		pf := ParamFit{Path: path, Prior: priors[i].Mean, PriorSigma: priors[i].Sigma,
@@ -293,8 +327,16 @@ func Fit(prior *model.SoC, ms []measure.Measurement, o Options) (*Result, error)
 		r.Residuals[i].InFit = true
 	}
 	r.Notes = append(notes, capNotes(out, r.Params)...)
+	for _, g := range gaps {
+		r.Notes = append(r.Notes, g.Line)
+	}
+	r.Notes = append(r.Notes, followNotes(follows)...)
+	r.Span = span
 	runs := fittedRuns(ms, obs)
-	out.Provenance = &model.Provenance{Source: "fit", Runs: len(runs), Residual: r.RMSPct, FittedRuns: runs}
+	out.Provenance = &model.Provenance{Source: "fit", Runs: len(runs), Residual: r.RMSPct, FittedRuns: runs, Span: &r.Span}
+	for _, f := range follows {
+		out.Provenance.PriorLed = append(out.Provenance.PriorLed, f.path)
+	}
 	return r, nil
 }
 

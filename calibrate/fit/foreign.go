@@ -82,6 +82,10 @@ const (
 	// class runs; the hardware, as the microbenchmarks saw it, sets how the
 	// engines compare.
 	PriorScaled PriorSource = "scaled: the benchmark's own"
+	// PriorRatio is a rate the runs cannot inform: the prior's ratio to
+	// the rate it rides on (ParamFit.RidesOn), at that rate's fitted
+	// value.
+	PriorRatio PriorSource = "prior's ratio"
 )
 
 // ForeignFree is the set of parameters a foreign dispatcher's grid can
@@ -286,6 +290,16 @@ func workMix(e *model.Engine, obs []measure.Measurement, p *Predictor) mix {
 		}
 		seen[key] = true
 		add := func(op *model.Op, times float64) {
+			if op.Kind == model.AttentionScores {
+				// By the rate each part of llama.cpp's attention runs at.
+				for _, wk := range e.AttentionWork(op) {
+					key := e.AttentionKey(wk.Key)
+					t := times * wk.Ops / rate(key)
+					m.seconds[key] += t
+					m.total += t
+				}
+				return
+			}
 			class := e.RateKey(op.Class, w.TensorType(op))
 			if op.Kind == model.Scalar || op.Class == "" {
 				class = scalarClass
@@ -342,7 +356,7 @@ func classOf(path string) string {
 // the log ratio), searching a log grid from 1/1000 to 1000 class by class,
 // twice over. Where the runs cannot tell (a flat cost), the factor closest
 // to 1 is kept.
-func kernelScales(prior *model.SoC, free []string, obs []measure.Measurement, p *Predictor) map[string]float64 {
+func kernelScales(prior *model.SoC, free []string, follows []follower, obs []measure.Measurement, p *Predictor) map[string]float64 {
 	scales := map[string]float64{}
 	var classes []string
 	for _, path := range free {
@@ -358,6 +372,11 @@ func kernelScales(prior *model.SoC, free []string, obs []measure.Measurement, p 
 				v, _ := s.Get(path)
 				_ = s.Set(path, v*scales[classOf(path)])
 			}
+		}
+		for _, f := range follows {
+			// At the prior's ratio to its leader, scaled with it.
+			v, _ := prior.Get(f.leader)
+			_ = s.Set(f.path, f.ratio*v*scales[classOf(f.leader)])
 		}
 		sum, n := 0.0, 0
 		for i := range obs {

@@ -28,6 +28,10 @@ const (
 	// past where it limits any of them, and do not pin it. Weakly
 	// identified: the runs bound it on one side at most.
 	Unpinned Identification = "unpinned"
+	// RidesOnPrior: the runs cannot tell the rate's work from another
+	// class's, so it kept the prior's ratio to that class's rate
+	// (ParamFit.RidesOn), with the prior's width.
+	RidesOnPrior Identification = "prior ratio"
 )
 
 // PriorTolerance is how far, relative to the larger of the prior's value

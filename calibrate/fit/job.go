@@ -80,12 +80,13 @@ func (r *Result) stampProvenance(ms []measure.Measurement, source string) {
 	}
 	if fp := r.SoC.Provenance; fp != nil {
 		p.FittedRuns = fp.FittedRuns // what Fit fitted: the runs it could predict
+		p.Span, p.PriorLed = fp.Span, fp.PriorLed
 	}
 	for _, pf := range r.Params {
 		if n := pf.Note(); n != "" {
 			p.Notes = append(p.Notes, n)
 		}
-		if pf.Identification != PriorOnly {
+		if pf.Identification != PriorOnly && pf.Identification != RidesOnPrior {
 			p.Measured = append(p.Measured, pf.Path)
 		}
 	}

@@ -84,6 +84,11 @@ type ParamFit struct {
 	// engine's (one core type, clock and core count as another engine):
 	// the two are one parameter of the fit. Empty otherwise.
 	SameAs string `json:"same_as,omitempty"`
+	// RidesOn names, for a rate the runs cannot tell apart from another
+	// class's (a prompt's attention with one prompt length, decode's with
+	// no tg), the rate it keeps the prior's ratio to, with no factor of
+	// its own (Identification RidesOnPrior). Empty otherwise.
+	RidesOn string `json:"rides_on,omitempty"`
 	// Identification is IdentificationOf the above: what the fit learnt.
 	Identification Identification `json:"identification"`
 }
@@ -140,6 +145,8 @@ type Result struct {
 	// identified from runs like these, where the profile itself tells
 	// (a cap that no run can reach, say).
 	Notes []string `json:"notes,omitempty"`
+	// Span is what the fitted throughputs' runs covered.
+	Span model.Span `json:"span"`
 	// Skipped lists the throughputs left out because the prior profile
 	// cannot run their plan (more threads than an engine has cores, an
 	// engine it lacks).

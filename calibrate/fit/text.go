@@ -45,6 +45,8 @@ func (r *Result) WriteText(w io.Writer) error {
 			id = "only with others"
 		case Unpinned:
 			id = "weakly (unpinned)"
+		case RidesOnPrior:
+			id = "no (the prior's ratio to " + p.RidesOn[strings.LastIndex(p.RidesOn, ".")+1:] + ")"
 		}
 		if p.AtBound != "" {
 			id += ", at its " + p.AtBound + " bound"

@@ -282,6 +282,9 @@ func configKey(m *measure.Measurement) string {
 	k := fmt.Sprintf("%s|%s|%x|%s|%v|%.6f|%v|%d", m.Kind, m.Workload, fnv64(m.WorkloadYAML), p.Mode, p.Engines, p.Fracs, p.Threads, p.Poll)
 	if r := m.Run; r != nil {
 		k += fmt.Sprintf("|%d/%d/%d/%d", r.PromptTokens, r.Ubatch, r.Depth, r.GenTokens)
+		if r.FlashAttn {
+			k += "/fa"
+		}
 	}
 	return k
 }

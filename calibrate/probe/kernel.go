@@ -37,6 +37,33 @@ const (
 	// quant.DotQ8Q8x4: four rows with one activation row, as a gemv (a
 	// generated token, an expert routed one token) runs them.
 	KernelQ8Q8Gemv
+	// KernelF16Attn is attention's two f16 products for a prompt, as
+	// llama.cpp runs them without flash attention (quant.Attention's Scores
+	// and Values): 64 tokens against 512 cached positions of one head of
+	// 64, llamafile's tinyBLAS tiles. 4·n·n_kv·d ops.
+	KernelF16Attn
+	// KernelF16Gemv is the same products for one token: an f16 dot product
+	// an output (ggml's vec_dot_f16).
+	KernelF16Gemv
+	// KernelSoftmax is attention's softmax of the 64 tokens' score rows of
+	// 512 (scale, causal mask, maximum, exponentials, sum, normalise) and
+	// the probabilities' conversion to f16 (quant.Attention's SoftMax). One
+	// op an element.
+	KernelSoftmax
+	// KernelFlashAttn is flash attention of the same 64 tokens
+	// (ggml's flash_attn_ext: a dot product, an exponential and an f16
+	// multiply-add of V a visible position). 4·d ops a visible position.
+	KernelFlashAttn
+	// KernelF32Tile is an f32 product as tinyBLAS runs it (the f32 class:
+	// f32 weights): 64 rows by 64 columns over 1024, in tiles.
+	KernelF32Tile
+	// KernelNorm is ggml's RMS norm of rows of 1024 (a float64 sum of
+	// squares a element, then a scaled copy): the non-matmul ops the model
+	// charges (norms, the MoE combine), counted as it counts them, 8 ops
+	// an element.
+	KernelNorm
+	// kernelCount is the number of kernels.
+	kernelCount
 )
 
 func (k Kernel) String() string {
@@ -51,6 +78,18 @@ func (k Kernel) String() string {
 		return "q8_0×q8_0 4×2 tile"
 	case KernelQ8Q8Gemv:
 		return "q8_0×q8_0 4×1 gemv"
+	case KernelF16Attn:
+		return "f16 attention products"
+	case KernelF16Gemv:
+		return "f16 attention products, one token"
+	case KernelSoftmax:
+		return "attention softmax"
+	case KernelFlashAttn:
+		return "flash attention"
+	case KernelF32Tile:
+		return "f32 tiles"
+	case KernelNorm:
+		return "rms norm"
 	}
 	return fmt.Sprintf("Kernel(%d)", int(k))
 }
@@ -76,6 +115,7 @@ type kernelData struct {
 	f   []float32
 	g   []float32
 	acc float32
+	fl  *floatData
 }
 
 func newKernelData(seed uint32) *kernelData {
@@ -139,13 +179,17 @@ func (d *kernelData) run(k Kernel, reps int) float64 {
 		}
 		d.acc += acc
 		return float64(reps) * kernelBlocks * 64
-	default:
+	case KernelF32:
 		for range reps {
 			acc += quant.DotF32(d.f, d.g)
 		}
 		d.acc += acc
 		return float64(reps) * kernelF32Len * 2
 	}
+	if d.fl == nil {
+		d.fl = newFloatData()
+	}
+	return d.fl.run(k, reps)
 }
 
 // kernelSample is the target duration of one sample's work per thread.
@@ -161,7 +205,7 @@ func KernelThroughput(cpus []int, threads int, kind Kernel, s *Settings) (Stats,
 	if !haveLinux {
 		return Stats{Unit: unit}, ErrNeedLinux
 	}
-	if kind < KernelQ4Q8 || kind > KernelQ8Q8Gemv {
+	if kind < KernelQ4Q8 || kind >= kernelCount {
 		return Stats{Unit: unit}, fmt.Errorf("probe: unknown kernel %d", int(kind))
 	}
 	cfg, err := s.resolve()

@@ -2,6 +2,8 @@ package probe
 
 import (
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -64,9 +66,11 @@ func TestParseCacheSize(t *testing.T) {
 
 func TestWorkingSetBytes(t *testing.T) {
 	for _, tc := range []struct{ llc, max, want int64 }{
-		{3 << 20, 1 << 30, 12 << 20},
+		{3 << 20, 1 << 30, 1 << 30},
+		{3 << 20, 0, 1 << 30},
 		{260 << 20, 1 << 30, 1 << 30},
-		{260 << 20, 0, 1040 << 20},
+		{260 << 20, 0, 2080 << 20},
+		{3 << 20, 64 << 20, 64 << 20},
 	} {
 		if got := WorkingSetBytes(tc.llc, tc.max); got != tc.want {
 			t.Errorf("WorkingSetBytes(%d, %d) = %d, want %d", tc.llc, tc.max, got, tc.want)
@@ -74,6 +78,28 @@ func TestWorkingSetBytes(t *testing.T) {
 	}
 	if ws := DefaultWorkingSet(32 << 20); ws <= 0 || ws > 32<<20 {
 		t.Errorf("DefaultWorkingSet(32 MiB) = %d", ws)
+	}
+	// Many times the cache, on any host this runs on.
+	llc, err := LLCBytes()
+	if err != nil {
+		llc = fallbackLLC
+	}
+	if ws := DefaultWorkingSet(0); ws < min(DRAMMultiple*llc, memAvailable("/proc/meminfo")/4) {
+		t.Errorf("DefaultWorkingSet(0) = %d MiB for a %d MiB cache", ws>>20, llc>>20)
+	}
+}
+
+func TestMemAvailable(t *testing.T) {
+	dir := t.TempDir()
+	f := filepath.Join(dir, "meminfo")
+	if err := os.WriteFile(f, []byte("MemTotal:       24683584 kB\nMemFree:        22504212 kB\nMemAvailable:   24143284 kB\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got := memAvailable(f); got != 24143284<<10 {
+		t.Errorf("memAvailable = %d", got)
+	}
+	if memAvailable(filepath.Join(dir, "none")) != 0 {
+		t.Error("a missing file")
 	}
 }
 

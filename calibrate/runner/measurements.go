@@ -3,6 +3,7 @@ package runner
 import (
 	"bytes"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/blsim/blsim/calibrate/llamabench"
@@ -105,7 +106,8 @@ func (r *runner) measurements(p Point, res *result) (ms []measure.Measurement, r
 			m.CV = rec.StddevTS / rec.AvgTS
 		}
 		m.Status = statusOK
-		m.Run = &measure.Run{PromptTokens: rec.NPrompt, Ubatch: rec.NUbatch, Depth: rec.NDepth, GenTokens: rec.NGen}
+		m.Run = &measure.Run{PromptTokens: rec.NPrompt, Ubatch: rec.NUbatch, Depth: rec.NDepth, GenTokens: rec.NGen,
+			FlashAttn: flashAttn(rec.Fields["flash_attn"])}
 		if m.Run.Ubatch <= 0 && rec.NPrompt > 0 {
 			m.Run.Ubatch = min(max(rec.NBatch, 1), rec.NPrompt)
 			if rec.NBatch <= 0 {
@@ -140,4 +142,12 @@ func (r *runner) measurements(p Point, res *result) (ms []measure.Measurement, r
 		out = append(out, m)
 	}
 	return out, false
+}
+
+// flashAttn reads llama-bench's flash_attn field: true or 1 (an explicit
+// -fa 1) is flash attention; false, 0, and a newer build's -1 (auto) are
+// taken as without it.
+func flashAttn(v string) bool {
+	v = strings.TrimSpace(v)
+	return v == "true" || v == "1"
 }

@@ -43,15 +43,11 @@ func calibrateBench(ctx context.Context, o *calibrateOptions, stdout, stderr io.
 	if prior != nil {
 		o.Bench.prior = prior
 		calibrate.AdaptGrid(&cfg, prior, o.Bench.Knobs != "")
-		for _, gap := range cfg.Gaps() {
-			fmt.Fprintf(stderr, "blsim: warning: %s\n", gap)
-		}
 	}
 	switch {
 	case o.NoFit && len(o.Holdout) > 0:
 		return fmt.Errorf("--holdout: nothing is fitted with --no-fit (validate the file later with blsim validate --holdout)")
-	case o.NoFit:
-		// A grid file's holdout waits for blsim validate --holdout.
+	case o.NoFit: // a grid file's holdout waits for blsim validate --holdout
 	case len(o.Holdout) == 0:
 		o.Holdout = o.Bench.fileHoldout
 	}
@@ -59,6 +55,9 @@ func calibrateBench(ctx context.Context, o *calibrateOptions, stdout, stderr io.
 		if err := calibrate.CheckHoldout(cfg, o.Holdout); err != nil {
 			return fmt.Errorf("--holdout %s: %w", strings.Join(o.Holdout, ","), err)
 		}
+	}
+	for _, gap := range calibrate.GridGaps(cfg, prior != nil, o.Holdout, !o.NoFit) {
+		fmt.Fprintf(stderr, "blsim: warning: %s\n", gap)
 	}
 	progress := stdout
 	if o.JSON {

@@ -83,3 +83,29 @@ func TestTempDirStale(t *testing.T) {
 		}
 	}
 }
+
+// Writable removes the probe files of killed runs (their pid gone), not
+// those of a run under way, and leaves none of its own.
+func TestWritableStaleProbes(t *testing.T) {
+	dir := t.TempDir()
+	dead := filepath.Join(dir, ".blsim-probe-999999999-123")
+	live := filepath.Join(dir, ".blsim-probe-1-456") // init runs
+	keep := filepath.Join(dir, ".blsim-probe-notapid")
+	for _, f := range []string{dead, live, keep} {
+		if err := os.WriteFile(f, nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := Writable(dir); err != nil {
+		t.Fatal(err)
+	}
+	ents, _ := os.ReadDir(dir)
+	if len(ents) != 2 {
+		t.Errorf("left %d files, want the live probe and the unparsable one", len(ents))
+	}
+	for f, want := range map[string]bool{dead: false, live: true, keep: true} {
+		if _, err := os.Stat(f); (err == nil) != want {
+			t.Errorf("%s: exists %v, want %v", f, err == nil, want)
+		}
+	}
+}

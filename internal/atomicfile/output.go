@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 )
 
@@ -38,17 +39,43 @@ func CheckOutput(path string, inputs ...string) error {
 	return Writable(dir)
 }
 
+// probePrefix starts the name of Writable's probe file; this process's
+// id follows it.
+const probePrefix = ".blsim-probe-"
+
 // Writable checks that dir takes a new file, by making one and removing
 // it: an output that cannot be written is found before the work, not
-// after.
+// after. The probe's name holds this process's id, and probes a killed
+// run left in dir (their process is gone) are removed first, so kills
+// leave nothing behind for long.
 func Writable(dir string) error {
-	f, err := os.CreateTemp(dir, ".blsim-probe-*")
+	removeStaleProbes(dir)
+	f, err := os.CreateTemp(dir, probePrefix+strconv.Itoa(os.Getpid())+"-*")
 	if err != nil {
 		return fmt.Errorf("cannot write in %s: %w", dir, errors.Unwrap(err))
 	}
 	name := f.Name()
 	f.Close()
 	return os.Remove(name)
+}
+
+// removeStaleProbes removes the probe files in dir whose process (the pid
+// in their name) no longer runs.
+func removeStaleProbes(dir string) {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range ents {
+		rest, ok := strings.CutPrefix(e.Name(), probePrefix)
+		if !ok || !e.Type().IsRegular() {
+			continue
+		}
+		pidText, _, _ := strings.Cut(rest, "-")
+		if pid, err := strconv.Atoi(pidText); err == nil && pid != os.Getpid() && !processRuns(pid) {
+			os.Remove(filepath.Join(dir, e.Name()))
+		}
+	}
 }
 
 // SameAsAny returns the first of the inputs that names the file path

@@ -282,4 +282,5 @@ func Warn(w io.Writer, p *predict.Prediction, socRef string) {
 	for _, x := range p.Notable(slices.Contains(presets.SoCNames(), socRef)) {
 		fmt.Fprintf(w, "warning: %s: %s\n", socRef, x)
 	}
+	fmt.Fprint(w, p.Span.Note())
 }

@@ -79,24 +79,6 @@ func F32(h uint16) float32 {
 	return math.Float32frombits(uint32(h&0x8000)<<16 | (uint32(h>>10&0x1f)+112)<<23 | uint32(h&0x3ff)<<13)
 }
 
-// DotF32 is a float32 dot product with four accumulators.
-func DotF32(x, y []float32) float32 {
-	y = y[:len(x)]
-	var s0, s1, s2, s3 float32
-	for len(x) >= 4 {
-		a, b := x[:4:4], y[:4:4]
-		s0 += a[0] * b[0]
-		s1 += a[1] * b[1]
-		s2 += a[2] * b[2]
-		s3 += a[3] * b[3]
-		x, y = x[4:], y[4:]
-	}
-	for i := range x {
-		s0 += x[i] * y[i]
-	}
-	return (s0 + s1) + (s2 + s3)
-}
-
 // QuantizeQ8 quantises x (len a multiple of 32) into Q8_0-like blocks, as
 // ggml quantises activations: scale max|x|/127, round to nearest (ties to
 // even, as ggml's x86 and NEON paths round).

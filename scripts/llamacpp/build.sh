@@ -65,5 +65,13 @@ int get_nprocs_conf(void) { return get_nprocs(); }
 SHIM
 ${CC:-cc} -O2 -shared -fPIC "$SHIM_SRC" -o "$BUILD_DIR/bin/libnprocs-affinity.so"
 
-ls -l "$BUILD_DIR/bin/llama-bench" "$BUILD_DIR/bin/test-backend-ops" "$BUILD_DIR/bin/libnprocs-affinity.so"
+# ggml-op-perf (scripts/llamacpp/ggml-op-perf.c): ggml's own ops, one
+# thread, at the kernel table's shapes (docs/kernels.md), against this
+# build's libggml through its public headers.
+HERE=$(cd "$(dirname "$0")" && pwd)
+${CC:-cc} -O2 "$HERE/ggml-op-perf.c" -I"$LLAMA_SRC/ggml/include" \
+    -L"$BUILD_DIR/bin" -Wl,-rpath,"$BUILD_DIR/bin" -lggml -lggml-base -lggml-cpu -lm \
+    -o "$BUILD_DIR/bin/ggml-op-perf"
+
+ls -l "$BUILD_DIR/bin/ggml-op-perf" "$BUILD_DIR/bin/llama-bench" "$BUILD_DIR/bin/test-backend-ops" "$BUILD_DIR/bin/libnprocs-affinity.so"
 echo "llama.cpp commit: $(git -C "$LLAMA_SRC" rev-parse HEAD 2>/dev/null || echo unknown)"
