@@ -448,8 +448,8 @@ func (s *scanner) internBytes(b []byte) string {
 
 // end checks that nothing but space follows the value.
 func (s *scanner) end() {
-	if s.start() != 0 {
-		s.fail(invalid)
+	if s.ws(); s.i < len(s.b) {
+		s.fail(invalid) // a NUL byte too, which start reads as the end
 	}
 }
 
