@@ -60,3 +60,57 @@ func TestMeasuredRatesBadInput(t *testing.T) {
 		}
 	}
 }
+
+// TestChainedReference: a core may derive from a derived core with
+// measured rates (apple-m2-p from apple-m1-p): its rates are that core's
+// (measured ones and the efficiencies they set) times the ratio of the
+// peaks, and its engine values come down the chain; a reference without
+// kernels of its own or measured ones, or a loop, is refused.
+func TestChainedReference(t *testing.T) {
+	l := lib()
+	m2, m1 := l.cores["apple-m2-p"], l.cores["apple-m1-p"]
+	if m2.Reference != "apple-m1-p" {
+		t.Fatalf("apple-m2-p's reference %q", m2.Reference)
+	}
+	rates, notes := m2.Rates(m2.RepackedTypes())
+	m1rates, _ := m1.Rates(m2.RepackedTypes())
+	scale := m2.repackedPeak() / m1.repackedPeak()
+	for _, typ := range []string{"q4_0", "q8_0", "q4_k"} {
+		if want := round3(m1rates[typ] * scale); rates[typ] != want {
+			t.Errorf("apple-m2-p %s %g, want apple-m1-p's %g x %g = %g", typ, rates[typ], m1rates[typ], scale, want)
+		}
+	}
+	if n := notes["q4_0"]; !strings.Contains(n, "apple-m1-p's repacked.q4_0 rate 74.9") || !strings.Contains(n, "XNNPACK PR #8604") {
+		t.Errorf("apple-m2-p q4_0 note %q: want the chain down to the measurement", n)
+	}
+	got := map[string]bool{}
+	for _, ev := range m2.EngineValues() {
+		got[ev.Key] = true
+	}
+	for _, k := range []string{"moe_efficiency", "gemv_overlap", "scalar_ops_per_cycle", "token_tile"} {
+		if !got[k] {
+			t.Errorf("apple-m2-p has no %s down its chain", k)
+		}
+	}
+	type edit struct{ file, from, to string }
+	for _, tc := range []struct {
+		edits []edit
+		want  string
+	}{
+		{[]edit{{"cores/apple-m2-p.yaml", "reference: apple-m1-p", "reference: apple-m1-e"}}, `reference "apple-m1-e" is not a core with kernels of its own or measured ones`},
+		{[]edit{{"cores/apple-m1-p.yaml", "reference: cortex-a76", "reference: apple-m4-p"}, {"cores/apple-m4-p.yaml", "reference: cortex-a76", "reference: apple-m1-p"}}, "references loop back"},
+	} {
+		fsys := smtCore(t, "")
+		delete(fsys, "cores/test-smt.yaml")
+		for _, e := range tc.edits {
+			b := string(fsys[e.file].Data)
+			if !strings.Contains(b, e.from) {
+				t.Fatalf("%s has no %q", e.file, e.from)
+			}
+			fsys[e.file].Data = []byte(strings.Replace(b, e.from, e.to, 1))
+		}
+		if _, err := load(fsys); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%v: %v, want %q", tc.edits, err, tc.want)
+		}
+	}
+}

@@ -71,7 +71,7 @@ func (c *Core) Rates(repacked []string) (map[string]float64, map[string]string) 
 	if !own {
 		ref = lib().cores[c.Reference]
 	}
-	k := ref.Kernels
+	k, refNote := ref.table()
 	sGen, sRep := c.Int8OpsPerCycle/ref.Int8OpsPerCycle, c.repackedPeak()/ref.repackedPeak()
 	sF32, sF16 := c.FP32FlopsPerCycle/ref.FP32FlopsPerCycle, c.fp16Peak()/ref.fp16Peak()
 	rates, notes := map[string]float64{}, map[string]string{}
@@ -81,7 +81,7 @@ func (c *Core) Rates(repacked []string) (map[string]float64, map[string]string) 
 			return
 		}
 		rates[key] = round3(v * scale)
-		notes[key] = fmt.Sprintf("derived: %s's %s rate %g x %s: %s", ref.Name, from, v, how, ref.Note("kernels."+from))
+		notes[key] = fmt.Sprintf("derived: %s's %s rate %g x %s: %s", ref.Name, from, v, how, refNote(from))
 	}
 	sKQ := c.kquantPeak() / ref.kquantPeak()
 	const peak = " (this core's peak over %s's)"
@@ -163,6 +163,40 @@ func (c *Core) Rates(repacked []string) (map[string]float64, map[string]string) 
 	return rates, notes
 }
 
+// table is the core's kernel rates as another core's reference, with the
+// note of each (by key: classes.q4, repacked.q4_0, generic.q8_0): its own
+// kernels, or a derived core's rates on every path, which carry its
+// measured rates and the path efficiencies they set (Rates).
+func (c *Core) table() (*Kernels, func(key string) string) {
+	if c.Kernels != nil {
+		return c.Kernels, func(key string) string { return c.Note("kernels." + key) }
+	}
+	refK, _ := lib().cores[c.Reference].table()
+	var m Kernels
+	if c.Measured != nil {
+		m = *c.Measured
+	}
+	repTypes := append(sortedKeys(refK.Repacked), sortedKeys(m.Repacked)...)
+	rep, repNotes := c.Rates(repTypes)
+	gen, genNotes := c.Rates(nil)
+	k := &Kernels{Classes: map[string]float64{}, Repacked: map[string]float64{}, Generic: map[string]float64{}}
+	notes := map[string]string{}
+	for cl := range refK.Classes {
+		k.Classes[cl], notes["classes."+cl] = rep[cl], repNotes[cl]
+	}
+	for _, t := range repTypes {
+		if v, ok := rep[t]; ok {
+			k.Repacked[t], notes["repacked."+t] = v, repNotes[t]
+		}
+	}
+	for _, t := range append(sortedKeys(refK.Generic), sortedKeys(m.Generic)...) {
+		if v, ok := gen[t]; ok {
+			k.Generic[t], notes["generic."+t] = v, genNotes[t]
+		}
+	}
+	return k, func(key string) string { return notes[key] }
+}
+
 // measuredScale is the factor that carries the reference's rates on one
 // path to a core with measured rates on it: the geometric mean, over the
 // types both give (those keep selects; nil: all), of the core's measured
@@ -224,19 +258,19 @@ func (c *Core) EngineValues() []EngineValue {
 		return out
 	}
 	ref := lib().cores[c.Reference]
-	for j := 0; j+1 < len(ref.Engine.Content); j += 2 {
-		k, v := ref.Engine.Content[j], ref.Engine.Content[j+1]
-		if own[k.Value] {
+	for _, rv := range ref.EngineValues() {
+		k, v := rv.Key, rv.Value
+		if own[k] {
 			continue
 		}
-		note := fmt.Sprintf("as %s (this core's reference): %s", ref.Name, ref.Note("engine."+k.Value))
-		if x, ok := number(v); ok && k.Value == "scalar_ops_per_cycle" {
+		note := fmt.Sprintf("as %s (this core's reference): %s", ref.Name, rv.Note)
+		if x, ok := number(v); ok && k == "scalar_ops_per_cycle" {
 			x = round3(x * c.FP32FlopsPerCycle / ref.FP32FlopsPerCycle)
 			v = &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!float", Value: fmt.Sprint(x)}
 			note = fmt.Sprintf("derived: %s's %s x %g/%g fp32 flops/cycle (this core's over %s's): %s",
-				ref.Name, ref.Engine.Content[j+1].Value, c.FP32FlopsPerCycle, ref.FP32FlopsPerCycle, ref.Name, ref.Note("engine."+k.Value))
+				ref.Name, rv.Value.Value, c.FP32FlopsPerCycle, ref.FP32FlopsPerCycle, ref.Name, rv.Note)
 		}
-		out = append(out, EngineValue{k.Value, v, note})
+		out = append(out, EngineValue{k, v, note})
 	}
 	return out
 }
