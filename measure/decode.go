@@ -11,8 +11,9 @@ import (
 // costs its buffer each time, the most of what reading a file of many
 // short records allocates.
 type lineDecoder struct {
-	src lineSource
-	dec *json.Decoder
+	src  lineSource
+	dec  *json.Decoder
+	fast scanner // fastdecode.go: the lines it can decode alone
 }
 
 // lineSource is the line the decoder reads, then io.EOF.
@@ -27,17 +28,37 @@ func (s *lineSource) Read(p []byte) (int, error) {
 	return n, nil
 }
 
-// parse decodes and validates one line (without surrounding space): one
-// JSON object of known fields and nothing after it.
-func (d *lineDecoder) parse(text []byte) (Measurement, error) {
-	var m Measurement
+// errBadLine stands for the message of a bad line parse was told it
+// need not make.
+var errBadLine = errors.New("not a measurement")
+
+// parse decodes and validates one line (without surrounding space) into
+// m, which is zero: one JSON object of known fields and nothing after it.
+// The scanner decodes the lines it can alone (fastdecode.go), and
+// encoding/json the others and those whose error message is wanted: when
+// message is false, a line the scanner finds invalid is errBadLine.
+func (d *lineDecoder) parse(text []byte, message bool, m *Measurement) error {
+	switch d.fast.fastDecode(text, m) {
+	case decoded:
+		return m.Validate()
+	case invalid:
+		if !message {
+			return errBadLine
+		}
+	}
+	*m = Measurement{}
+	return d.viaJSON(text, m)
+}
+
+// viaJSON decodes and validates one line with encoding/json.
+func (d *lineDecoder) viaJSON(text []byte, m *Measurement) error {
 	d.src.b = text
 	if d.dec == nil {
 		d.dec = json.NewDecoder(&d.src)
 		d.dec.DisallowUnknownFields()
 	}
 	start := d.dec.InputOffset()
-	err := d.dec.Decode(&m)
+	err := d.dec.Decode(m)
 	if d.dec.InputOffset()-start != int64(len(text)) {
 		// The value did not span the line: text after it, or a syntax
 		// error, which a decoder keeps. The next line gets a new one.
@@ -49,9 +70,9 @@ func (d *lineDecoder) parse(text []byte) (Measurement, error) {
 		}
 	}
 	if err != nil {
-		return m, notMeasurement{err}
+		return notMeasurement{err}
 	}
-	return m, m.Validate()
+	return m.Validate()
 }
 
 // notMeasurement is a line that is not a record, its message made only

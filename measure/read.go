@@ -91,6 +91,7 @@ func readSized(r io.Reader, name string, check func(*Measurement) error, size in
 	var in interner // one copy of each repeated string and plan
 	var dec lineDecoder
 	var sample int64 // bytes of the first lines, to size out
+	sized := false
 	var more *MoreBadLines
 	// bad counts a bad line, keeping the first MaxKeptErrors (their
 	// message made only then: a million bad lines cost a count).
@@ -119,28 +120,35 @@ func readSized(r io.Reader, name string, check func(*Measurement) error, size in
 		if b == nil && n > 0 {
 			bad(line, errors.New("a line of more than "+readfile.Size(int64(MaxLineBytes))+": skipped"))
 		} else if text := bytes.TrimSpace(b); len(text) > 0 {
-			m, perr := dec.parse(text)
+			if len(out) == 64 && size > 0 && !sized {
+				// The rest of the file as long as its first lines, an
+				// eighth more: growing by append would hold the old
+				// and a twice larger copy at once.
+				grown := make([]Measurement, len(out), int64(len(out))*size/sample*9/8+64)
+				copy(grown, out)
+				out, sized = grown, true
+			}
+			// The record is decoded in its place in out, and taken out
+			// again if it is bad.
+			out = append(out, Measurement{})
+			m := &out[len(out)-1]
+			perr := dec.parse(text, len(errs) < MaxKeptErrors, m)
 			if perr == nil && check != nil {
-				perr = check(&m)
+				perr = check(m)
+			}
+			if perr == nil {
+				if i, dup := finished[m.ID]; dup && m.finished() && !sameValues(&out[i], m) {
+					perr = fmt.Errorf("run %s was already measured with other values (a second writer?): skipped", m.ID)
+				} else if m.finished() && !dup {
+					finished[m.ID] = len(out) - 1
+				}
 			}
 			if perr != nil {
+				*m = Measurement{}
+				out = out[:len(out)-1]
 				bad(line, perr)
-			} else if i, dup := finished[m.ID]; dup && m.finished() && !sameValues(&out[i], &m) {
-				bad(line, fmt.Errorf("run %s was already measured with other values (a second writer?): skipped", m.ID))
 			} else {
-				if m.finished() && !dup {
-					finished[m.ID] = len(out)
-				}
-				in.intern(&m)
-				if len(out) == 64 && size > 0 {
-					// The rest of the file as long as its first lines, an
-					// eighth more: growing by append would hold the old
-					// and a twice larger copy at once.
-					grown := make([]Measurement, len(out), int64(len(out))*size/sample*9/8+64)
-					copy(grown, out)
-					out = grown
-				}
-				out = append(out, m)
+				in.intern(m)
 				sample += n
 			}
 		}
@@ -157,32 +165,35 @@ func readSized(r io.Reader, name string, check func(*Measurement) error, size in
 
 // readLine reads one line (with its newline, if any) of at most limit
 // bytes before the newline: it returns nil, and the bytes consumed, for a
-// longer one.
+// longer one. A line that fits the reader's buffer is returned as a slice
+// of it, valid until the next read; a longer one is copied.
 func readLine(br *bufio.Reader, limit int) ([]byte, int64, error) {
-	var buf []byte
-	var n int64
-	over := false
-	for {
-		chunk, err := br.ReadSlice('\n')
-		n += int64(len(chunk))
-		if !over {
-			if n > int64(limit)+1 {
-				over, buf = true, nil
-			} else {
-				buf = append(buf, chunk...)
-			}
+	chunk, err := br.ReadSlice('\n')
+	n := int64(len(chunk))
+	if err != bufio.ErrBufferFull && n <= int64(limit)+1 {
+		if chunk == nil {
+			chunk = []byte{}
 		}
-		if err == bufio.ErrBufferFull {
-			continue
-		}
-		if over {
-			return nil, n, err
-		}
-		if buf == nil {
-			buf = []byte{}
-		}
-		return buf, n, err
+		return chunk, n, err
 	}
+	var buf []byte
+	over := n > int64(limit)+1
+	if !over {
+		buf = append(buf, chunk...)
+	}
+	for err == bufio.ErrBufferFull {
+		chunk, err = br.ReadSlice('\n')
+		n += int64(len(chunk))
+		if !over && n > int64(limit)+1 {
+			over, buf = true, nil
+		} else if !over {
+			buf = append(buf, chunk...)
+		}
+	}
+	if over {
+		return nil, n, err
+	}
+	return buf, n, err
 }
 
 // finished reports whether m is a run that ended with a value.

@@ -300,6 +300,12 @@ type Handoff struct {
 	// runnable task queued on its core. Optional; 0 or absent means
 	// DefaultTimesliceUS.
 	TimesliceUS float64 `yaml:"timeslice_us,omitempty"`
+	// BackgroundCPUs: the host's other work (its OS threads, a desktop
+	// session), in CPUs' worth of running time, that the OS must place on
+	// a pool's hardware thread when the pool leaves none idle; each stalls
+	// the whole pool at its next barrier (Plan.BackgroundStall). Optional;
+	// 0 or absent: a host with nothing else running.
+	BackgroundCPUs float64 `yaml:"background_cpus,omitempty"`
 }
 
 // Provenance records where a profile's values came from.

@@ -5,7 +5,7 @@ package model
 const defaultThreads = 4
 
 // DefaultThreads is how many threads e runs when a plan's thread count is
-// left to blsim (no --threads, --big-threads or --little-threads flag, a
+// left to blsim (no --engine-threads, --big-threads or --little-threads flag, a
 // zero in a settings struct): min(4, e.Cores).
 //
 // Four is what the seed experiment ran on each RK3588 cluster (llama.cpp,

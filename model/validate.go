@@ -233,6 +233,7 @@ func (s *SoC) Validate() error {
 		c.num(f.path, f.v, 0, 1e6)
 	}
 	c.num("handoff.forfeit_pct", h.ForfeitPct, 0, 90)
+	c.num("handoff.background_cpus", h.BackgroundCPUs, 0, MaxBackgroundCPUs)
 	c.integer("handoff.graph_splits_per_layer", h.GraphSplitsPerLayer, 0, 1000)
 	c.integer("handoff.split_absorbs_graph_splits", h.SplitAbsorbsGraphSplits, 0, h.GraphSplitsPerLayer)
 	for path, sigma := range s.Uncertainty {

@@ -81,6 +81,11 @@ type Core struct {
 	// Kernels are the core's own kernel rates (a reference core's, or
 	// where a public source gives them); absent: derived (Rates).
 	Kernels *Kernels `yaml:"kernels,omitempty"`
+	// Measured are a derived core's kernel rates that a public
+	// microbenchmark of the same kind of kernel on this core gives (only
+	// repacked and generic, by GGML type): each is the type's rate, and
+	// together they set the path's efficiency for the other types (Rates).
+	Measured *Kernels `yaml:"measured_kernels,omitempty"`
 	// Engine holds values of package model's Engine keys the part gives a
 	// cluster of it as they are (moe_efficiency, gemv_overlap, ...).
 	Engine yaml.Node `yaml:"engine"`
@@ -161,8 +166,19 @@ func (c *Core) validate(file string) error {
 		return bad("cluster_dram_share %g is outside (0, 1]", c.ClusterDRAMShare)
 	case (c.Kernels == nil) == (c.Reference == ""):
 		return bad("give kernels (a core's own rates) or reference (a core to derive them from), one of them")
+	case c.Measured != nil && (c.Reference == "" || len(c.Measured.Classes) > 0):
+		return bad("measured_kernels: only a derived core (with reference) gives them, by type (repacked, generic), no classes")
 	case c.Engine.Kind != 0 && c.Engine.Kind != yaml.MappingNode:
 		return bad("engine: want a mapping of engine keys")
+	}
+	if c.Measured != nil {
+		for path, m := range map[string]map[string]float64{"repacked": c.Measured.Repacked, "generic": c.Measured.Generic} {
+			for t, v := range m {
+				if !(v > 0 && v <= 4096) {
+					return bad("measured_kernels.%s.%s: %g is outside (0, 4096] ops/cycle", path, t, v)
+				}
+			}
+		}
 	}
 	if len(c.SMTYield) > 0 {
 		for _, k := range SMTYieldKeys {

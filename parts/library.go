@@ -115,12 +115,17 @@ func load(fsys fs.FS) (*library, error) {
 		return nil, err
 	}
 	for _, c := range l.cores {
-		if c.Reference == "" {
-			continue
-		}
-		ref, ok := l.cores[c.Reference]
-		if !ok || ref.Kernels == nil {
-			return nil, fmt.Errorf("parts: cores/%s.yaml: reference %q is not a core with kernels of its own", c.Name, c.Reference)
+		// A reference has kernels of its own, or measured kernels and a
+		// chain of references that ends at one with its own.
+		for seen, r := map[string]bool{c.Name: true}, c; r.Kernels == nil; {
+			ref, ok := l.cores[r.Reference]
+			switch {
+			case !ok || (ref.Kernels == nil && ref.Measured == nil):
+				return nil, fmt.Errorf("parts: cores/%s.yaml: reference %q is not a core with kernels of its own or measured ones", r.Name, r.Reference)
+			case seen[ref.Name]:
+				return nil, fmt.Errorf("parts: cores/%s.yaml: references loop back to %s", c.Name, ref.Name)
+			}
+			seen[ref.Name], r = true, ref
 		}
 	}
 	if _, ok := l.runtimes[DefaultRuntime]; !ok {

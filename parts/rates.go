@@ -2,7 +2,9 @@ package parts
 
 import (
 	"fmt"
+	"math"
 	"sort"
+	"strings"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -69,7 +71,7 @@ func (c *Core) Rates(repacked []string) (map[string]float64, map[string]string) 
 	if !own {
 		ref = lib().cores[c.Reference]
 	}
-	k := ref.Kernels
+	k, refNote := ref.table()
 	sGen, sRep := c.Int8OpsPerCycle/ref.Int8OpsPerCycle, c.repackedPeak()/ref.repackedPeak()
 	sF32, sF16 := c.FP32FlopsPerCycle/ref.FP32FlopsPerCycle, c.fp16Peak()/ref.fp16Peak()
 	rates, notes := map[string]float64{}, map[string]string{}
@@ -79,26 +81,43 @@ func (c *Core) Rates(repacked []string) (map[string]float64, map[string]string) 
 			return
 		}
 		rates[key] = round3(v * scale)
-		notes[key] = fmt.Sprintf("derived: %s's %s rate %g x %s (this core's peak over %s's): %s",
-			ref.Name, from, v, how, ref.Name, ref.Note("kernels."+from))
+		notes[key] = fmt.Sprintf("derived: %s's %s rate %g x %s: %s", ref.Name, from, v, how, refNote(from))
 	}
 	sKQ := c.kquantPeak() / ref.kquantPeak()
-	genHow := fmt.Sprintf("%g/%g int8 ops/cycle", c.Int8OpsPerCycle, ref.Int8OpsPerCycle)
-	kqHow := fmt.Sprintf("%g/%g int8 ops/cycle of the k-quant kernels", c.kquantPeak(), ref.kquantPeak())
+	const peak = " (this core's peak over %s's)"
+	genHow := fmt.Sprintf("%g/%g int8 ops/cycle"+peak, c.Int8OpsPerCycle, ref.Int8OpsPerCycle, ref.Name)
+	kqHow := fmt.Sprintf("%g/%g int8 ops/cycle of the k-quant kernels"+peak, c.kquantPeak(), ref.kquantPeak(), ref.Name)
+	repHow := fmt.Sprintf("%g/%g int8 ops/cycle of the repacked kernels"+peak, c.repackedPeak(), ref.repackedPeak(), ref.Name)
+	var mRep, mGen map[string]float64
+	if !own && c.Measured != nil {
+		mRep, mGen = c.Measured.Repacked, c.Measured.Generic
+		isDot := func(t string) bool { return dotTypes[t] }
+		notDot := func(t string) bool { return !dotTypes[t] }
+		sRep, repHow = measuredScale(sRep, repHow, "repacked", mRep, k.Repacked, ref.Name, nil)
+		sGen, genHow = measuredScale(sGen, genHow, "generic", mGen, k.Generic, ref.Name, isDot)
+		sKQ, kqHow = measuredScale(sKQ, kqHow, "generic", mGen, k.Generic, ref.Name, notDot)
+	}
 	gen := func(t string) (float64, string) {
 		if dotTypes[t] {
 			return sGen, genHow
 		}
 		return sKQ, kqHow
 	}
-	repHow := fmt.Sprintf("%g/%g int8 ops/cycle of the repacked kernels", c.repackedPeak(), ref.repackedPeak())
+	// measured puts a type's measured rate, on the path it runs.
+	measured := func(t string, m map[string]float64, path string) bool {
+		if v := m[t]; v > 0 {
+			rates[t], notes[t] = v, "measured: "+c.Note("measured_kernels."+path+"."+t)
+			return true
+		}
+		return false
+	}
 	for _, cl := range sortedKeys(k.Classes) {
 		v := k.Classes[cl]
 		switch t, ok := classType[cl]; {
 		case cl == "f32":
-			put(cl, v, sF32, "classes.f32", fmt.Sprintf("%g/%g fp32 flops/cycle", c.FP32FlopsPerCycle, ref.FP32FlopsPerCycle))
+			put(cl, v, sF32, "classes.f32", fmt.Sprintf("%g/%g fp32 flops/cycle"+peak, c.FP32FlopsPerCycle, ref.FP32FlopsPerCycle, ref.Name))
 		case cl == "f16":
-			put(cl, v, sF16, "classes.f16", fmt.Sprintf("%g/%g fp16 flops/cycle", c.fp16Peak(), ref.fp16Peak()))
+			put(cl, v, sF16, "classes.f16", fmt.Sprintf("%g/%g fp16 flops/cycle"+peak, c.fp16Peak(), ref.fp16Peak(), ref.Name))
 		case own || !ok:
 			put(cl, v, sRep, "classes."+cl, repHow)
 		case rep[t] && k.Repacked[t] > 0:
@@ -118,6 +137,12 @@ func (c *Core) Rates(repacked []string) (map[string]float64, map[string]string) 
 	for t := range k.Generic {
 		types[t] = true
 	}
+	for t := range mRep {
+		types[t] = true
+	}
+	for t := range mGen {
+		types[t] = true
+	}
 	names := make([]string, 0, len(types))
 	for t := range types {
 		names = append(names, t)
@@ -127,6 +152,7 @@ func (c *Core) Rates(repacked []string) (map[string]float64, map[string]string) 
 		// A type the build repacks but with no repacked rate known is
 		// left out: its class's rate is the repacked one.
 		switch {
+		case rep[t] && measured(t, mRep, "repacked"), !rep[t] && measured(t, mGen, "generic"):
 		case rep[t] && k.Repacked[t] > 0:
 			put(t, k.Repacked[t], sRep, "repacked."+t, repHow)
 		case !rep[t] && k.Generic[t] > 0:
@@ -135,6 +161,64 @@ func (c *Core) Rates(repacked []string) (map[string]float64, map[string]string) 
 		}
 	}
 	return rates, notes
+}
+
+// table is the core's kernel rates as another core's reference, with the
+// note of each (by key: classes.q4, repacked.q4_0, generic.q8_0): its own
+// kernels, or a derived core's rates on every path, which carry its
+// measured rates and the path efficiencies they set (Rates).
+func (c *Core) table() (*Kernels, func(key string) string) {
+	if c.Kernels != nil {
+		return c.Kernels, func(key string) string { return c.Note("kernels." + key) }
+	}
+	refK, _ := lib().cores[c.Reference].table()
+	var m Kernels
+	if c.Measured != nil {
+		m = *c.Measured
+	}
+	repTypes := append(sortedKeys(refK.Repacked), sortedKeys(m.Repacked)...)
+	rep, repNotes := c.Rates(repTypes)
+	gen, genNotes := c.Rates(nil)
+	k := &Kernels{Classes: map[string]float64{}, Repacked: map[string]float64{}, Generic: map[string]float64{}}
+	notes := map[string]string{}
+	for cl := range refK.Classes {
+		k.Classes[cl], notes["classes."+cl] = rep[cl], repNotes[cl]
+	}
+	for _, t := range repTypes {
+		if v, ok := rep[t]; ok {
+			k.Repacked[t], notes["repacked."+t] = v, repNotes[t]
+		}
+	}
+	for _, t := range append(sortedKeys(refK.Generic), sortedKeys(m.Generic)...) {
+		if v, ok := gen[t]; ok {
+			k.Generic[t], notes["generic."+t] = v, genNotes[t]
+		}
+	}
+	return k, func(key string) string { return notes[key] }
+}
+
+// measuredScale is the factor that carries the reference's rates on one
+// path to a core with measured rates on it: the geometric mean, over the
+// types both give (those keep selects; nil: all), of the core's measured
+// rate over the reference's. Without such a type, scale and how as they
+// were (the ratio of the peaks).
+func measuredScale(scale float64, how, path string, measured, refRates map[string]float64, ref string, keep func(string) bool) (float64, string) {
+	logSum, n := 0.0, 0
+	var parts []string
+	for _, t := range sortedKeys(measured) {
+		m, r := measured[t], refRates[t]
+		if m <= 0 || r <= 0 || (keep != nil && !keep(t)) {
+			continue
+		}
+		logSum += math.Log(m / r)
+		n++
+		parts = append(parts, fmt.Sprintf("%s %g/%g", t, m, r))
+	}
+	if n == 0 {
+		return scale, how
+	}
+	s := math.Exp(logSum / float64(n))
+	return s, fmt.Sprintf("%.3g: this core's measured %s rates over %s's (%s)", s, path, ref, strings.Join(parts, ", "))
 }
 
 func round3(v float64) float64 {
@@ -174,19 +258,19 @@ func (c *Core) EngineValues() []EngineValue {
 		return out
 	}
 	ref := lib().cores[c.Reference]
-	for j := 0; j+1 < len(ref.Engine.Content); j += 2 {
-		k, v := ref.Engine.Content[j], ref.Engine.Content[j+1]
-		if own[k.Value] {
+	for _, rv := range ref.EngineValues() {
+		k, v := rv.Key, rv.Value
+		if own[k] {
 			continue
 		}
-		note := fmt.Sprintf("as %s (this core's reference): %s", ref.Name, ref.Note("engine."+k.Value))
-		if x, ok := number(v); ok && k.Value == "scalar_ops_per_cycle" {
+		note := fmt.Sprintf("as %s (this core's reference): %s", ref.Name, rv.Note)
+		if x, ok := number(v); ok && k == "scalar_ops_per_cycle" {
 			x = round3(x * c.FP32FlopsPerCycle / ref.FP32FlopsPerCycle)
 			v = &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!float", Value: fmt.Sprint(x)}
 			note = fmt.Sprintf("derived: %s's %s x %g/%g fp32 flops/cycle (this core's over %s's): %s",
-				ref.Name, ref.Engine.Content[j+1].Value, c.FP32FlopsPerCycle, ref.FP32FlopsPerCycle, ref.Name, ref.Note("engine."+k.Value))
+				ref.Name, rv.Value.Value, c.FP32FlopsPerCycle, ref.FP32FlopsPerCycle, ref.Name, rv.Note)
 		}
-		out = append(out, EngineValue{k.Value, v, note})
+		out = append(out, EngineValue{k, v, note})
 	}
 	return out
 }

@@ -150,6 +150,9 @@ func Describe(name string) (string, error) {
 		if c.Reference != "" {
 			kern = "kernel rates derived from " + c.Reference
 		}
+		if c.Measured != nil {
+			kern += " (measured: " + strings.Join(measuredKeys(c.Measured), ", ") + ")"
+		}
 		i8mm := ""
 		if c.I8MMOpsPerCycle > 0 {
 			i8mm = fmt.Sprintf(" (i8mm %g)", c.I8MMOpsPerCycle)
@@ -170,4 +173,16 @@ func Describe(name string) (string, error) {
 	}
 	_, err := Data(name)
 	return "", err
+}
+
+// measuredKeys names a core's measured rates: repacked q4_0, generic q8_0.
+func measuredKeys(m *Kernels) []string {
+	var out []string
+	for _, t := range sortedKeys(m.Repacked) {
+		out = append(out, "repacked "+t)
+	}
+	for _, t := range sortedKeys(m.Generic) {
+		out = append(out, "generic "+t)
+	}
+	return out
 }

@@ -12,15 +12,15 @@ var notTaken = map[string][]string{
 	"heatmap":  {"frac", "layers", "log", "placement"},
 	"timeline": {"x-param", "y-param", "log", "measurements", "stat", "placement"},
 	"roofline": {"layers", "x-param", "y-param", "log", "measurements", "stat", "placement"},
-	"threads":  {"engines", "threads", "big-threads", "little-threads", "split", "frac", "draws", "test", "layers", "x-param", "y-param", "log", "measurements", "stat"},
-	"parity":   {"engines", "threads", "big-threads", "little-threads", "split", "frac", "poll", "prompt", "ubatch", "gen", "test", "depth", "layers", "x-param", "y-param", "draws", "placement"},
+	"threads":  {"engines", "threads", "engine-threads", "big-threads", "little-threads", "split", "frac", "draws", "test", "layers", "x-param", "y-param", "log", "measurements", "stat"},
+	"parity":   {"engines", "threads", "engine-threads", "big-threads", "little-threads", "split", "frac", "poll", "prompt", "ubatch", "gen", "test", "depth", "layers", "x-param", "y-param", "draws", "placement"},
 }
 
 // whyNotTaken says why a figure ignores a flag, where the reason is not
 // "it does not use it".
 var whyNotTaken = map[string]string{
 	"frac": "it draws every share (the best is marked)", "engines": "it draws each measurement's own plan",
-	"threads": "it draws each measurement's own plan", "big-threads": "it draws each measurement's own plan",
+	"threads": "it draws each measurement's own plan", "engine-threads": "it draws each measurement's own plan", "big-threads": "it draws each measurement's own plan",
 	"little-threads": "it draws each measurement's own plan", "split": "it draws each measurement's own plan",
 	"poll": "it draws each measurement's own plan", "prompt": "it draws each measurement's own run",
 	"ubatch": "it draws each measurement's own run", "gen": "it draws each measurement's own run",

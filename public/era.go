@@ -48,6 +48,9 @@ type Era struct {
 	// SgemmOneToken, a generated token's too.
 	SgemmTypes    []string
 	SgemmOneToken bool
+	// Packed are types a row's build packs at load beyond the date's
+	// stock build (Row.Packed): they are repacked.
+	Packed []string
 }
 
 // EraOf is the era of a build date (YYYY, YYYY-MM or YYYY-MM-DD).
@@ -65,6 +68,9 @@ func EraOf(date string) Era {
 func (e Era) repacked(typ string, s quantize.Scheme) bool {
 	if s.Legacy() && typ == "q4_0" {
 		return true // interleaved in the file
+	}
+	if slices.Contains(e.Packed, typ) {
+		return true
 	}
 	from, ok := repackedFrom[typ]
 	return ok && e.Date >= from

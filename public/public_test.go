@@ -147,3 +147,49 @@ func TestEra(t *testing.T) {
 		t.Errorf("2025-06 q4_k rate %g, want the generic (q3_k) %g", r, s.Engines[0].KernelOpsPerCycle["q3_k"])
 	}
 }
+
+// TestPackedRow: a row whose build packs a type its date's stock build
+// did not (Row.Packed) runs it on the repacked path, at the preset's
+// repacked rate; the same date without it runs the generic kernels.
+func TestPackedRow(t *testing.T) {
+	s, err := presets.SoC("apple-m4")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := Row{Model: "llama-3.2-1b", Scheme: "Q8_0", Test: "pp512"}
+	w, scheme, _, err := workloadOf(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	era := EraOf("2025-11-04")
+	stock, _ := era.Apply(s, w, scheme)
+	era.Packed = []string{"q8_0"}
+	packed, _ := era.Apply(s, w, scheme)
+	big, want := packed.Engines[0], s.Engines[0].KernelOpsPerCycle["q8_0"]
+	if !slices.Contains(big.RepackedTypes, "q8_0") || big.KernelOpsPerCycle["q8_0"] != want {
+		t.Errorf("packed: repacked %v, q8_0 rate %g, want q8_0 repacked at %g", big.RepackedTypes, big.KernelOpsPerCycle["q8_0"], want)
+	}
+	if g := stock.Engines[0].KernelOpsPerCycle["q8_0"]; g >= want {
+		t.Errorf("stock 2025-11 q8_0 rate %g, want the generic rate below the repacked %g", g, want)
+	}
+	rows, err := Rows()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, row := range rows {
+		if row.ID != "APL-4/t1" {
+			continue
+		}
+		res, err := Predict(row)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Contains(res.Notes, "the build packs q8_0 at load: the repacked path") {
+			t.Errorf("APL-4/t1 notes %q: want the packed line", res.Notes)
+		}
+	}
+	bad := Row{ID: "X", Family: "apple", Source: "a/b#1", SoC: "apple-m4", Model: "m", Scheme: "Q8_0", TPS: 1, Threads: 1, Date: "2025", Placement: "os", Test: "pp512", Packed: []string{"Q8_0"}}
+	if err := bad.Check(); err == nil || !strings.Contains(err.Error(), "row X: packed") {
+		t.Errorf("packed Q8_0: %v", err)
+	}
+}

@@ -44,6 +44,10 @@ type Row struct {
 	Sets           string `yaml:"sets" json:"sets,omitempty"`
 	NotExpressible string `yaml:"not_expressible" json:"not_expressible,omitempty"`
 	Gap            string `yaml:"gap" json:"gap,omitempty"`
+	// Packed are GGML types the row's build packs at load where its
+	// date's stock build did not (a PR build's own packed kernels): they
+	// run the repacked path (Era.Packed).
+	Packed []string `yaml:"packed" json:"packed,omitempty"`
 }
 
 //go:embed rows.yaml
@@ -153,6 +157,11 @@ func (r *Row) Check() error {
 	if r.OS != "" {
 		if p, err := model.ParsePlacement(r.OS); err != nil || p == model.PlaceStrict {
 			return bad("os", "%q: want linux, android, macos or windows", r.OS)
+		}
+	}
+	for _, t := range r.Packed {
+		if t == "" || t != strings.ToLower(t) {
+			return bad("packed", "%q: want a GGML type in lower case (q8_0)", t)
 		}
 	}
 	if _, err := r.Run(); err != nil {

@@ -83,10 +83,18 @@ func Predict(r Row) (Result, error) {
 	}
 	run, _ := r.Run()
 	w = w.WithRun(run)
-	s, eraNotes := EraOf(r.Date).Apply(s, w, scheme)
+	era := EraOf(r.Date)
+	era.Packed = r.Packed
+	s, eraNotes := era.Apply(s, w, scheme)
+	if len(r.Packed) > 0 {
+		eraNotes = append(eraNotes, "the build packs "+strings.Join(r.Packed, ", ")+" at load: the repacked path")
+	}
 	if s.Handoff.TimesliceUS == 0 {
 		// A barrier's wait for a descheduled thread is the OS's slice.
 		s.Handoff.TimesliceUS = r.Policy().TimesliceUS()
+	}
+	if s.Handoff.BackgroundCPUs == 0 {
+		s.Handoff.BackgroundCPUs = FamilyBackgroundCPUs[r.Family]
 	}
 	res.Notes = append(notes, eraNotes...)
 	plan, pool, why := poolOf(r, s)

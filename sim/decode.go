@@ -174,9 +174,9 @@ func (r *runner) token(ops []model.Op, depth int) uint64 {
 	r.signing = true
 	r.launch()
 	r.barrierS = r.barrierSeconds()
-	r.depth = depth
+	r.depth, r.inToken = depth, true
 	r.ubatch(ops)
-	r.barrierS, r.depth = 0, -1
+	r.barrierS, r.depth, r.inToken = 0, -1, false
 	m := &r.wl.Model
 	if a := m.Attention; a.SlidingWindow > 0 && strings.IndexByte(m.Pattern, 'S') >= 0 {
 		r.note(depth+1 >= a.SlidingWindow) // past it, the window's reads stop growing

@@ -98,6 +98,7 @@ func (r *runner) initPool() {
 	if queue > 1 {
 		r.descheduleS = float64(queue-1) * r.soc.Handoff.TimesliceS()
 	}
+	r.bgToken, r.bgPrompt = p.BackgroundStall(r.soc, true), p.BackgroundStall(r.soc, false)
 }
 
 // coresOf is the cores' worth of running threads engine i of a pool gives
@@ -476,21 +477,3 @@ func claim(nchunk, forced int, threads []int, c, out []float64) {
 
 // claimInline is how many engines claim keeps on the stack.
 const claimInline = model.MaxPoolEngines
-
-// deschedule charges the barriers after op, which took opS, their waits
-// for a descheduled thread (see initPool): a time slice each where the
-// pool's own threads outnumber the cores, and, where busy tasks share the
-// cores, the time the pool does not advance, opS x (1/progress - 1).
-func (r *runner) deschedule(op *model.Op, opS float64) {
-	dt := r.descheduleS*r.nodesPerOp + (1/r.progress-1)*opS
-	r.span(0, op.Name, Handoff, r.t, r.t+dt)
-	r.res.Pool.DescheduledS += dt
-	if r.tokenMemo != nil {
-		r.overhead(dt)
-		return
-	}
-	r.res.Bound.Handoff += dt
-	r.res.Engines[0].HandoffS += dt
-	r.t += dt
-	r.lastEnd[0] = r.t
-}

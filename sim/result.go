@@ -101,7 +101,9 @@ type PoolStats struct {
 	// for the slow ones.
 	ImbalanceS float64 `json:"imbalance_s"`
 	// DescheduledS is the barriers' waits for threads that were runnable
-	// but not running (more threads than free cores), on the critical path.
+	// but not running (more threads than free cores, or a core the host's
+	// background work took: model.Plan.BackgroundStall), on the critical
+	// path.
 	DescheduledS float64 `json:"descheduled_s"`
 }
 

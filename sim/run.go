@@ -104,6 +104,9 @@ type runner struct {
 	shares      []float64 // scratch: each engine's share of a pool op
 	descheduleS float64   // a pool's wait at each barrier for a descheduled thread
 	progress    float64   // share of the time a pool with busy cores advances (1: always)
+	bgToken     float64   // share of a token graph's op time the pool waits for background work (model.Plan.BackgroundStall)
+	bgPrompt    float64   // the same for a prompt's op
+	inToken     bool      // a generated token's graph is being timed
 	nodesPerOp  float64   // the graph's barriers per op it times (barriersPerOp)
 	smtOn       []bool    // per engine: its threads share cores with SMT siblings or busy tasks; nil: none does
 	siblings    []int     // per engine: its threads on SMT siblings (model.Plan.Siblings)
@@ -232,7 +235,7 @@ func (r *runner) ubatch(ops []model.Op) {
 			if r.barrierS > 0 && i+1 < len(ops) {
 				r.barrier(op)
 			}
-			if r.descheduleS > 0 || r.progress < 1 {
+			if r.descheduleS > 0 || r.progress < 1 || r.bgToken > 0 {
 				r.deschedule(op, opS)
 			}
 		}

@@ -52,6 +52,11 @@ func fittedRuns(ms, fitted []measure.Measurement) []string {
 // provenance lists them (model.Provenance.FittedRuns).
 type FitSet struct {
 	digests map[string]bool
+	// ids are the runs' IDs (space trimmed), where every entry names
+	// one: a record whose ID is not among them is not one of them (its
+	// digest covers its ID), which Has tells without the digest (a JSON
+	// encoding and a SHA-256 of each record of a file).
+	ids map[string]bool
 	// unrecorded: the profile is a fit that does not list its runs.
 	unrecorded bool
 }
@@ -65,21 +70,35 @@ func FittedOn(soc *model.SoC) FitSet {
 	if p == nil {
 		return f
 	}
+	ids := map[string]bool{}
 	for _, r := range p.FittedRuns {
-		d, _, _ := strings.Cut(strings.TrimSpace(r), " ")
+		d, id, _ := strings.Cut(strings.TrimSpace(r), " ")
 		if d != "" {
 			if f.digests == nil {
 				f.digests = map[string]bool{}
 			}
 			f.digests[d] = true
+			if id = strings.TrimSpace(id); id == "" {
+				ids = nil // an entry without its ID: digests alone tell
+			} else if ids != nil {
+				ids[id] = true
+			}
 		}
+	}
+	if len(f.digests) > 0 {
+		f.ids = ids
 	}
 	f.unrecorded = len(f.digests) == 0 && p.Runs > 0
 	return f
 }
 
 // Has reports whether m is one of the records the profile was fitted on.
-func (f FitSet) Has(m *measure.Measurement) bool { return f.digests[RunDigest(m)] }
+func (f FitSet) Has(m *measure.Measurement) bool {
+	if len(f.digests) == 0 || f.ids != nil && !f.ids[strings.TrimSpace(m.ID)] {
+		return false
+	}
+	return f.digests[RunDigest(m)]
+}
 
 // Unrecorded reports whether the profile is a fit (its provenance counts
 // the runs fitted) that does not list which: whether a point is in the

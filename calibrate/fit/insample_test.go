@@ -164,3 +164,20 @@ func TestParity(t *testing.T) {
 		t.Error("a fit that does not list its runs tells fitted points")
 	}
 }
+
+// Has tells a record by its digest, looking the digest up only for a
+// record whose ID the list names; a list of digests alone still works.
+func TestFitSetByIDThenDigest(t *testing.T) {
+	m := measure.Measurement{ID: " run 1 ", Kind: measure.LlamaBench, Unit: "t/s", Median: 10, Status: measure.StatusOK,
+		Plan: measure.PlanOf(model.NewNative("big", 4, 50))}
+	other := m
+	other.ID = "run 2"
+	again := m
+	again.Median = 11
+	for _, runs := range [][]string{{RunDigest(&m) + " " + m.ID}, {RunDigest(&m)}, {RunDigest(&m) + " " + m.ID, "abcdef123456 " + other.ID}} {
+		f := FittedOn(&model.SoC{Provenance: &model.Provenance{Runs: 1, FittedRuns: runs}})
+		if !f.Has(&m) || f.Has(&other) || f.Has(&again) {
+			t.Errorf("%q: has the run %v (want true), another %v, it measured again %v (want false)", runs, f.Has(&m), f.Has(&other), f.Has(&again))
+		}
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/blsim/blsim/measure"
@@ -276,17 +277,34 @@ func bestOf(group []*measure.Measurement) (best, cv float64, top []float64) {
 }
 
 // configKey identifies what a throughput measured: its kind, workload and
-// plan.
+// plan (its shares to six decimals).
 func configKey(m *measure.Measurement) string {
 	p := m.Plan
-	k := fmt.Sprintf("%s|%s|%x|%s|%v|%.6f|%v|%d", m.Kind, m.Workload, fnv64(m.WorkloadYAML), p.Mode, p.Engines, p.Fracs, p.Threads, p.Poll)
+	k := make([]byte, 0, 128)
+	k = append(append(append(k, m.Kind...), '|'), m.Workload...)
+	k = strconv.AppendUint(append(k, '|'), fnv64(m.WorkloadYAML), 16)
+	k = append(append(k, '|'), p.Mode...)
+	for _, e := range p.Engines {
+		k = strconv.AppendQuote(append(k, '|'), e)
+	}
+	k = append(k, "|f"...)
+	for _, f := range p.Fracs {
+		k = strconv.AppendFloat(append(k, ' '), f, 'f', 6, 64)
+	}
+	k = append(k, "|t"...)
+	for _, t := range p.Threads {
+		k = strconv.AppendInt(append(k, ' '), int64(t), 10)
+	}
+	k = strconv.AppendInt(append(k, '|'), int64(p.Poll), 10)
 	if r := m.Run; r != nil {
-		k += fmt.Sprintf("|%d/%d/%d/%d", r.PromptTokens, r.Ubatch, r.Depth, r.GenTokens)
+		for _, n := range []int{r.PromptTokens, r.Ubatch, r.Depth, r.GenTokens} {
+			k = strconv.AppendInt(append(k, '/'), int64(n), 10)
+		}
 		if r.FlashAttn {
-			k += "/fa"
+			k = append(k, "/fa"...)
 		}
 	}
-	return k
+	return string(k)
 }
 
 func fnv64(s string) uint64 {

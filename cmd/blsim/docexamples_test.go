@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/blsim/blsim/internal/cli"
 	"github.com/spf13/cobra"
 )
 
@@ -99,7 +100,7 @@ func parseExample(line string) error {
 	}
 	root := newRootCmd(io.Discard, io.Discard)
 	root.InitDefaultCompletionCmd()
-	cmd, args, err := root.Find(words[1:])
+	cmd, args, err := root.Find(cli.LlamaBenchArgs(words[1:]))
 	if err != nil {
 		return err
 	}

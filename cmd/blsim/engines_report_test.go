@@ -34,8 +34,8 @@ func TestPlotHeatmapEngines(t *testing.T) {
 		{[]string{"heatmap", "--soc", "rk3588-npu", "--engines", "big,gpu"}, `no engine "gpu"`},
 		{[]string{"heatmap", "--soc", "rk3588-npu", "--engines", "npu,big"}, "accelerator"},
 		{[]string{"heatmap", "--soc", "rk3588-npu", "--engines", "big,npu,npu"}, "twice"},
-		{[]string{"heatmap", "--soc", "rk3588-npu", "--engines", "big,npu", "--threads", "4,5"}, "--threads"},
-		{[]string{"heatmap", "--soc", "rk3588-npu", "--threads", "4,3,2"}, "--threads: 3 values for 2 engines"},
+		{[]string{"heatmap", "--soc", "rk3588-npu", "--engines", "big,npu", "--engine-threads", "4,5"}, "--engine-threads"},
+		{[]string{"heatmap", "--soc", "rk3588-npu", "--engine-threads", "4,3,2"}, "--engine-threads: 3 values for 2 engines"},
 		{[]string{"heatmap", "--soc", "rk3588-npu", "--engines", "big,npu", "--frac", "0.3"}, "--frac: plot heatmap does not take it"},
 		{[]string{"split", "--soc", "rk3588-npu", "--engines", "big,npu"}, "plot split draws one share between two CPU engines"},
 	} {
@@ -94,8 +94,8 @@ func TestReportEngines(t *testing.T) {
 	}{
 		{[]string{"--soc", "rk3588-npu", "--engines", "big,gpu"}, `no engine "gpu"`},
 		{[]string{"--soc", "rk3588-npu", "--engines", "big"}, "needs two or more"},
-		{[]string{"--soc", "rk3588-npu", "--threads", "4,5"}, "--threads: 5 threads for engine \"little\""},
-		{[]string{"--soc", "cix-p1", "--engines", "big,little", "--threads", "4"}, "--threads: 1 values for 2 engines"},
+		{[]string{"--soc", "rk3588-npu", "--engine-threads", "4,5"}, "--engine-threads: 5 threads for engine \"little\""},
+		{[]string{"--soc", "cix-p1", "--engines", "big,little", "--engine-threads", "4"}, "--engine-threads: 1 values for 2 engines"},
 	} {
 		_, err := runReport(append(tc.args, "-o", filepath.Join(base, "r"))...)
 		if err == nil || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "\n") {

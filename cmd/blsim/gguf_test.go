@@ -82,9 +82,15 @@ func TestPredictTokenGeneration(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "qwen3.5-35b-a3b on rk3588: tg32, big 4 + little 4 threads") || strings.Contains(out, "token split") {
 		t.Errorf("tg32: exit %d %s\n%s", code, errs, out)
 	}
-	out, _, code = runCLI(t, "predict", "--gen", "16", "--depth", "512", "--draws", "2")
+	out, _, code = runCLI(t, "predict", "--test", "pg", "--gen", "16", "--depth", "512", "--draws", "2")
 	if code != 0 || !strings.Contains(out, "pp512+tg16 @ d512 (ubatch 512)") {
 		t.Errorf("pp+tg: exit %d\n%s", code, out)
+	}
+	// -n beside the prompt is llama-bench's: a pp row and a tg row.
+	out, _, code = runCLI(t, "predict", "-n", "16", "--depth", "512", "--draws", "2", "-o", "csv")
+	if lines := strings.Split(strings.TrimSpace(out), "\n"); code != 0 || len(lines) != 3 ||
+		!strings.Contains(lines[1], ",pp512 @ d512,") || !strings.Contains(lines[2], ",tg16 @ d512,") {
+		t.Errorf("-n 16: exit %d\n%s", code, out)
 	}
 	for _, tc := range []struct {
 		args []string

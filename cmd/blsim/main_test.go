@@ -160,7 +160,7 @@ func TestBadInput(t *testing.T) {
 		{"busy without a sweep", []string{"predict", "--busy", "big=1"}, []string{"--busy", "thread sweep's pools"}},
 		{"busy garbage", []string{"predict", "--threads-sweep", "--busy", "big"}, []string{"--busy", `"big": want engine=cores`}},
 		{"busy too many", []string{"predict", "--threads-sweep", "--busy", "little=5"}, []string{"--busy", "little=5: little has 4 cores"}},
-		{"placement without a sweep", []string{"predict", "--placement", "linux"}, []string{"--placement", "add --threads-sweep"}},
+		{"placement without a sweep", []string{"predict", "--placement", "linux"}, []string{"--placement", "add -t or --threads-sweep"}},
 		{"placement unknown", []string{"predict", "--threads-sweep", "--placement", "bsd"}, []string{"--placement", `"bsd"`, "linux, android, macos or windows"}},
 		{"placement strict", []string{"predict", "--threads-sweep", "--placement", "strict"}, []string{"--placement", `"strict"`}},
 		{"bad split", []string{"predict", "--split", "layer"}, []string{"--split", "layer"}},
@@ -196,11 +196,11 @@ func TestPredictFlagsParse(t *testing.T) {
 	if err := cmd.Execute(); err != nil {
 		t.Fatal(err)
 	}
-	if got.SoC != "ddr5" || got.Workload != "qwen3.5-35b-a3b" || got.Split != "both" || got.Frac != "auto" || got.Poll != 0 ||
+	if got.SoC != "ddr5" || got.Workload != "qwen3.5-35b-a3b" || got.Split != "both" || got.Frac != "auto" || got.Poll != "0" ||
 		!got.Sweep || !got.JSON || got.Draws != 48 {
 		t.Errorf("options = %+v", *got)
 	}
-	q, err := got.request()
+	q, err := got.Request()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/blsim/blsim/calibrate/fit"
+	"github.com/blsim/blsim/internal/cli"
 	"github.com/blsim/blsim/internal/outguard"
 	"github.com/blsim/blsim/internal/progress"
 	"github.com/blsim/blsim/measure"
@@ -18,7 +19,7 @@ import (
 
 // plotOptions are the flags of `blsim plot`.
 type plotOptions struct {
-	requestFlags
+	cli.RequestFlags
 	// warn gets the warnings (bad measurement lines, SoC values that
 	// cannot matter): the command's stderr.
 	warn   io.Writer
@@ -47,7 +48,7 @@ func newPlotCmd(stdout, stderr io.Writer) *cobra.Command {
 		Long: `Draw a figure into FILE, in the format its extension names (.png, .svg, .pdf).
 
 Every figure is a view of one prediction, made from the same flags as blsim
-predict (--soc, --workload, --engines, --threads, --split, --frac, --poll,
+predict (--soc, --workload, --engines, --engine-threads, --split, --frac, --poll,
 --prompt, --ubatch), so its numbers are the ones blsim predict prints.
 
 ` + plots.KindsHelp,
@@ -71,7 +72,8 @@ predict (--soc, --workload, --engines, --threads, --split, --frac, --poll,
 		},
 	}
 	f := cmd.Flags()
-	o.register(f)
+	o.Register(f)
+	o.Command = "plot"
 	addGGUFFlag(cmd, &o.Workload)
 	f.IntVar(&o.Layers, "layers", 2, "timeline: draw the first N layers of ubatch 0 (0: all of it)")
 	f.StringVarP(&o.Output, "output", "o", "", "output file: .png, .svg or .pdf (required)")
@@ -95,29 +97,29 @@ func plotRun(o *plotOptions, stdout io.Writer) error {
 	if _, err := plots.Format(o.Output); err != nil {
 		return err
 	}
-	if err := outguard.Check(o.flags, nil, "output"); err != nil {
+	if err := outguard.Check(o.Flags, nil, "output"); err != nil {
 		return err
 	}
 	if o.Shares != "" {
-		if o.given("frac") {
+		if o.Given("frac") {
 			return fmt.Errorf("--shares: give --frac or --shares (its old name), not both")
 		}
 		o.Frac = o.Shares
-		_ = o.flags.Set("frac", o.Shares)
+		_ = o.Flags.Set("frac", o.Shares)
 	}
 	if o.Layers < 0 {
 		return fmt.Errorf("--layers: %d is negative", o.Layers)
 	}
-	o.progress = o.warn
+	o.Progress = o.warn
 	// Measurements first: the request predicts their workload.
-	var m *measured
+	var m *cli.Measured
 	if o.Kind == "parity" || (o.Kind == "split" && (o.Measurements != "" || o.SoC == seedSoC)) {
 		var err error
-		if m, err = o.readMeasurements(o.Measurements, o.Stat, o.warn); err != nil {
+		if m, err = o.ReadMeasurements(o.Measurements, o.Stat, o.warn); err != nil {
 			return err
 		}
 	}
-	q, err := o.request()
+	q, err := o.Request()
 	if err != nil {
 		return err
 	}
@@ -130,21 +132,21 @@ func plotRun(o *plotOptions, stdout io.Writer) error {
 	var p *predict.Prediction
 	switch kind {
 	case plots.KindParity:
-		ms, err := o.merge(m, q)
+		ms, err := o.Merge(m, q)
 		if err != nil {
 			return err
 		}
-		predicted, fitted := fit.Parity(s, wl.WithRun(o.ownRun), m.raw)
+		predicted, fitted := fit.Parity(s, wl.WithRun(o.OwnRun), m.Raw)
 		if vd.Parity, err = predict.ParityPoints(ms, predicted, fitted); err != nil {
-			return fmt.Errorf("parity: %s: %w", m.src, err)
+			return fmt.Errorf("parity: %s: %w", m.Src, err)
 		}
 	case plots.KindSplit:
 		if p, err = o.splitCurve(q, m, &vd); err != nil {
 			return err
 		}
 	case plots.KindThreads:
-		if vd.Threads, err = predict.ThreadsBeside(q, o.ownRun); err != nil {
-			return o.flagError(err, q)
+		if vd.Threads, err = predict.ThreadsBeside(q, o.OwnRun); err != nil {
+			return o.FlagError(err, q)
 		}
 	default:
 		q.Traces = kind == plots.KindTimeline || kind == plots.KindRoofline
@@ -178,16 +180,16 @@ func (o *plotOptions) honoured(q predict.Request) error {
 	if o.Kind == "split" && !q.TwoEngine() {
 		return fmt.Errorf("--engines: plot split draws one share between two CPU engines, not %s (heatmap, timeline and roofline take more)", strings.Join(q.Engines, ","))
 	}
-	return plots.CheckFlags(o.Kind, func(f string) bool { return o.given(f) || (f == "frac" && o.Shares != "") })
+	return plots.CheckFlags(o.Kind, func(f string) bool { return o.Given(f) || (f == "frac" && o.Shares != "") })
 }
 
 // splitCurve predicts the split curve, with the measurements m (nil:
 // none) on its plans, far enough to the right for every measured share.
-func (o *plotOptions) splitCurve(q predict.Request, m *measured, vd *plots.ViewData) (*predict.Prediction, error) {
+func (o *plotOptions) splitCurve(q predict.Request, m *cli.Measured, vd *plots.ViewData) (*predict.Prediction, error) {
 	var ms []measure.Measurement
 	if m != nil {
 		var err error
-		if ms, err = o.merge(m, q); err != nil {
+		if ms, err = o.Merge(m, q); err != nil {
 			return nil, err
 		}
 	}
@@ -197,9 +199,9 @@ func (o *plotOptions) splitCurve(q predict.Request, m *measured, vd *plots.ViewD
 		return nil, err
 	}
 	if ms != nil {
-		if vd.Measured = predict.SplitPoints(ms, p, q.Workload.WithRun(o.ownRun)); len(vd.Measured) == 0 && o.Measurements != "" {
+		if vd.Measured = predict.SplitPoints(ms, p, q.Workload.WithRun(o.OwnRun)); len(vd.Measured) == 0 && o.Measurements != "" {
 			return nil, fmt.Errorf("--measurements: nothing in %s was measured on the curve's plans (workload %s, %s+%s, %d+%d threads, poll %d)",
-				m.src, q.Workload.Name, p.Engines[0], p.Engines[1], p.Threads[0], p.Threads[1], p.Poll)
+				m.Src, q.Workload.Name, p.Engines[0], p.Engines[1], p.Threads[0], p.Threads[1], p.Poll)
 		}
 	}
 	return p, nil
@@ -207,11 +209,11 @@ func (o *plotOptions) splitCurve(q predict.Request, m *measured, vd *plots.ViewD
 
 // predict runs the request and prints its warnings.
 func (o *plotOptions) predict(q predict.Request) (*predict.Prediction, error) {
-	p, err := o.run(q)
+	p, err := o.Run(q)
 	if err != nil {
 		return nil, err
 	}
-	warn(o.warn, p, o.SoC)
+	cli.Warn(o.warn, p, o.SoC)
 	return p, nil
 }
 

@@ -130,7 +130,7 @@ func TestPlotOverNEngines(t *testing.T) {
 	for _, args := range [][]string{
 		{"timeline", "--soc", "cix-p1", "--engines", "big,mid,little"},
 		{"timeline", "--soc", "rk3588-npu", "--engines", "big,npu", "--frac", "0.7", "--layers", "1"},
-		{"roofline", "--soc", "cix-p1", "--engines", "big,mid,little", "--split", "expert", "--threads", "4,4,2"},
+		{"roofline", "--soc", "cix-p1", "--engines", "big,mid,little", "--split", "expert", "--engine-threads", "4,4,2"},
 		{"roofline", "--soc", "rk3588-npu", "--engines", "big,npu"},
 	} {
 		path := filepath.Join(dir, strings.Join(args[:4], "-")+".svg")

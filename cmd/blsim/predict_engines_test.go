@@ -74,7 +74,7 @@ func TestPredictEnginesTwoCPU(t *testing.T) {
 	}
 }
 
-// TestPredictEnginesErrors: bad --engines, --threads, --frac and
+// TestPredictEnginesErrors: bad --engines, --engine-threads, --frac and
 // --sensitivity give a one-line error and a non-zero exit.
 func TestPredictEnginesErrors(t *testing.T) {
 	for _, tc := range []struct {
@@ -90,11 +90,11 @@ func TestPredictEnginesErrors(t *testing.T) {
 		{"fractions above 1", []string{"--soc", "rk3588-npu", "--engines", "big,little,npu", "--frac", "0.5,0.6"}, "shares sum to 1.1"},
 		{"fraction count", []string{"--soc", "rk3588-npu", "--engines", "big,little,npu", "--frac", "0.5"}, "1 values for 2 engines"},
 		{"bad fraction", []string{"--soc", "cix-p1", "--engines", "big,mid,little", "--frac", "0.2,x"}, `"x" is not auto or a number`},
-		{"threads count", []string{"--soc", "rk3588-npu", "--engines", "big,npu", "--threads", "4"}, "1 values for 2 engines"},
-		{"threads too many", []string{"--soc", "rk3588-npu", "--engines", "big,npu", "--threads", "4,4"}, `4 threads for engine "npu", but it has 3 cores`},
+		{"threads count", []string{"--soc", "rk3588-npu", "--engines", "big,npu", "--engine-threads", "4"}, "1 values for 2 engines"},
+		{"threads too many", []string{"--soc", "rk3588-npu", "--engines", "big,npu", "--engine-threads", "4,4"}, `4 threads for engine "npu", but it has 3 cores`},
 		{"little threads on npu", []string{"--soc", "rk3588-npu", "--engines", "big,npu", "--little-threads", "4"}, `4 threads for engine "npu", but it has 3 cores`},
-		{"threads and big-threads", []string{"--threads", "4,4", "--big-threads", "2"}, "--threads: give it or --big-threads"},
-		{"threads beyond the default engines", []string{"--threads", "4,4,4"}, "--threads: 3 values for 2 engines"},
+		{"threads and big-threads", []string{"--engine-threads", "4,4", "--big-threads", "2"}, "--engine-threads: give it or --big-threads"},
+		{"threads beyond the default engines", []string{"--engine-threads", "4,4,4"}, "--engine-threads: 3 values for 2 engines"},
 		{"sensitivity without accelerator", []string{"--soc", "cix-p1", "--engines", "big,mid,little", "--sensitivity"}, "needs an accelerator"},
 		{"sensitivity without engines", []string{"--soc", "rk3588-npu", "--sensitivity"}, "--sensitivity: needs an accelerator among the engines (big, little are CPU clusters)"},
 	} {
@@ -139,10 +139,10 @@ func TestPredictNPUSensitivity(t *testing.T) {
 	}
 }
 
-// TestPredictThreadsWithoutEngines: --threads applies to the SoC's first
+// TestPredictThreadsWithoutEngines: --engine-threads applies to the SoC's first
 // two engines when --engines is not given, as everywhere engines are.
 func TestPredictThreadsWithoutEngines(t *testing.T) {
-	out, errs, code := runCLI(t, "predict", "--threads", "4,2", "--draws", "4", "--json")
+	out, errs, code := runCLI(t, "predict", "--engine-threads", "4,2", "--draws", "4", "--json")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/blsim/blsim/calibrate/runner"
 	"github.com/blsim/blsim/internal/atomicfile"
 	"github.com/blsim/blsim/internal/buildinfo"
+	"github.com/blsim/blsim/internal/cli"
 	"github.com/blsim/blsim/internal/outguard"
 	"github.com/blsim/blsim/internal/progress"
 	"github.com/blsim/blsim/internal/termsafe"
@@ -25,7 +26,7 @@ import (
 
 // reportOptions are the flags of `blsim report`.
 type reportOptions struct {
-	requestFlags
+	cli.RequestFlags
 	// warn gets the warnings (bad measurement lines, SoC values that
 	// cannot matter): the command's stderr.
 	warn         io.Writer
@@ -88,7 +89,8 @@ Verdicts (the same rule as blsim predict's; docs/verdicts.md):
 		},
 	}
 	f := cmd.Flags()
-	o.register(f)
+	o.Register(f)
+	o.Command = "report"
 	addGGUFFlag(cmd, &o.Workload)
 	f.StringVar(&o.Measurements, "measurements", "", "measurements file (JSONL) for the parity plot (default for rk3588: the seed's figures)")
 	f.StringVar(&o.Stat, "stat", "median", "what the runs of one measured configuration count as: median or best (see blsim fit --help)")
@@ -104,7 +106,7 @@ func reportRun(o *reportOptions, stdout io.Writer) (err error) {
 	if err := atomicfile.CheckReplaceable(out, reportFiles); err != nil {
 		return fmt.Errorf("report: %w; choose another -o", err)
 	}
-	if err := outguard.CheckDir(o.flags, nil, "output"); err != nil {
+	if err := outguard.CheckDir(o.Flags, nil, "output"); err != nil {
 		return err
 	}
 	// The folder the report is written in, made before the work so that a
@@ -118,16 +120,16 @@ func reportRun(o *reportOptions, stdout io.Writer) (err error) {
 			os.RemoveAll(tmp)
 		}
 	}()
-	o.progress = o.warn
+	o.Progress = o.warn
 	// Measurements first: the request predicts their workload, and a
 	// mismatch is an input error, found before any work.
-	var m *measured
+	var m *cli.Measured
 	if o.Measurements != "" || o.SoC == seedSoC {
-		if m, err = o.readMeasurements(o.Measurements, o.Stat, o.warn); err != nil {
+		if m, err = o.ReadMeasurements(o.Measurements, o.Stat, o.warn); err != nil {
 			return err
 		}
 	}
-	q, err := o.request()
+	q, err := o.Request()
 	if err != nil {
 		return err
 	}
@@ -135,14 +137,14 @@ func reportRun(o *reportOptions, stdout io.Writer) (err error) {
 	if date == "" {
 		date = time.Now().Format("2006-01-02")
 	}
-	in := report.Input{Request: q, Own: o.ownRun, Run: o.run, Seed: q.SoC.Name == seedSoC,
+	in := report.Input{Request: q, Own: o.OwnRun, Run: o.Run, Seed: q.SoC.Name == seedSoC,
 		Command: o.command, Version: buildinfo.Version(), Date: date}
 	if m != nil {
-		if in.Measured, err = o.merge(m, q); err != nil {
+		if in.Measured, err = o.Merge(m, q); err != nil {
 			return err
 		}
-		in.Source = m.src
-		in.Predicted, in.Fitted = fit.Parity(q.SoC, q.Workload.WithRun(o.ownRun), m.raw)
+		in.Source = m.Src
+		in.Predicted, in.Fitted = fit.Parity(q.SoC, q.Workload.WithRun(o.OwnRun), m.Raw)
 	}
 	cells, finish := progress.Lazy(o.warn, "what-if cells")
 	in.WhatIfProgress = cells
@@ -151,7 +153,7 @@ func reportRun(o *reportOptions, stdout io.Writer) (err error) {
 	if err != nil {
 		return err
 	}
-	warn(o.warn, d.Prediction, o.SoC)
+	cli.Warn(o.warn, d.Prediction, o.SoC)
 	vd := plots.ViewData{SoC: d.SoC, Workload: d.Workload, Layers: 2, Threads: d.Threads, Parity: d.Parity, Measured: d.Measured, WhatIf: d.WhatIf}
 	if d.Figures, err = plots.SaveViews(tmp, d.Prediction, vd); err != nil {
 		return fmt.Errorf("report: %w", err)

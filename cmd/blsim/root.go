@@ -16,7 +16,7 @@ import (
 func run(args []string, stdout, stderr io.Writer) int {
 	stdout, stderr = termsafe.NewWriter(stdout), termsafe.NewWriter(stderr) // names from files print escaped
 	root := newRootCmd(stdout, stderr)
-	root.SetArgs(args)
+	root.SetArgs(cli.LlamaBenchArgs(args))
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	if err := root.Execute(); err != nil {

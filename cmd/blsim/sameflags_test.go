@@ -11,7 +11,7 @@ import (
 
 // TestFlagsMeanTheSame: predict, plot and report share their request
 // flags with one default and one meaning: --frac auto, a list of shares
-// for N engines, --threads without --engines, --prompt and --ubatch at
+// for N engines, --engine-threads without --engines, --prompt and --ubatch at
 // least 1, --split both by default.
 func TestFlagsMeanTheSame(t *testing.T) {
 	skipShort(t)
@@ -37,11 +37,11 @@ func TestFlagsMeanTheSame(t *testing.T) {
 	dir := t.TempDir()
 	for _, args := range [][]string{
 		{"predict", "--frac", "auto", "--draws", "2"},
-		{"predict", "--threads", "4,2", "--draws", "2"},
+		{"predict", "--engine-threads", "4,2", "--draws", "2"},
 		{"plot", "timeline", "--frac", "auto", "--draws", "2", "-o", filepath.Join(dir, "t.svg")},
-		{"plot", "roofline", "--threads", "4,2", "--draws", "2", "-o", filepath.Join(dir, "r.svg")},
+		{"plot", "roofline", "--engine-threads", "4,2", "--draws", "2", "-o", filepath.Join(dir, "r.svg")},
 		{"plot", "timeline", "--soc", "cix-p1", "--engines", "big,mid,little", "--frac", "0.3,0.1", "--draws", "2", "-o", filepath.Join(dir, "t3.svg")},
-		{"report", "--frac", "auto", "--threads", "4,2", "--draws", "2", "-o", filepath.Join(dir, "rep")},
+		{"report", "--frac", "auto", "--engine-threads", "4,2", "--draws", "2", "-o", filepath.Join(dir, "rep")},
 	} {
 		if _, errs, code := runCLI(t, args...); code != 0 {
 			t.Errorf("%v: exit %d: %s", args, code, errs)

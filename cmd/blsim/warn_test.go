@@ -41,9 +41,9 @@ func TestPredictWarnsUnusedSoCValues(t *testing.T) {
 		}
 	}
 	// Threads given for all eight cores: no word about them.
-	_, errs, _ := runCLI(t, "predict", "--draws", "4", "--soc", path, "--threads", "4,8")
+	_, errs, _ := runCLI(t, "predict", "--draws", "4", "--soc", path, "--engine-threads", "4,8")
 	if strings.Contains(errs, "cores") {
-		t.Errorf("with --threads 4,8, stderr still warns about cores:\n%s", errs)
+		t.Errorf("with --engine-threads 4,8, stderr still warns about cores:\n%s", errs)
 	}
 	if _, errs, code := runCLI(t, "predict", "--draws", "4"); code != 0 || errs != "" {
 		t.Errorf("the rk3588 preset: exit %d, stderr %q, want no warning", code, errs)
