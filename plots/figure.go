@@ -2,6 +2,7 @@ package plots
 
 import (
 	"image/color"
+	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/font"
@@ -56,10 +57,12 @@ func (f *Figure) Draw(c draw.Canvas) {
 	c.Fill(c.Rectangle.Path())
 	top := c.Max.Y - margin
 	if f.Title != "" {
-		ts := textStyle(12)
-		ts.XAlign = draw.XCenter
-		c.FillText(ts, vg.Point{X: (c.Min.X + c.Max.X) / 2, Y: top}, f.Title)
-		top -= ts.Height(f.Title) + margin
+		ts := titleStyle()
+		for _, line := range titleLines(f.Title, c.Max.X-c.Min.X-2*margin) {
+			c.FillText(ts, vg.Point{X: (c.Min.X + c.Max.X) / 2, Y: top}, line)
+			top -= ts.Height(line)
+		}
+		top -= margin
 	}
 	if len(f.Legend) > 0 {
 		top = f.drawLegend(c, top) - margin
@@ -67,6 +70,40 @@ func (f *Figure) Draw(c draw.Canvas) {
 	body := c
 	body.Max.Y = top
 	f.drawPanels(body)
+}
+
+func titleStyle() text.Style {
+	ts := textStyle(12)
+	ts.XAlign = draw.XCenter
+	return ts
+}
+
+// titleLines breaks a title into lines no wider than width, at spaces
+// (after a comma or colon where it can, so a clause stays whole), so
+// that a long title is never cut off at the figure's edges. A single
+// word wider than width is a line of its own.
+func titleLines(title string, width vg.Length) []string {
+	ts := titleStyle()
+	if ts.Width(title) <= width {
+		return []string{title}
+	}
+	words := strings.Fields(title)
+	var lines []string
+	for len(words) > 0 {
+		n, clause := 1, 0 // words on this line; the last fit ending a clause
+		for n < len(words) && ts.Width(strings.Join(words[:n+1], " ")) <= width {
+			n++
+			if w := words[n-1]; strings.HasSuffix(w, ",") || strings.HasSuffix(w, ":") {
+				clause = n
+			}
+		}
+		if n < len(words) && clause > n/2 {
+			n = clause
+		}
+		lines = append(lines, strings.Join(words[:n], " "))
+		words = words[n:]
+	}
+	return lines
 }
 
 // drawLegend lays the entries out in centred rows and returns the y below

@@ -21,36 +21,38 @@
 //	{
 //	  "schema": "blsim/prediction/v1",
 //	  "soc": "rk3588", "workload": "qwen3.5-35b-a3b",
-//	  "prompt": 512, "ubatch": 512,
+//	  "prompt": 512, "ubatch": 512, "test": "pp512",
 //	  "engines": ["big", "little"], "kinds": ["cpu", "cpu"],
 //	  "threads": [4, 4], "poll": 50, "draws": 48,
-//	  "native": {"tps": 26.26, "wall_s": 19.50,
-//	    "bound": {"compute": 0.869, "dram": 0.131, "handoff": 0.0003},
-//	    "dram_util_mean": 0.197, "dram_util_peak": 0.962,
-//	    "handoff_s": 0.0066, "expert_op_s": 6.32},
+//	  "native": {"tps": 26.26, "wall_s": 19.49,
+//	    "bound": {"compute": 0.861, "dram": 0.139, "handoff": 0.0003},
+//	    "dram_util_mean": 0.195, "dram_util_peak": 0.962,
+//	    "handoff_s": 0.0066, "expert_op_s": 6.24},
 //	  "plans": [
 //	    {"kind": "requested",
 //	     "plan": {"mode": "token", "engines": ["big", "little"],
 //	              "fracs": [0.88, 0.12], "threads": [4, 4], "poll": 50},
-//	     "tps": 26.20, "engine_s": [6.16, 5.14], "...": "as native",
-//	     "gain_pct": -0.22,
-//	     "interval": {"lo_pct": -1.17, "hi_pct": 0.35, "draws": 48},
+//	     "tps": 26.25, "engine_s": [6.07, 5.01], "...": "as native",
+//	     "gain_pct": -0.04,
+//	     "interval": {"lo_pct": -0.80, "hi_pct": 0.54, "draws": 48},
 //	     "verdict": "PARITY"},
 //	    {"kind": "best", "...": "..."},
 //	    {"kind": "dispatcher_only", "...": "..."}
 //	  ],
 //	  "best": {"kind": "best",
 //	    "plan": {"mode": "token", "engines": ["big", "little"],
-//	             "fracs": [0.8889, 0.1111], "threads": [4, 4], "poll": 50},
-//	    "gain_pct": 0.64, "...": "as the plans"},
-//	  "balances": [{"mode": "token", "frac": 0.1441},
-//	               {"mode": "expert", "frac": 0.1621}],
-//	  "marginal_ratio": 0.163,
-//	  "why": {"dispatcher_only_gain_pct": 0.025, "work_gain_pct": 0.612},
+//	             "fracs": [0.8877, 0.1123], "threads": [4, 4], "poll": 50},
+//	    "gain_pct": 0.68, "...": "as the plans"},
+//	  "balances": [{"mode": "token", "frac": 0.1458},
+//	               {"mode": "expert", "frac": 0.1637}],
+//	  "marginal_ratio": 0.165,
+//	  "why": {"dispatcher_only_gain_pct": 0.025, "work_gain_pct": 0.655},
 //	  "warnings": [{"path": "dram.peak_gb_s", "text": "..."}]
 //	}
 //
 // Shares are exact in the document; tables print them to three places.
+// TestDocJSONExample checks every value above against Run's, to the
+// digits shown, so the example cannot go stale.
 // Errors from Run name the request field at fault (FieldError), never a
 // command-line flag.
 package predict

@@ -24,7 +24,7 @@ func BenchTable(w io.Writer, b *predict.Bench, f Format) error {
 		}
 	}
 	num := func(v float64, prec int) string { return strconv.FormatFloat(v, 'f', prec, 64) }
-	cols := []column{
+	cols := []Column{
 		{"soc", "soc", false, func(i int) string { return rows[i].SoC }},
 		{"model", "model", false, func(i int) string { return rows[i].Model }},
 		{"n_threads", "threads", true, func(i int) string { return strconv.Itoa(rows[i].NThreads) }},
@@ -34,30 +34,30 @@ func BenchTable(w io.Writer, b *predict.Bench, f Format) error {
 	}
 	if f == FormatCSV { // numbers only, as llama-bench's csv has them
 		cols = append(cols,
-			column{"n_prompt", "", true, func(i int) string { return strconv.Itoa(rows[i].NPrompt) }},
-			column{"n_gen", "", true, func(i int) string { return strconv.Itoa(rows[i].NGen) }},
-			column{"n_depth", "", true, func(i int) string { return strconv.Itoa(rows[i].NDepth) }},
-			column{"test", "", false, func(i int) string { return rows[i].Test }},
-			column{"avg_ts", "", true, func(i int) string { return num(rows[i].AvgTS, 4) }},
-			column{"split", "", false, split((*predict.BenchSplit).Describe)},
-			column{"split_ts", "", true, split(func(s *predict.BenchSplit) string { return num(s.AvgTS, 4) })},
-			column{"gain_pct", "", true, split(func(s *predict.BenchSplit) string { return num(s.GainPct, 4) })},
-			column{"lo_pct", "", true, split(func(s *predict.BenchSplit) string { return num(s.Interval.LoPct, 4) })},
-			column{"hi_pct", "", true, split(func(s *predict.BenchSplit) string { return num(s.Interval.HiPct, 4) })},
-			column{"verdict", "", false, split(func(s *predict.BenchSplit) string { return string(s.Verdict) })})
+			Column{"n_prompt", "", true, func(i int) string { return strconv.Itoa(rows[i].NPrompt) }},
+			Column{"n_gen", "", true, func(i int) string { return strconv.Itoa(rows[i].NGen) }},
+			Column{"n_depth", "", true, func(i int) string { return strconv.Itoa(rows[i].NDepth) }},
+			Column{"test", "", false, func(i int) string { return rows[i].Test }},
+			Column{"avg_ts", "", true, func(i int) string { return num(rows[i].AvgTS, 4) }},
+			Column{"split", "", false, split((*predict.BenchSplit).Describe)},
+			Column{"split_ts", "", true, split(func(s *predict.BenchSplit) string { return num(s.AvgTS, 4) })},
+			Column{"gain_pct", "", true, split(func(s *predict.BenchSplit) string { return num(s.GainPct, 4) })},
+			Column{"lo_pct", "", true, split(func(s *predict.BenchSplit) string { return num(s.Interval.LoPct, 4) })},
+			Column{"hi_pct", "", true, split(func(s *predict.BenchSplit) string { return num(s.Interval.HiPct, 4) })},
+			Column{"verdict", "", false, split(func(s *predict.BenchSplit) string { return string(s.Verdict) })})
 	} else {
 		cols = append(cols,
-			column{"test", "test", false, func(i int) string { return rows[i].Test }},
-			column{"avg_ts", "t/s", true, func(i int) string { return num(rows[i].AvgTS, 2) }},
-			column{"split", "split", false, split((*predict.BenchSplit).Describe)},
-			column{"split_ts", "split t/s", true, split(func(s *predict.BenchSplit) string { return num(s.AvgTS, 2) })},
-			column{"gain_pct", "gain", true, split(func(s *predict.BenchSplit) string { return fmt.Sprintf("%+.2f%%", s.GainPct) })},
-			column{"interval_pct", "90% interval", true, split(func(s *predict.BenchSplit) string {
+			Column{"test", "test", false, func(i int) string { return rows[i].Test }},
+			Column{"avg_ts", "t/s", true, func(i int) string { return num(rows[i].AvgTS, 2) }},
+			Column{"split", "split", false, split((*predict.BenchSplit).Describe)},
+			Column{"split_ts", "split t/s", true, split(func(s *predict.BenchSplit) string { return num(s.AvgTS, 2) })},
+			Column{"gain_pct", "gain", true, split(func(s *predict.BenchSplit) string { return fmt.Sprintf("%+.2f%%", s.GainPct) })},
+			Column{"interval_pct", "90% interval", true, split(func(s *predict.BenchSplit) string {
 				return fmt.Sprintf("[%+.1f, %+.1f]%%", s.Interval.LoPct, s.Interval.HiPct)
 			})},
-			column{"verdict", "verdict", false, split(func(s *predict.BenchSplit) string { return string(s.Verdict) })})
+			Column{"verdict", "verdict", false, split(func(s *predict.BenchSplit) string { return string(s.Verdict) })})
 	}
-	return writeTable(w, f, cols, len(rows), b, func(i int) any { return rows[i] })
+	return WriteTable(w, f, cols, len(rows), b, func(i int) any { return rows[i] })
 }
 
 // ThreadsOut writes a thread sweep in format f: text is ThreadsTable, with
@@ -74,7 +74,7 @@ func ThreadsOut(w io.Writer, t *predict.ThreadsSweep, f Format) error {
 		}
 		return strconv.FormatFloat(v, 'f', 2, 64)
 	}
-	cols := []column{
+	cols := []Column{
 		{"soc", "soc", false, func(int) string { return t.SoC }},
 		{"model", "model", false, func(int) string { return t.Workload }},
 		{"cores", "cores", false, func(i int) string { return rows[i].Mask }},
@@ -88,5 +88,5 @@ func ThreadsOut(w io.Writer, t *predict.ThreadsSweep, f Format) error {
 		{"pp_ts", t.PP + " t/s", true, func(i int) string { return tps(rows[i].PPTPS) }},
 		{"tg_ts", t.TG + " t/s", true, func(i int) string { return tps(rows[i].TGTPS) }},
 	}
-	return writeTable(w, f, cols, len(rows), t, func(i int) any { return rows[i] })
+	return WriteTable(w, f, cols, len(rows), t, func(i int) any { return rows[i] })
 }

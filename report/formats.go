@@ -38,19 +38,19 @@ func ParseFormat(s string) (Format, error) {
 	return "", fmt.Errorf("%q: want text, md, csv, json or jsonl", s)
 }
 
-// column is one column of a table: its name in csv and json (llama-bench's
+// Column is one column of a table: its name in csv and json (llama-bench's
 // field name where it has one), its name in text and md (llama-bench's
 // markdown name), whether it is a number (right-aligned in md), and its
 // cell of row i.
-type column struct {
-	field, title string
-	number       bool
-	cell         func(i int) string
+type Column struct {
+	Field, Title string
+	Number       bool
+	Cell         func(i int) string
 }
 
-// writeTable writes n rows in format f: text and md with the titles, csv
+// WriteTable writes n rows in format f: text and md with the titles, csv
 // with the field names; json writes doc, jsonl record(i) per row.
-func writeTable(w io.Writer, f Format, cols []column, n int, doc any, record func(i int) any) error {
+func WriteTable(w io.Writer, f Format, cols []Column, n int, doc any, record func(i int) any) error {
 	switch f {
 	case FormatJSON:
 		enc := json.NewEncoder(w)
@@ -68,7 +68,7 @@ func writeTable(w io.Writer, f Format, cols []column, n int, doc any, record fun
 		cw := csv.NewWriter(w)
 		head := make([]string, len(cols))
 		for j, c := range cols {
-			head[j] = c.field
+			head[j] = c.Field
 		}
 		if err := cw.Write(head); err != nil {
 			return err
@@ -76,7 +76,7 @@ func writeTable(w io.Writer, f Format, cols []column, n int, doc any, record fun
 		for i := range n {
 			rec := make([]string, len(cols))
 			for j, c := range cols {
-				rec[j] = c.cell(i)
+				rec[j] = c.Cell(i)
 			}
 			if err := cw.Write(rec); err != nil {
 				return err
@@ -89,12 +89,12 @@ func writeTable(w io.Writer, f Format, cols []column, n int, doc any, record fun
 	case FormatText, "":
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 		for _, c := range cols {
-			fmt.Fprintf(tw, "%s\t", c.title)
+			fmt.Fprintf(tw, "%s\t", c.Title)
 		}
 		fmt.Fprintln(tw)
 		for i := range n {
 			for _, c := range cols {
-				fmt.Fprintf(tw, "%s\t", c.cell(i))
+				fmt.Fprintf(tw, "%s\t", c.Cell(i))
 			}
 			fmt.Fprintln(tw)
 		}
@@ -105,12 +105,12 @@ func writeTable(w io.Writer, f Format, cols []column, n int, doc any, record fun
 
 // markdownTable is a table as llama-bench prints it: padded cells, a rule
 // of dashes with numbers right-aligned (---:).
-func markdownTable(w io.Writer, cols []column, n int) error {
+func markdownTable(w io.Writer, cols []Column, n int) error {
 	width := make([]int, len(cols))
 	for j, c := range cols {
-		width[j] = max(len(c.title), 3)
+		width[j] = max(len(c.Title), 3)
 		for i := range n {
-			width[j] = max(width[j], len(c.cell(i)))
+			width[j] = max(width[j], len(c.Cell(i)))
 		}
 	}
 	line := func(cell func(j int) string) {
@@ -119,7 +119,7 @@ func markdownTable(w io.Writer, cols []column, n int) error {
 		for j, c := range cols {
 			v := cell(j)
 			pad := strings.Repeat(" ", width[j]-len(v))
-			if c.number {
+			if c.Number {
 				v = pad + v
 			} else {
 				v += pad
@@ -128,15 +128,15 @@ func markdownTable(w io.Writer, cols []column, n int) error {
 		}
 		fmt.Fprintln(w, b.String())
 	}
-	line(func(j int) string { return cols[j].title })
+	line(func(j int) string { return cols[j].Title })
 	line(func(j int) string {
-		if cols[j].number {
+		if cols[j].Number {
 			return strings.Repeat("-", width[j]-1) + ":"
 		}
 		return strings.Repeat("-", width[j])
 	})
 	for i := range n {
-		line(func(j int) string { return cols[j].cell(i) })
+		line(func(j int) string { return cols[j].Cell(i) })
 	}
 	return nil
 }

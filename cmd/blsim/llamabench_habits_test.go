@@ -98,3 +98,35 @@ func TestLlamaBenchErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestValidateOutputFormats: validate -o md|csv|jsonl lists every
+// configuration it scored, worst first; json is the document, as --json;
+// a format it lacks is one line.
+func TestValidateOutputFormats(t *testing.T) {
+	runs := writeRuns(t, t.TempDir())
+	base := []string{"validate", "--measurements", runs, "--soc", "rk3588"}
+	csvOut, errs, code := runCLI(t, append(base, "-o", "csv")...)
+	lines := strings.Split(strings.TrimSpace(csvOut), "\n")
+	if code != 0 || len(lines) != 11 || lines[0] != "id,label,set,measured_ts,predicted_ts,err_pct,dram_bound_pct" || !strings.Contains(lines[1], ",held out,") {
+		t.Errorf("-o csv: exit %d %s\n%s", code, errs, csvOut)
+	}
+	if md, _, code := runCLI(t, append(base, "-o", "md")...); code != 0 || !strings.HasPrefix(md, "| id ") || strings.Count(md, "\n") != 12 {
+		t.Errorf("-o md: exit %d\n%s", code, md)
+	}
+	jl, _, code := runCLI(t, append(base, "-o", "jsonl")...)
+	var r struct {
+		ID       string  `json:"id"`
+		Measured float64 `json:"measured"`
+	}
+	if first, _, _ := strings.Cut(jl, "\n"); code != 0 || strings.Count(jl, "\n") != 10 || json.Unmarshal([]byte(first), &r) != nil || r.ID == "" || !(r.Measured > 0) {
+		t.Errorf("-o jsonl: exit %d\n%s", code, jl)
+	}
+	a, _, _ := runCLI(t, append(base, "-o", "json")...)
+	b, _, _ := runCLI(t, append(base, "--json")...)
+	if a != b || !strings.Contains(a, `"mode": "predict"`) {
+		t.Errorf("-o json and --json differ:\n%s\n%s", a, b)
+	}
+	if _, errs, code := runCLI(t, append(base, "-o", "xml")...); code == 0 || !strings.Contains(errs, `-o: "xml": want text, md, csv, json or jsonl`) {
+		t.Errorf("-o xml: exit %d %s", code, errs)
+	}
+}

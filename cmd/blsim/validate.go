@@ -7,7 +7,9 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/blsim/blsim/calibrate/fit"
+	"github.com/blsim/blsim/internal/cli"
 	"github.com/blsim/blsim/presets"
+	"github.com/blsim/blsim/report"
 	"github.com/spf13/cobra"
 )
 
@@ -17,6 +19,7 @@ type validateOptions struct {
 	Holdout                          []string
 	Top                              int
 	LOO, JSON                        bool
+	Output                           string // -o: text, md, csv, json or jsonl
 }
 
 func newValidateCmd(stdout, stderr io.Writer) *cobra.Command {
@@ -51,7 +54,8 @@ only ever slow a run down.`,
 	addStatFlag(f, &o.Stat)
 	f.IntVar(&o.Top, "top", 5, "how many of the worst configurations to list")
 	addKernelsFlag(f, &o.Kernels)
-	f.BoolVar(&o.JSON, "json", false, "print JSON")
+	f.BoolVar(&o.JSON, "json", false, "-o json")
+	f.StringVarP(&o.Output, "output", "o", "text", "output format: text (the summary and --top worst), md, csv or jsonl (every configuration scored,\nworst first), or json")
 	return cmd
 }
 
@@ -64,6 +68,13 @@ func validateRun(o *validateOptions, stdout, stderr io.Writer) error {
 	}
 	if o.Top < 0 {
 		return fmt.Errorf("--top: %d is negative", o.Top)
+	}
+	format, err := report.ParseFormat(o.Output)
+	if err != nil {
+		return fmt.Errorf("-o: %w", err)
+	}
+	if o.JSON {
+		format = report.FormatJSON
 	}
 	opts, err := fitOptionsOf(o.Stat, o.Kernels)
 	if err != nil {
@@ -95,10 +106,7 @@ func validateRun(o *validateOptions, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if o.JSON {
-		return writeJSON(stdout, v)
-	}
-	return v.WriteText(stdout, opts.Stat, o.Top)
+	return cli.ValidationOut(stdout, v, format, opts.Stat, o.Top)
 }
 
 // fitOptionsOf reads the --stat and --kernels flags.

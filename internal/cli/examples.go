@@ -41,7 +41,8 @@ var Examples = map[string]string{
   blsim socs show mine.yaml --resolved`,
 	"blsim validate": `  blsim validate --soc fitted.yaml --measurements held.jsonl
   blsim validate --soc prior.yaml --measurements bench.jsonl --holdout "t=2 pp256,t=1 pp64 ub=16"
-  blsim validate --soc fitted.yaml --measurements runs.jsonl --loo --stat best`,
+  blsim validate --soc fitted.yaml --measurements runs.jsonl --loo --stat best
+  blsim validate --soc fitted.yaml --measurements held.jsonl -o csv`,
 	"blsim workloads": `  blsim workloads
   blsim workloads --json`,
 	"blsim workloads from-gguf": `  blsim workloads from-gguf model.gguf -o model.yaml
