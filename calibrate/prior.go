@@ -140,6 +140,9 @@ func Prior(name string, engines []Engine, ms []measure.Measurement, w *model.Wor
 		// The norms, where measured; else half the f32 rate (older files).
 		set(p+"scalar_ops_per_cycle", &e.ScalarOpsPerCycle, f32/2)
 		set(p+"bandwidth_max_gb_s", &e.BandwidthMaxGBs, 5)
+		// What a core loses while the cluster's other cores compute too
+		// (scalingSteps), where measured above zero; else 0.02.
+		set(p+"thread_scaling_loss", &e.ThreadScalingLoss, 0.02)
 		// The shared cache as measured (llcSteps): what it holds, and
 		// its read rate, with which the simulator keeps weights in it
 		// between graphs. Unmeasured: half of it, and no keeping.

@@ -170,6 +170,7 @@ func MicroSteps(s *Settings) []Step {
 				return fromStats(id, measure.Kernel, p+fk.param, c.Name, "ops/cycle", st, 1/ghz), err
 			}}))
 		}
+		steps = append(steps, scalingSteps(c, ps)...)
 		steps = append(steps, llcSteps(c, ps)...)
 		steps = append(steps, smtSteps(c, ps)...)
 	}

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"maps"
 	"os"
+	"reflect"
 	"slices"
 	"sort"
 	"strings"
@@ -224,4 +225,27 @@ func ReplacedParts(ref string, fitted map[string]float64) string {
 		return ""
 	}
 	return "calibration replaced part values: " + strings.Join(out, ", ")
+}
+
+// SoCPreset is the preset SoC profile ref is: ref itself when it names a
+// preset, or the preset a profile file is an unchanged copy of (`blsim
+// socs show NAME > mine.yaml`: the same name and the same values once
+// loaded), so that the copy behaves as the preset does (its built-in
+// measurements, its warnings); "" otherwise.
+func SoCPreset(ref string) string {
+	if !IsFile(ref) {
+		if slices.Contains(SoCNames(), ref) {
+			return ref
+		}
+		return ""
+	}
+	s, err := model.LoadSoCFile(ref)
+	if err != nil || !slices.Contains(SoCNames(), s.Name) {
+		return ""
+	}
+	p, err := SoC(s.Name)
+	if err != nil || !reflect.DeepEqual(s, p) {
+		return ""
+	}
+	return s.Name
 }

@@ -113,7 +113,7 @@ func plotRun(o *plotOptions, stdout io.Writer) error {
 	o.Progress = o.warn
 	// Measurements first: the request predicts their workload.
 	var m *cli.Measured
-	if o.Kind == "parity" || (o.Kind == "split" && (o.Measurements != "" || o.SoC == seedSoC)) {
+	if o.Kind == "parity" || (o.Kind == "split" && (o.Measurements != "" || presets.SoCPreset(o.SoC) == seedSoC)) {
 		var err error
 		if m, err = o.ReadMeasurements(o.Measurements, o.Stat, o.warn); err != nil {
 			return err

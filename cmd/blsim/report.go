@@ -18,6 +18,7 @@ import (
 	"github.com/blsim/blsim/internal/progress"
 	"github.com/blsim/blsim/internal/termsafe"
 	"github.com/blsim/blsim/plots"
+	"github.com/blsim/blsim/presets"
 	"github.com/blsim/blsim/report"
 	"github.com/blsim/blsim/sim"
 	"github.com/spf13/cobra"
@@ -124,7 +125,7 @@ func reportRun(o *reportOptions, stdout io.Writer) (err error) {
 	// Measurements first: the request predicts their workload, and a
 	// mismatch is an input error, found before any work.
 	var m *cli.Measured
-	if o.Measurements != "" || o.SoC == seedSoC {
+	if o.Measurements != "" || presets.SoCPreset(o.SoC) == seedSoC {
 		if m, err = o.ReadMeasurements(o.Measurements, o.Stat, o.warn); err != nil {
 			return err
 		}

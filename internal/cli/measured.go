@@ -21,7 +21,8 @@ type Measured struct {
 }
 
 // ReadMeasurements reads the measurements file path, or, when path is ""
-// and --soc is the rk3588 preset, the seed's figures. The request then
+// and --soc is the rk3588 preset (or an unchanged copy of it:
+// presets.SoCPreset), the seed's figures. The request then
 // predicts the workload a file's lines all ran, unless --workload is
 // given (merge refuses one that disagrees).
 func (r *RequestFlags) ReadMeasurements(path, statFlag string, warn io.Writer) (*Measured, error) {
@@ -29,7 +30,7 @@ func (r *RequestFlags) ReadMeasurements(path, statFlag string, warn io.Writer) (
 	if err != nil {
 		return nil, fmt.Errorf("--stat: %w", err)
 	}
-	if path == "" && r.SoC != presets.SeedSoC {
+	if path == "" && presets.SoCPreset(r.SoC) != presets.SeedSoC {
 		return nil, fmt.Errorf("--measurements: a measurements file is required for soc %s (only %s has built-in ones)", r.SoC, presets.SeedSoC)
 	}
 	s, err := presets.LoadSoC(r.SoC)

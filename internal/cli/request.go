@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"slices"
 	"strings"
 
 	"github.com/blsim/blsim/internal/progress"
@@ -276,10 +275,11 @@ func (r *RequestFlags) Run(q predict.Request) (*predict.Prediction, error) {
 	return p, nil
 }
 
-// Warn prints the prediction's warnings, one line each (for a preset, not
-// what every profile shares: see predict.Prediction.Notable).
+// Warn prints the prediction's warnings, one line each (for a preset or
+// an unchanged copy of one, not what every profile shares: see
+// predict.Prediction.Notable and presets.SoCPreset).
 func Warn(w io.Writer, p *predict.Prediction, socRef string) {
-	for _, x := range p.Notable(slices.Contains(presets.SoCNames(), socRef)) {
+	for _, x := range p.Notable(presets.SoCPreset(socRef) != "") {
 		fmt.Fprintf(w, "warning: %s: %s\n", socRef, x)
 	}
 	fmt.Fprint(w, p.Span.Note())

@@ -287,7 +287,7 @@ func ToF16Row(y []uint16, x []float32) {
 const negInfF16 = 0xfc00
 
 // expf is e^x in float32, as the C library's expf that ggml's flash
-// attention calls once a position: the exponential of EXP in
+// attention calls once a position (and softmax on a row's leftovers): the exponential of EXP in
 // float_avx512_amd64.s, one element (within 2e-7 relative, 0 below
 // -87.34, +inf above 88.72).
 func expf(x float32) float32 {

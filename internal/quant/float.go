@@ -30,6 +30,9 @@ type floatKernels struct {
 	add     func(y, x *float32, n int)
 	// expSum sets y[i] = e^(x[i]-max) and returns their sum.
 	expSum func(y, x *float32, n int, max float32) float32
+	// max is the largest of x's n elements (ggml_vec_max_f32: a scalar
+	// loop, which compilers do not vectorise without fast-math).
+	max    func(x *float32, n int) float32
 	silu   func(y, x *float32, n int)
 	cvtF16 func(y *uint16, x *float32, n int)
 	// madF16 sets y[i] += x[i]·s and scaleF16 y[i] *= s, y and x float16
@@ -69,10 +72,19 @@ var genericFloat = &floatKernels{
 		ys, xs := unsafe.Slice(y, n), unsafe.Slice(x, n)
 		var s float32
 		for i := range ys {
-			ys[i] = float32(math.Exp(float64(xs[i] - max)))
+			ys[i] = expf(xs[i] - max)
 			s += ys[i]
 		}
 		return s
+	},
+	max: func(x *float32, n int) float32 {
+		m := float32(math.Inf(-1))
+		for _, v := range unsafe.Slice(x, n) {
+			if v > m {
+				m = v
+			}
+		}
+		return m
 	},
 	silu: func(y, x *float32, n int) {
 		ys, xs := unsafe.Slice(y, n), unsafe.Slice(x, n)

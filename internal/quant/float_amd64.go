@@ -19,12 +19,12 @@ func archFloatKernels() []*floatKernels {
 	if x.HasAVX512F && x.HasAVX512VL {
 		ks = append(ks, &floatKernels{name: "avx512", lanes: 16, tileCols: 6,
 			dotF16: dotF16AVX512, dotF32: dotF32AVX512, tileF16: tilesF16AVX512, tileF32: tilesF32AVX512,
-			scale: scaleAVX512, add: addAVX512, expSum: expSumAVX512, silu: siluAVX512, cvtF16: cvtF16AVX512,
+			scale: scaleAVX512, add: addAVX512, expSum: expSumAVX512, max: maxChain, silu: siluAVX512, cvtF16: cvtF16AVX512,
 			madF16: madF16AVX512, scaleF16: scaleF16AVX512, flashRow: flashRowAVX512})
 	}
 	return append(ks, &floatKernels{name: "avx2", lanes: 8, tileCols: 3,
 		dotF16: dotF16AVX2, dotF32: dotF32AVX2, tileF16: tilesF16AVX2, tileF32: tilesF32AVX2,
-		scale: scaleAVX2, add: addAVX2, expSum: expSumAVX2, silu: siluAVX2, cvtF16: cvtF16AVX2,
+		scale: scaleAVX2, add: addAVX2, expSum: expSumAVX2, max: maxChain, silu: siluAVX2, cvtF16: cvtF16AVX2,
 		madF16: madF16AVX2, scaleF16: scaleF16AVX2})
 }
 
@@ -42,6 +42,9 @@ func addAVX512(y, x *float32, n int)
 
 //go:noescape
 func expSumAVX512(y, x *float32, n int, max float32) float32
+
+//go:noescape
+func maxChain(x *float32, n int) float32
 
 //go:noescape
 func siluAVX512(y, x *float32, n int)

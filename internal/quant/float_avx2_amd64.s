@@ -250,3 +250,22 @@ scale16:
 	JNZ       scale16
 	VZEROUPPER
 	RET
+
+
+// func maxChain(x *float32, n int) float32
+// The largest of x's n elements as ggml_vec_max_f32 runs, compiled (its
+// MAX macro, no fast-math): one VMAXSS an element, each waiting on the
+// last (c392e50's libggml-cpu.so, ggml_compute_forward_soft_max). Both
+// the AVX2 and the AVX-512 implementations take it.
+TEXT ·maxChain(SB), NOSPLIT, $0-20
+	MOVQ  x+0(FP), SI
+	MOVQ  n+8(FP), CX
+	MOVL  $0xff800000, AX
+	MOVL  AX, X0
+maxloop:
+	VMAXSS (SI), X0, X0
+	ADDQ   $4, SI
+	DECQ   CX
+	JNZ    maxloop
+	VMOVSS X0, ret+16(FP)
+	RET

@@ -357,3 +357,4 @@ done:
 	VMOVSS       X8, ret+64(FP)
 	VZEROUPPER
 	RET
+

@@ -99,7 +99,7 @@ func ToF16(y []uint16, x []float32) {
 
 // SoftMax is ggml's soft_max_ext of one row, into y (len(x) long):
 // softmax(x·scale + mask), mask nil for none. The steps are ggml's: copy,
-// scale, add the mask, the maximum (a scalar loop, as ggml_vec_max_f32),
+// scale, add the mask, the maximum (ggml_vec_max_f32, a scalar loop),
 // the exponentials and their sum (vectorised, ggml_vec_soft_max_f32),
 // then a scale by one over the sum.
 func SoftMax(y, x, mask []float32, scale float32) {
@@ -109,14 +109,15 @@ func SoftMax(y, x, mask []float32, scale float32) {
 	if mask != nil {
 		Add(y, mask)
 	}
-	m := float32(math.Inf(-1))
-	for _, v := range y {
-		if v > m {
-			m = v
-		}
-	}
 	k := activeFloat()
 	n := k.body(len(y))
+	m := float32(math.Inf(-1))
+	if n > 0 {
+		m = k.max(&y[0], n)
+	}
+	if n < len(y) {
+		m = max(m, genericFloat.max(&y[n], len(y)-n))
+	}
 	var sum float64
 	if n > 0 {
 		sum = float64(k.expSum(&y[0], &y[0], n, m))
@@ -146,24 +147,46 @@ func RMSNorm(y, x []float32, eps float32) {
 // (headDim apart) by position pos, as ggml's rope for a token in the
 // normal (not NeoX) layout: a table of cos and sin of pos·base^(-2i/dims)
 // for the pairs, computed once per token (ggml_rope_cache_init, one
-// cosf and sinf a pair), then each head's pairs rotated by it. cache
+// cosf and sinf a pair: sincosf), then each head's pairs rotated by it. cache
 // holds at least dims floats.
 func Rope(x []float32, heads, headDim, dims, pos int, base float32, cache []float32) {
+	cache = cache[:dims]
 	theta := float64(pos)
 	step := math.Pow(float64(base), -2/float64(dims))
-	for i := 0; i < dims; i += 2 {
-		s, c := math.Sincos(theta)
-		cache[i], cache[i+1] = float32(c), float32(s)
+	for i := 0; i+1 < len(cache); i += 2 {
+		cache[i+1], cache[i] = sincosf(theta)
 		theta *= step
 	}
 	for h := range heads {
 		row := x[h*headDim : h*headDim+dims]
-		for i := 0; i < dims; i += 2 {
+		for i := 0; i+1 < len(row) && i+1 < len(cache); i += 2 {
 			c, s := cache[i], cache[i+1]
 			a, b := row[i], row[i+1]
 			row[i], row[i+1] = a*c-b*s, a*s+b*c
 		}
 	}
+}
+
+// sincosf is the sine and cosine of x to float32's precision, as the C
+// library's sinf and cosf (which ggml_rope_cache_init calls a pair)
+// compute them: x reduced by multiples of π/2 in float64, then the Taylor
+// polynomials of sine (to x^11) and cosine (to x^12) on [-π/4, π/4].
+func sincosf(x float64) (sin, cos float32) {
+	k := math.RoundToEven(x * (2 / math.Pi))
+	r := x - k*(math.Pi/2)
+	r -= k * 6.123233995736766e-17 // π/2's float64 remainder
+	r2 := r * r
+	s := r + r*r2*(-1.0/6+r2*(1.0/120+r2*(-1.0/5040+r2*(1.0/362880+r2*(-1.0/39916800)))))
+	c := 1 + r2*(-0.5+r2*(1.0/24+r2*(-1.0/720+r2*(1.0/40320+r2*(-1.0/3628800+r2*(1.0/479001600))))))
+	switch int64(k) & 3 {
+	case 1:
+		s, c = c, -s
+	case 2:
+		s, c = -s, -c
+	case 3:
+		s, c = -c, s
+	}
+	return float32(s), float32(c)
 }
 
 // MatMulF16 is llamafile's tinyBLAS for an f16 product, one thread: c[j·ldc

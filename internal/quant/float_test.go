@@ -321,3 +321,52 @@ func ExampleSoftMax() {
 	fmt.Printf("%.4f %.4f %.4f\n", y[0], y[1], y[2])
 	// Output: 0.0900 0.2447 0.6652
 }
+
+// Each implementation's max kernel finds the largest element wherever it
+// lies in the vector body, and so does SoftMax's maximum with the
+// leftovers: softmax is e^(x-max) scaled, and a maximum found too small
+// clamps the exponentials of large scores to one value.
+func TestMaxKernel(t *testing.T) {
+	withFloat(t, func(t *testing.T, k *floatKernels) {
+		for _, n := range floatLengths {
+			body := k.body(n)
+			for _, at := range []int{0, n / 2, n - 1} {
+				x := randF32(newRNG(uint64(n+at)), n)
+				x[at] = 3
+				if body > 0 && at < body {
+					if got := k.max(&x[0], body); got != 3 {
+						t.Fatalf("%s max n=%d largest at %d: %g", k.name, body, at, got)
+					}
+				}
+				for i := range x {
+					x[i] *= 100 // the largest 300, the rest within ±100
+				}
+				if n > 1 {
+					x[(at+1)%n] = 250 // e^(250-max) clamps to e^88 unless max is 300
+				}
+				y := make([]float32, n)
+				SoftMax(y, x, nil, 1)
+				if y[at] < 0.99 || math.IsNaN(float64(y[at])) {
+					t.Fatalf("SoftMax n=%d largest at %d: %g", n, at, y[at])
+				}
+			}
+		}
+	})
+}
+
+// sincosf is within float32's rounding of math.Sincos over the angles RoPE
+// takes (positions to 10^6 radians) and in each quadrant.
+func TestSincosf(t *testing.T) {
+	g := newRNG(9)
+	for i := range 100000 {
+		x := float64(g.next()%2000001)/1000 - 1000
+		if i%10 == 0 {
+			x *= 1000
+		}
+		s, c := sincosf(x)
+		ws, wc := math.Sincos(x)
+		if math.Abs(float64(s)-ws) > 2e-7 || math.Abs(float64(c)-wc) > 2e-7 {
+			t.Fatalf("sincosf(%g) = %g, %g; want %g, %g", x, s, c, ws, wc)
+		}
+	}
+}

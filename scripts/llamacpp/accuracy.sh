@@ -7,7 +7,8 @@
 #   fit    llama-bench pp512 x -t 1,2 x -ub 64,512 x --poll 0,50, 3 shuffled rounds
 #   pp     llama-bench -p 64,128,256,1024,2048 x -t 1,2 (ub 512, poll 50), 1 round
 #   tg     llama-bench -n 32,128 x -t 1,2 x --poll 0,50, 1 round
-# Every run is appended to OUTDIR/runs.jsonl (llama-bench -r 3, -o jsonl).
+# Each step's runs go to OUTDIR/STEP.jsonl (llama-bench -r 3, -o jsonl);
+# `cat OUTDIR/{fit,pp,tg}.jsonl > OUTDIR/runs.jsonl` joins them.
 # The fits and their held-out errors are offline and quick (blsim validate
 # --holdout on that file); docs/llamacpp-accuracy.md gives the commands.
 # BLSIM (default: blsim on PATH), GGUF (default
@@ -20,7 +21,7 @@ blsim=${BLSIM:-blsim}
 gguf=${GGUF:-/work/llama-data/moe-q8.gguf}
 lb=${LLAMA_BENCH:-/work/llama.cpp/build/bin/llama-bench}
 mkdir -p "$out"
-runs=$out/runs.jsonl
+runs=$out/$step.jsonl
 bench() { # bench 'EXTRA LLAMA-BENCH ARGS' BLSIM-ARGS...
 	local extra=$1
 	shift
