@@ -40,15 +40,23 @@ func removeStale(dir string) {
 	}
 	prefix := tempPrefix(dir)
 	for _, e := range ents {
-		rest, ok := strings.CutPrefix(e.Name(), prefix)
-		if !ok || !e.IsDir() {
-			continue
-		}
-		pidText, _, _ := strings.Cut(rest, "-")
-		if pid, err := strconv.Atoi(pidText); err == nil && pid != os.Getpid() && !processRuns(pid) {
+		if e.IsDir() && ownerGone(e.Name(), prefix) {
 			os.RemoveAll(filepath.Join(filepath.Dir(dir), e.Name()))
 		}
 	}
+}
+
+// ownerGone reports whether name is prefix, a process id and "-..." (a
+// temporary name this package made) whose process is not this one and no
+// longer runs.
+func ownerGone(name, prefix string) bool {
+	rest, ok := strings.CutPrefix(name, prefix)
+	if !ok {
+		return false
+	}
+	pidText, _, _ := strings.Cut(rest, "-")
+	pid, err := strconv.Atoi(pidText)
+	return err == nil && pid != os.Getpid() && !processRuns(pid)
 }
 
 // CheckReplaceable fails unless dir does not exist, or is a folder

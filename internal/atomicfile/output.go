@@ -67,12 +67,7 @@ func removeStaleProbes(dir string) {
 		return
 	}
 	for _, e := range ents {
-		rest, ok := strings.CutPrefix(e.Name(), probePrefix)
-		if !ok || !e.Type().IsRegular() {
-			continue
-		}
-		pidText, _, _ := strings.Cut(rest, "-")
-		if pid, err := strconv.Atoi(pidText); err == nil && pid != os.Getpid() && !processRuns(pid) {
+		if e.Type().IsRegular() && ownerGone(e.Name(), probePrefix) {
 			os.Remove(filepath.Join(dir, e.Name()))
 		}
 	}
