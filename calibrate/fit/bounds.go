@@ -64,7 +64,7 @@ func boundFor(prior *model.SoC, path string, v float64) lm.Bound {
 			up = math.Inf(1)
 		}
 		return lm.Bound{Lower: math.Max(1e-6*math.Abs(v), model.BandwidthRange.Min), Upper: math.Max(up, v)}
-	case hasSuffix(path, "mem_compute_overlap"), hasSuffix(path, "gemv_overlap"), hasSuffix(path, "cache_usable_frac"), hasSuffix(path, "moe_efficiency"):
+	case hasSuffix(path, "mem_compute_overlap"), hasSuffix(path, "gemv_overlap"), hasSuffix(path, "cache_usable_frac"), hasSuffix(path, "moe_efficiency"), hasSuffix(path, "thread_scaling_loss"):
 		return lm.Bound{Lower: 0, Upper: 1}
 	case hasSuffix(path, "gemv_efficiency"):
 		// Zero means "not set" (1): keep the fit above it.

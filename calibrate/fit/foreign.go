@@ -144,8 +144,30 @@ func ForeignFree(s *model.SoC, obs []measure.Measurement, p *Predictor) []string
 		if e.BandwidthPerThreadGBs > 0 && fewerThreads[e.Name] {
 			out = append(out, pre+"bandwidth_per_thread_gb_s")
 		}
+		if !e.IsAccelerator() && threadSpread(e.Name, obs) {
+			out = append(out, pre+"thread_scaling_loss")
+		}
 	}
 	return append(out, "dram.sustained_gb_s", "handoff.futex_wake_us", "handoff.sleep_exit_us", "handoff.spin_wake_us")
+}
+
+// threadSpread says whether the throughputs run engine e at two thread
+// counts or more, one of them above one: only then do they tell e's
+// thread-scaling loss (n threads at n/(1+loss·(n-1)) times one) from its
+// kernel rates and bandwidth.
+func threadSpread(e string, obs []measure.Measurement) bool {
+	seen := map[int]bool{}
+	for i := range obs {
+		if obs[i].Plan == nil {
+			continue
+		}
+		for j, name := range obs[i].Plan.Engines {
+			if name == e && j < len(obs[i].Plan.Threads) && obs[i].Plan.Threads[j] > 0 {
+				seen[obs[i].Plan.Threads[j]] = true
+			}
+		}
+	}
+	return len(seen) >= 2
 }
 
 // shortWalks says whether some throughput walks weights for fewer tokens

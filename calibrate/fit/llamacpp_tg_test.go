@@ -81,13 +81,19 @@ func TestRecordedLlamaCppGemvOverlap(t *testing.T) {
 	}
 	found := false
 	for _, p := range r.Params {
+		if p.Path == "engines.big.thread_scaling_loss" {
+			t.Logf("%s: %.3f ± %.3f", p.Path, p.Value, p.Sigma)
+		}
 		if p.Path != "engines.big.gemv_overlap" {
 			continue
 		}
 		found = true
 		t.Logf("%s: %.3f ± %.3f (prior 0.3 ± 0.3); fit MAPE %.2f%% over %d, held-out pp64+tg32 MAPE %.2f%% (max %.2f%%)",
 			p.Path, p.Value, p.Sigma, r.MAPE, len(r.Residuals), v.MAPE, v.MaxErrPct)
-		if !p.Identifiable || p.Value > 0.2 || p.Sigma > 0.15 {
+		// The grid runs -t 1 and 2, so the pool's thread-scaling loss is
+		// fitted too (0.000 ± 0.096 while it was held at its prior): the
+		// two share some of the runs' information.
+		if !p.Identifiable || p.Value > 0.2 || p.Sigma > 0.16 {
 			t.Errorf("%s = %.3f ± %.3f, identifiable %v: want pinned below 0.2", p.Path, p.Value, p.Sigma, p.Identifiable)
 		}
 	}

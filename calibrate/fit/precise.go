@@ -15,12 +15,15 @@ const (
 	// efficiency, the usable share of a cache), whose value can be near
 	// zero, where a relative σ means nothing: 0.1 is a tenth of its range.
 	PreciseAbsSigma = 0.1
+	// ShareFloorSigma is the narrowest prior σ of a thread-scaling loss
+	// the fit starts from: a tenth of the share's range.
+	ShareFloorSigma = 0.1
 )
 
 // IsShare reports whether path is a parameter whose value is a share in
 // [0, 1]: judged by an absolute σ (PreciseAbsSigma).
 func IsShare(path string) bool {
-	for _, s := range []string{"mem_compute_overlap", "gemv_overlap", "gemv_efficiency", "cache_usable_frac", "moe_efficiency"} {
+	for _, s := range []string{"mem_compute_overlap", "gemv_overlap", "gemv_efficiency", "cache_usable_frac", "moe_efficiency", "thread_scaling_loss"} {
 		if strings.HasSuffix(path, "."+s) {
 			return true
 		}
