@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -97,17 +98,10 @@ func (r *RequestFlags) one(name, v string, def int) (int, error) {
 		return 0, err
 	}
 	if len(vals) != 1 {
-		cmd := cmp(r.Command, "predict --threads-sweep")
+		cmd := cmp.Or(r.Command, "predict --threads-sweep")
 		return 0, fmt.Errorf("--%s: %q is %d values: %s takes one (blsim predict makes a table of a list, a row each)", name, v, len(vals), cmd)
 	}
 	return vals[0], nil
-}
-
-func cmp(s, def string) string {
-	if s == "" {
-		return def
-	}
-	return s
 }
 
 // Request reads the flags into one predict.Request, loading the SoC and
@@ -116,11 +110,11 @@ func (r *RequestFlags) Request() (predict.Request, error) {
 	var q predict.Request
 	var err error
 	if r.Given("threads") {
-		return q, fmt.Errorf("--threads: llama-bench's -t (one pool's total threads) makes blsim predict's table; %s takes the split's threads per engine as --engine-threads", cmp(r.Command, "predict --threads-sweep"))
+		return q, fmt.Errorf("--threads: llama-bench's -t (one pool's total threads) makes blsim predict's table; %s takes the split's threads per engine as --engine-threads", cmp.Or(r.Command, "predict --threads-sweep"))
 	}
 	for _, f := range []string{"soc", "workload"} {
 		if v, _ := r.Flags.GetString(f); strings.Contains(v, ",") {
-			return q, fmt.Errorf("--%s: %q is a list: %s takes one (blsim predict makes a table of a list, a row each)", f, v, cmp(r.Command, "predict --threads-sweep"))
+			return q, fmt.Errorf("--%s: %q is a list: %s takes one (blsim predict makes a table of a list, a row each)", f, v, cmp.Or(r.Command, "predict --threads-sweep"))
 		}
 	}
 	if q.SoC, err = presets.LoadSoC(r.SoC); err != nil {
