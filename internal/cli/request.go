@@ -146,8 +146,8 @@ func (r *RequestFlags) Request() (predict.Request, error) {
 			return q, fmt.Errorf("--engine-threads: %w", err)
 		}
 	} else if r.Given("big-threads") || r.Given("little-threads") {
-		if q.Threads, err = predict.PerEngineThreads(n, r.BigThreads, r.LittleThreads, r.Given("big-threads"), r.Given("little-threads")); err != nil {
-			return q, r.FlagError(err, q)
+		if q.Threads, err = r.clusterThreads(n); err != nil {
+			return q, err
 		}
 	}
 	frac := r.Frac
@@ -231,6 +231,27 @@ func (r *RequestFlags) threadFlag(i int) string {
 		return "--little-threads"
 	}
 	return "--engine-threads"
+}
+
+// clusterThreads is --big-threads and --little-threads, the two-cluster
+// form of --engine-threads, as n engines' threads: the first engine's and
+// each later one's, 0 (the engine's default) where the flag is not given.
+func (r *RequestFlags) clusterThreads(n int) ([]int, error) {
+	out := make([]int, n)
+	for i := range out {
+		flag, v := "little-threads", r.LittleThreads
+		if i == 0 {
+			flag, v = "big-threads", r.BigThreads
+		}
+		if !r.Given(flag) {
+			continue
+		}
+		if v < 1 {
+			return nil, fmt.Errorf("--%s: %d threads: want at least 1", flag, v)
+		}
+		out[i] = v
+	}
+	return out, nil
 }
 
 // FlagError names the flag behind a predict.FieldError.
