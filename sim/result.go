@@ -23,8 +23,10 @@ type Result struct {
 	TokenOverheadS float64 `json:"token_overhead_s"`
 	// tokenGraphs is how many generated tokens' graphs were simulated.
 	tokenGraphs int
-	// Bound is the share of wall time the critical path spent in each
-	// state; they add up to 1.
+	// Bound is the share of wall time spent in each state; they add up
+	// to 1. Outside split ops it is the critical path's state; inside one
+	// it is counted over the engines still at work (splitBound), so that
+	// it moves continuously with the shares.
 	Bound Bound `json:"bound"`
 	// DRAMUtilMean is bytes moved / (sustained bandwidth x wall time);
 	// DRAMUtilPeak is the highest utilisation inside memory bursts.
@@ -51,7 +53,7 @@ type Result struct {
 	DRAM []DRAMSample `json:"dram,omitempty"`
 }
 
-// Bound breaks the critical path down by what limited it.
+// Bound breaks the wall time down by what limited it (Result.Bound).
 type Bound struct {
 	Compute float64 `json:"compute"`
 	DRAM    float64 `json:"dram"`

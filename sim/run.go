@@ -130,6 +130,7 @@ type runner struct {
 	finish  []float64
 	stall   []float64
 	working []bool
+	pts     []float64 // splitBound's moments
 	idx     []int
 	sub     []part
 	tms     []timing

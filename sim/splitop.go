@@ -104,11 +104,8 @@ func (r *runner) splitOp(op *model.Op) {
 	if split {
 		join = h.JoinUS * 1e-6
 	}
-	critWork := r.finish[crit] - r.starts[crit]
 	handoff := (r.starts[crit] - t0) + join
-	r.res.Bound.Handoff += handoff
-	r.res.Bound.DRAM += r.stall[crit]
-	r.res.Bound.Compute += critWork - r.stall[crit]
+	r.splitBound(t0, join)
 	r.res.Split.Ops++
 	r.res.Split.OpS += end + join - t0
 	r.res.ExpertOpS += end + join - t0
