@@ -56,8 +56,18 @@ type Result struct {
 // Bound breaks the wall time down by what limited it (Result.Bound).
 type Bound struct {
 	Compute float64 `json:"compute"`
-	DRAM    float64 `json:"dram"`
-	Handoff float64 `json:"handoff"`
+	// DRAM is waiting on loads as the memory itself makes an engine
+	// wait: at its sustained bandwidth, shared with the other engines
+	// (the shared cache's reads and an accelerator's own memory count
+	// here too).
+	DRAM float64 `json:"dram"`
+	// EngineCap is the waiting an engine's own cap adds, where it is
+	// below the DRAM's bandwidth (a cluster's bandwidth_max_gb_s, its
+	// threads' streams): the stall alone at the cap less the stall alone
+	// at the DRAM's whole bandwidth. More DRAM bandwidth would not
+	// shorten it.
+	EngineCap float64 `json:"engine_cap"`
+	Handoff   float64 `json:"handoff"`
 }
 
 // EngineStats is one engine's time over the whole run.

@@ -6,7 +6,8 @@ import "slices"
 // to the run's Bound, counted over the engines at work: at each moment,
 // each engine not yet finished counts for an equal part of the moment, as
 // handoff until it starts (signal, gather, wake, submit), then as DRAM
-// stall and compute in its partition's mix (r.stall of its busy time).
+// stall, engine-cap stall and compute in its partition's mix (r.stall and
+// r.cap of its busy time).
 // The join after the op is handoff. An engine that has finished no longer
 // counts, so near the balance point, where the engine that finishes last
 // changes, the breakdown moves with the shares instead of jumping from
@@ -44,11 +45,13 @@ func (r *runner) splitBound(t0, join float64) {
 				b.Handoff += dt
 				continue
 			}
-			stall := 0.0
+			stall, capped := 0.0, 0.0
 			if busy := r.finish[i] - r.starts[i]; busy > 0 {
 				stall = min(1, r.stall[i]/busy)
+				capped = min(stall, r.cap[i]/busy)
 			}
-			b.DRAM += dt * stall
+			b.DRAM += dt * (stall - capped)
+			b.EngineCap += dt * capped
 			b.Compute += dt * (1 - stall)
 		}
 	}
