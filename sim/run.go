@@ -202,7 +202,7 @@ func (r *runner) barriersPerOp(ops []model.Op) float64 {
 // split says whether the plan is a split dispatcher's (token or expert):
 // the routed-expert ops forked between pools.
 func (r *runner) split() bool {
-	return r.plan.Mode == model.TokenSplit || r.plan.Mode == model.ExpertSplit
+	return r.plan.Mode.IsSplit()
 }
 
 // ubatch simulates one ubatch's ops in graph order.
