@@ -19,8 +19,8 @@
 # A target that fails only with go test's "context deadline exceeded" at
 # the end of FUZZTIME, having written no failing input, is reported
 # "ok (deadline race)": that is a race in Go's fuzzing coordinator
-# (golang/go#75804, fixed in Go 1.27), not a finding; it failed
-# FuzzParseMapping once in 2 minutes out of 3 here on go1.26.8 (issue 31).
+# (golang/go#75804, fixed in Go 1.27), not a finding. On go1.26.8 it
+# failed 1 of 6 two-minute runs of FuzzParseMapping (issue 31).
 #
 # A failed target's whole go test output is kept (LOGDIR, default a new
 # folder under /tmp) and its last lines printed: a failure go test reports
