@@ -82,10 +82,10 @@ func TestAdaptGrid(t *testing.T) {
 	if cfg.PlanCheck == nil {
 		t.Fatal("no plan check")
 	}
-	if why := cfg.PlanCheck(model.NewSplit(model.TokenSplit, "big", "little", 4, 4, 0.2, 50)); why != "" {
+	if why := cfg.PlanCheck(model.NewPlan(model.TokenSplit, []string{"big", "little"}, []int{4, 4}, model.SharesOf(0.2), 50)); why != "" {
 		t.Errorf("a plan rk3588 runs is flagged: %s", why)
 	}
-	why := cfg.PlanCheck(model.NewSplit(model.TokenSplit, "big", "little", 8, 4, 0.2, 50))
+	why := cfg.PlanCheck(model.NewPlan(model.TokenSplit, []string{"big", "little"}, []int{8, 4}, model.SharesOf(0.2), 50))
 	if !strings.Contains(why, "the profile rk3588 cannot run this record's plan") || !strings.Contains(why, `"n_threads: total"`) {
 		t.Errorf("8 big threads: %q", why)
 	}

@@ -150,7 +150,7 @@ func grid1(s *Settings, grid string) ([]Point, error) {
 				continue
 			}
 			for _, f := range fracs {
-				out = append(out, Point{Plan: model.NewSplit(mode, big.Name, little.Name, tb, tl, f, poll), Run: run, Set: grid,
+				out = append(out, Point{Plan: model.NewPlan(mode, []string{big.Name, little.Name}, []int{tb, tl}, model.SharesOf(f), poll), Run: run, Set: grid,
 					NoWarmup: run != nil && run == high})
 			}
 		}

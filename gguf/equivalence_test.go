@@ -181,8 +181,8 @@ func TestSeedFromGGUF(t *testing.T) {
 	}
 	for _, p := range []model.Plan{
 		model.NewNative("big", 4, 50),
-		model.NewSplit(model.TokenSplit, "big", "little", 4, 4, 0.12, 50),
-		model.NewSplit(model.ExpertSplit, "big", "little", 4, 4, 0.12, 0),
+		model.NewPlan(model.TokenSplit, []string{"big", "little"}, []int{4, 4}, model.SharesOf(0.12), 50),
+		model.NewPlan(model.ExpertSplit, []string{"big", "little"}, []int{4, 4}, model.SharesOf(0.12), 0),
 		model.NewPool([]string{"big", "little"}, []int{4, 4}, 50),
 	} {
 		a, err := sim.Run(soc, got, p)

@@ -66,10 +66,23 @@ func NewNative(main string, threads, poll int) Plan {
 	return Plan{Mode: Native, Engines: []string{main}, Fracs: []float64{1}, Threads: []int{threads}, Poll: poll}
 }
 
-// NewSplit is a two-engine plan giving second the fraction frac.
-func NewSplit(mode Mode, main, second string, mainThreads, secondThreads int, frac float64, poll int) Plan {
-	return Plan{Mode: mode, Engines: []string{main, second}, Fracs: []float64{1 - frac, frac},
-		Threads: []int{mainThreads, secondThreads}, Poll: poll}
+// NewPlan is the plan that runs mode over engines, main first, each with
+// its threads and its share of the split ops (SharesOf makes the shares
+// from the helpers'). NewPlan(TokenSplit, []string{"big", "little"},
+// []int{4, 4}, SharesOf(0.12), 50) is the seed's split.
+func NewPlan(mode Mode, engines []string, threads []int, shares []float64, poll int) Plan {
+	return Plan{Mode: mode, Engines: engines, Fracs: shares, Threads: threads, Poll: poll}
+}
+
+// SharesOf is the shares of a split whose engines after the first take
+// helpers, in order, and the first what they leave: SharesOf(0.12) is
+// [0.88 0.12], SharesOf(0.1, 0.3) is [0.6 0.1 0.3].
+func SharesOf(helpers ...float64) []float64 {
+	main := 1.0
+	for _, h := range helpers {
+		main -= h
+	}
+	return append([]float64{main}, helpers...)
 }
 
 // CheckShape checks what a plan must hold on any SoC: a known mode, one

@@ -11,7 +11,7 @@ import (
 func TestPlanValidate(t *testing.T) {
 	s := presetSoCsOne(t, "rk3588") // big and little, 4 cores each
 	split := func(f func(p *model.Plan)) model.Plan {
-		p := model.NewSplit(model.TokenSplit, "big", "little", 4, 4, 0.12, 50)
+		p := model.NewPlan(model.TokenSplit, []string{"big", "little"}, []int{4, 4}, model.SharesOf(0.12), 50)
 		f(&p)
 		return p
 	}
@@ -22,9 +22,9 @@ func TestPlanValidate(t *testing.T) {
 	}{
 		{"native", model.NewNative("big", 4, 0), nil},
 		{"native little", model.NewNative("little", 1, 100), nil},
-		{"token split", model.NewSplit(model.TokenSplit, "big", "little", 4, 4, 0.12, 50), nil},
-		{"expert split", model.NewSplit(model.ExpertSplit, "little", "big", 2, 3, 0.9, 0), nil},
-		{"split all to second", model.NewSplit(model.ExpertSplit, "big", "little", 4, 4, 1, 0), nil},
+		{"token split", model.NewPlan(model.TokenSplit, []string{"big", "little"}, []int{4, 4}, model.SharesOf(0.12), 50), nil},
+		{"expert split", model.NewPlan(model.ExpertSplit, []string{"little", "big"}, []int{2, 3}, model.SharesOf(0.9), 0), nil},
+		{"split all to second", model.NewPlan(model.ExpertSplit, []string{"big", "little"}, []int{4, 4}, model.SharesOf(1), 0), nil},
 		{"native ignores fractions", model.Plan{Mode: model.Native, Engines: []string{"big"}, Threads: []int{4}}, nil},
 		{"fractions sum below 1", split(func(p *model.Plan) { p.Fracs = []float64{0.5, 0.4} }), []string{"sum to 0.9", "not 1"}},
 		{"fractions sum above 1", split(func(p *model.Plan) { p.Fracs = []float64{0.7, 0.5} }), []string{"sum to 1.2"}},
@@ -34,10 +34,10 @@ func TestPlanValidate(t *testing.T) {
 		{"fraction count", split(func(p *model.Plan) { p.Fracs = []float64{1} }), []string{"2 engines but 1 fractions"}},
 		{"poll 101", model.NewNative("big", 4, 101), []string{"poll 101", "0..100"}},
 		{"poll -1", model.NewNative("big", 4, -1), []string{"poll -1"}},
-		{"too many threads", model.NewSplit(model.TokenSplit, "big", "little", 4, 5, 0.1, 0), []string{`"little"`, "5 threads", "4 cores"}},
+		{"too many threads", model.NewPlan(model.TokenSplit, []string{"big", "little"}, []int{4, 5}, model.SharesOf(0.1), 0), []string{`"little"`, "5 threads", "4 cores"}},
 		{"no threads", model.NewNative("big", 0, 0), []string{`"big"`, "0 threads"}},
-		{"unknown engine", model.NewSplit(model.TokenSplit, "big", "npu", 4, 1, 0.1, 0), []string{`"npu"`, "big, little"}},
-		{"duplicate engine", model.NewSplit(model.TokenSplit, "big", "big", 2, 2, 0.5, 0), []string{`"big"`, "listed twice"}},
+		{"unknown engine", model.NewPlan(model.TokenSplit, []string{"big", "npu"}, []int{4, 1}, model.SharesOf(0.1), 0), []string{`"npu"`, "big, little"}},
+		{"duplicate engine", model.NewPlan(model.TokenSplit, []string{"big", "big"}, []int{2, 2}, model.SharesOf(0.5), 0), []string{`"big"`, "listed twice"}},
 		{"thread count mismatch", split(func(p *model.Plan) { p.Threads = []int{4} }), []string{"2 engines but 1 thread counts"}},
 		{"no engines", model.Plan{Mode: model.Native}, []string{"no engines"}},
 		{"unknown mode", split(func(p *model.Plan) { p.Mode = "layer" }), []string{`"layer"`, "native, token, expert or pool"}},
@@ -72,8 +72,8 @@ func TestPlanString(t *testing.T) {
 		want string
 	}{
 		{"native", model.NewNative("big", 4, 50), "native poll=50 t=4"},
-		{"token", model.NewSplit(model.TokenSplit, "big", "little", 4, 4, 0.12, 50), "token f=0.12 poll=50 t=4+4"},
-		{"expert", model.NewSplit(model.ExpertSplit, "big", "little", 4, 2, 1.0/3, 0), "expert f=0.333 poll=0 t=4+2"},
+		{"token", model.NewPlan(model.TokenSplit, []string{"big", "little"}, []int{4, 4}, model.SharesOf(0.12), 50), "token f=0.12 poll=50 t=4+4"},
+		{"expert", model.NewPlan(model.ExpertSplit, []string{"big", "little"}, []int{4, 2}, model.SharesOf(1.0/3), 0), "expert f=0.333 poll=0 t=4+2"},
 		{"three engines", model.Plan{Mode: model.TokenSplit, Engines: []string{"a", "b", "c"}, Fracs: []float64{0.5, 0.25, 0.25}, Threads: []int{1, 2, 3}, Poll: 1},
 			"token f=0.25/0.25 poll=1 t=1+2+3"},
 	} {
@@ -83,9 +83,16 @@ func TestPlanString(t *testing.T) {
 	}
 }
 
-func TestNewSplitFractions(t *testing.T) {
-	p := model.NewSplit(model.TokenSplit, "big", "little", 4, 4, 0.3, 0)
-	if p.Fracs[0]+p.Fracs[1] != 1 || p.Fracs[1] != 0.3 || p.Engines[0] != "big" {
-		t.Errorf("NewSplit: %+v", p)
+func TestNewPlanShares(t *testing.T) {
+	p := model.NewPlan(model.TokenSplit, []string{"big", "little"}, []int{4, 4}, model.SharesOf(0.3), 0)
+	if p.Fracs[0]+p.Fracs[1] != 1 || p.Fracs[1] != 0.3 || p.Engines[0] != "big" || p.Threads[1] != 4 {
+		t.Errorf("NewPlan: %+v", p)
+	}
+	if err := p.CheckShape(); err != nil {
+		t.Error(err)
+	}
+	three := model.SharesOf(0.1, 0.3)
+	if len(three) != 3 || math.Abs(three[0]-0.6) > 1e-12 || three[1] != 0.1 || three[2] != 0.3 {
+		t.Errorf("SharesOf(0.1, 0.3) = %v, want [0.6 0.1 0.3]", three)
 	}
 }

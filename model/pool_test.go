@@ -40,7 +40,7 @@ func TestPoolPlanValidate(t *testing.T) {
 		{"poll", s, pool(func(p *model.Plan) { p.Poll = 101 }), []string{"poll 101"}},
 		{"no engines", s, model.Plan{Mode: model.PoolPlan}, []string{"no engines"}},
 		{"busy cores on a split", s, func() model.Plan {
-			p := model.NewSplit(model.TokenSplit, "big", "little", 4, 4, 0.1, 50)
+			p := model.NewPlan(model.TokenSplit, []string{"big", "little"}, []int{4, 4}, model.SharesOf(0.1), 50)
 			p.BusyCores = []int{0, 1}
 			return p
 		}(), []string{"busy cores are for a pool plan"}},

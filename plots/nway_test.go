@@ -113,7 +113,7 @@ func TestPlanTitle(t *testing.T) {
 		want string
 	}{
 		{model.NewNative("big", 4, 50), "qwen3.5-35b-a3b on rk3588: native (big only), 4 threads, poll 50"},
-		{model.NewSplit(model.ExpertSplit, "big", "little", 4, 2, 0.12, 0),
+		{model.NewPlan(model.ExpertSplit, []string{"big", "little"}, []int{4, 2}, model.SharesOf(0.12), 0),
 			"qwen3.5-35b-a3b on rk3588: expert split big 0.88 / little 0.12, 4+2 threads, poll 0"},
 	} {
 		if got := PlanTitle(s, w, tc.plan); got != tc.want {

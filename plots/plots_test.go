@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -185,16 +186,19 @@ func TestSaveErrorsLeaveNoFile(t *testing.T) {
 }
 
 func TestBadData(t *testing.T) {
-	good := SplitData{Fracs: []float64{0, 0.5}, TokenTPS: []float64{1, 2}, NativeTPS: 1,
+	two, th := []string{"big", "little"}, []int{4, 4}
+	good := SplitData{Engines: two, Threads: th, Fracs: []float64{0, 0.5}, TokenTPS: []float64{1, 2}, NativeTPS: 1,
 		TokenBalance: math.NaN(), ExpertBalance: math.NaN()}
 	if _, err := SplitCurve(good); err != nil {
 		t.Fatal(err)
 	}
 	for name, d := range map[string]SplitData{
-		"inf":      {Fracs: []float64{0, 0.5}, TokenTPS: []float64{1, math.Inf(1)}, NativeTPS: 1},
-		"nan frac": {Fracs: []float64{0, math.NaN()}, TokenTPS: []float64{1, 2}, NativeTPS: 1},
-		"short":    {Fracs: []float64{0, 0.5}, ExpertTPS: []float64{1}, NativeTPS: 1},
-		"no curve": {Fracs: []float64{0, 0.5}, NativeTPS: 1},
+		"inf":        {Engines: two, Threads: th, Fracs: []float64{0, 0.5}, TokenTPS: []float64{1, math.Inf(1)}, NativeTPS: 1},
+		"nan frac":   {Engines: two, Threads: th, Fracs: []float64{0, math.NaN()}, TokenTPS: []float64{1, 2}, NativeTPS: 1},
+		"short":      {Engines: two, Threads: th, Fracs: []float64{0, 0.5}, ExpertTPS: []float64{1}, NativeTPS: 1},
+		"no curve":   {Engines: two, Threads: th, Fracs: []float64{0, 0.5}, NativeTPS: 1},
+		"no engines": {Fracs: []float64{0, 0.5}, TokenTPS: []float64{1, 2}, NativeTPS: 1},
+		"no threads": {Engines: two, Fracs: []float64{0, 0.5}, TokenTPS: []float64{1, 2}, NativeTPS: 1},
 	} {
 		if _, err := SplitCurve(d); err == nil {
 			t.Errorf("%s: no error", name)
@@ -236,8 +240,8 @@ func TestBarsBounded(t *testing.T) {
 func TestSplitOf(t *testing.T) {
 	s, w := load(t, "rk3588")
 	p, d := splitOf(t, s, w, 10, nil)
-	if d.SoC != "rk3588" || d.Workload != w.Name || d.Big != "big" || d.Little != "little" || d.Poll != 50 ||
-		d.BigThreads != p.Threads[0] || d.LittleThreads != p.Threads[1] || d.Prompt != p.Prompt || d.Ubatch != p.Ubatch {
+	if d.SoC != "rk3588" || d.Workload != w.Name || !slices.Equal(d.Engines, []string{"big", "little"}) || d.Poll != 50 ||
+		!slices.Equal(d.Threads, p.Threads) || d.Prompt != p.Prompt || d.Ubatch != p.Ubatch {
 		t.Errorf("split data %+v", d)
 	}
 	if len(d.Fracs) != 11 || d.Fracs[0] != 0 || d.Fracs[10] != sim.MaxSecondFrac {

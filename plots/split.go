@@ -16,12 +16,12 @@ import (
 )
 
 // SplitData is the split curve of one SoC and workload: prompt throughput
-// against the little engine's fraction, for token and expert splits.
+// against the second engine's share, for token and expert splits.
 type SplitData struct {
 	SoC, Workload string
-	Big, Little   string // engine names
+	Engines       []string // the two engines' names, main first
 	Poll          int
-	// Fracs are the little engine's shares of the expert-op tokens, in
+	// Fracs are the second engine's shares of the expert-op tokens, in
 	// increasing order; TokenTPS and ExpertTPS are the throughput at each
 	// (either may be nil to leave that curve out, not both).
 	Fracs     []float64
@@ -32,9 +32,9 @@ type SplitData struct {
 	// TokenBalance and ExpertBalance are the fractions at which both
 	// engines finish the split ops together; NaN when there is none.
 	TokenBalance, ExpertBalance float64
-	// BigThreads and LittleThreads are the threads the curves were
-	// simulated with (SplitPoints matches measurements against them).
-	BigThreads, LittleThreads int
+	// Threads are the threads of Engines the curves were simulated with
+	// (SplitPoints matches measurements against them).
+	Threads []int
 	// Prompt and Ubatch are the run predicted; Test names it as
 	// llama-bench does (pp512, tg128, pp512+tg128; "": pp of Prompt).
 	Prompt, Ubatch int
@@ -67,9 +67,9 @@ func SplitOf(p *predict.Prediction, measured []predict.SplitPoint) (SplitData, e
 	if len(p.Sweep) == 0 {
 		return SplitData{}, errors.New("plots: the prediction has no sweep to draw (predict.Request.Sweep)")
 	}
-	d := SplitData{SoC: p.SoC, Workload: p.Workload, Big: p.Engines[0], Little: p.Engines[1], Poll: p.Poll,
+	d := SplitData{SoC: p.SoC, Workload: p.Workload, Engines: p.Engines, Poll: p.Poll,
 		NativeTPS: p.Native.TPS, TokenBalance: math.NaN(), ExpertBalance: math.NaN(),
-		BigThreads: p.Threads[0], LittleThreads: p.Threads[1], Prompt: p.Prompt, Ubatch: p.Ubatch, Test: p.Test, Measured: measured}
+		Threads: p.Threads, Prompt: p.Prompt, Ubatch: p.Ubatch, Test: p.Test, Measured: measured}
 	first := p.Sweep[0].Mode
 	for _, pt := range p.Sweep {
 		if pt.Mode == first {
@@ -100,6 +100,9 @@ func SplitOf(p *predict.Prediction, measured []predict.SplitPoint) (SplitData, e
 func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
 
 func (d *SplitData) check() error {
+	if len(d.Engines) != 2 || len(d.Threads) != 2 {
+		return fmt.Errorf("plots: a split curve is of two engines with their threads, not %d engines and %d thread counts", len(d.Engines), len(d.Threads))
+	}
 	if len(d.Fracs) < 2 {
 		return errors.New("plots: split curve needs at least two fractions")
 	}
@@ -148,7 +151,7 @@ func SplitCurve(d SplitData) (*Figure, error) {
 		return nil, err
 	}
 	p := plot.New()
-	p.X.Label.Text = fmt.Sprintf("%s cluster's share of expert-op tokens", d.Little)
+	p.X.Label.Text = fmt.Sprintf("%s cluster's share of expert-op tokens", d.Engines[1])
 	test := d.Test
 	if test == "" {
 		test = fmt.Sprintf("pp%d", d.Prompt)
@@ -168,7 +171,7 @@ func SplitCurve(d SplitData) (*Figure, error) {
 	}
 	lo, hi := d.NativeTPS, d.NativeTPS
 	fig := &Figure{Title: fmt.Sprintf("%s on %s: %s by split (%s %d + %s %d threads, poll %d)",
-		d.Workload, d.SoC, test, d.Big, d.BigThreads, d.Little, d.LittleThreads, d.Poll)}
+		d.Workload, d.SoC, test, d.Engines[0], d.Threads[0], d.Engines[1], d.Threads[1], d.Poll)}
 
 	native, err := plotter.NewLine(plotter.XYs{{X: x0, Y: d.NativeTPS}, {X: x1, Y: d.NativeTPS}})
 	if err != nil {
@@ -176,7 +179,7 @@ func SplitCurve(d SplitData) (*Figure, error) {
 	}
 	native.Color, native.Width = black, vg.Points(1)
 	p.Add(native)
-	fig.Legend = append(fig.Legend, LegendEntry{fmt.Sprintf("native (%s only)", d.Big), native})
+	fig.Legend = append(fig.Legend, LegendEntry{fmt.Sprintf("native (%s only)", d.Engines[0]), native})
 
 	type curve struct {
 		name    string

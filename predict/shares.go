@@ -83,28 +83,6 @@ func ParseBusy(s string) (map[string]int, error) {
 	return out, nil
 }
 
-// PerEngineThreads is n engines' thread counts from a first engine's
-// count and one for each engine after it, each used only where given (0,
-// the engine's default, otherwise). A count below 1 is a FieldError on
-// "threads" at its engine's index.
-func PerEngineThreads(n, first, rest int, firstGiven, restGiven bool) ([]int, error) {
-	out := make([]int, n)
-	for i := range out {
-		v, given := rest, restGiven
-		if i == 0 {
-			v, given = first, firstGiven
-		}
-		if !given {
-			continue
-		}
-		if v < 1 {
-			return nil, fieldErr("threads", i, "%d threads: want at least 1", v)
-		}
-		out[i] = v
-	}
-	return out, nil
-}
-
 // ParseThreads reads n engines' thread counts ("4,8").
 func ParseThreads(s string, n int) ([]int, error) {
 	parts := strings.Split(s, ",")

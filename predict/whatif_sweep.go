@@ -25,9 +25,6 @@ type WhatIfOptions struct {
 	Mode model.Mode
 	// Poll is the pools' spin level, 0..100.
 	Poll int
-	// BigThreads and LittleThreads default to the engine's DefaultThreads
-	// (min(4, its cores)) when zero.
-	BigThreads, LittleThreads int
 	// FracSteps is the grid of a two-engine cell's search for its best
 	// share: that many intervals over [0, 1] (share 0 is the dispatcher
 	// alone), the best bracket refined by golden section to 0.005
@@ -42,9 +39,9 @@ type WhatIfOptions struct {
 	// submit latency (engines.NAME.submit_us), both on geometric grids
 	// drawn on log axes: 1/32x..4x and 1/4x..256x the studied values.
 	Engines []string
-	// Threads are the threads of each of Engines; nil means BigThreads
-	// for the first, then LittleThreads when set, else each engine's
-	// DefaultThreads (min(4, its cores)).
+	// Threads are the threads of each of Engines (of the SoC's first two
+	// when Engines is nil); nil means each engine's DefaultThreads
+	// (min(4, its cores)).
 	Threads []int
 	// Progress, when not nil, is called after each cell of the grid
 	// (an N-engine cell is a sim.Evaluator.BestN: seconds to minutes)
@@ -79,7 +76,6 @@ func WhatIfOf(p *Prediction, s *model.SoC, w *model.Workload, o WhatIfOptions) (
 		return WhatIf{}, fmt.Errorf("whatif: the prediction has no %s split", o.Mode)
 	}
 	o.Engines, o.Threads, o.Poll = p.Engines, p.Threads, p.Poll
-	o.BigThreads, o.LittleThreads = 0, 0
 	return sweepWhatIf(s, w, o, &b)
 }
 
@@ -93,10 +89,7 @@ func sweepWhatIf(s *model.SoC, w *model.Workload, o WhatIfOptions, at *PlanPredi
 	if err != nil {
 		return WhatIf{}, err
 	}
-	bt, lt, nx, ny, fs := o.BigThreads, o.LittleThreads, o.NX, o.NY, o.FracSteps
-	if bt == 0 {
-		bt = s.Engines[0].DefaultThreads()
-	}
+	bt, lt, nx, ny, fs := s.Engines[he.first].DefaultThreads(), s.Engines[he.second].DefaultThreads(), o.NX, o.NY, o.FracSteps
 	var threads []int
 	if nway {
 		if threads, err = heatmapThreads(s, o); err != nil {
@@ -112,9 +105,6 @@ func sweepWhatIf(s *model.SoC, w *model.Workload, o WhatIfOptions, at *PlanPredi
 			return WhatIf{}, fmt.Errorf("whatif: %d thread counts for 2 engines", len(o.Threads))
 		}
 		bt, lt = o.Threads[0], o.Threads[1]
-	}
-	if lt == 0 {
-		lt = s.Engines[1].DefaultThreads()
 	}
 	if nx == 0 {
 		nx = 12
@@ -361,12 +351,6 @@ func heatmapThreads(s *model.SoC, o WhatIfOptions) ([]int, error) {
 	for i, n := range o.Engines {
 		e, _, _ := s.Engine(n)
 		th[i] = e.DefaultThreads()
-		switch {
-		case i == 0 && o.BigThreads > 0:
-			th[i] = o.BigThreads
-		case i > 0 && o.LittleThreads > 0:
-			th[i] = o.LittleThreads
-		}
 	}
 	return th, nil
 }

@@ -183,7 +183,7 @@ func TestWhatIfOf(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The options' poll and threads are p's, whatever they say.
-	o := WhatIfOptions{NX: 3, NY: 2, FracSteps: 4, Poll: 90, BigThreads: 1, LittleThreads: 1}
+	o := WhatIfOptions{NX: 3, NY: 2, FracSteps: 4, Poll: 90, Threads: []int{1, 1}}
 	d, err := WhatIfOf(p, s, w, o)
 	if err != nil {
 		t.Fatal(err)
@@ -203,7 +203,7 @@ func TestWhatIfOf(t *testing.T) {
 	if !reflect.DeepEqual(d.Gain, same.Gain) || !reflect.DeepEqual(d.X, same.X) || !reflect.DeepEqual(d.Y, same.Y) {
 		t.Errorf("cells %v, want %v (p's threads and poll)", d.Gain, same.Gain)
 	}
-	other, err := SweepWhatIf(s, w, WhatIfOptions{NX: 3, NY: 2, FracSteps: 4, Poll: 90, Mode: d.Mode, BigThreads: 1, LittleThreads: 1})
+	other, err := SweepWhatIf(s, w, WhatIfOptions{NX: 3, NY: 2, FracSteps: 4, Poll: 90, Mode: d.Mode, Threads: []int{1, 1}})
 	if err != nil {
 		t.Fatal(err)
 	}

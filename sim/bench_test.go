@@ -57,7 +57,7 @@ func sweep10k(tb testing.TB) []Config {
 		for _, th := range threads {
 			for _, poll := range []int{0, 1, 50, 100} {
 				for i := 0; i < 25; i++ {
-					p := model.NewSplit(model.TokenSplit, "big", "little", th[0], th[1], 0.02*float64(i), poll)
+					p := model.NewPlan(model.TokenSplit, []string{"big", "little"}, []int{th[0], th[1]}, model.SharesOf(0.02*float64(i)), poll)
 					cfgs = append(cfgs, Config{SoC: s, Plan: p})
 				}
 			}

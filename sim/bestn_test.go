@@ -76,7 +76,7 @@ func TestBestNTwoEngines(t *testing.T) {
 	s := mustSoC(t, seedSoC)
 	w := mustWorkload(t, seedWorkload)
 	for _, mode := range []model.Mode{model.TokenSplit, model.ExpertSplit} {
-		fp, r, err := Best(s, w, model.NewSplit(mode, "big", "little", 4, 4, 0, 50))
+		fp, r, err := Best(s, w, model.NewPlan(mode, []string{"big", "little"}, []int{4, 4}, model.SharesOf(0), 50))
 		f := fp.Fracs[1]
 		if err != nil {
 			t.Fatal(err)
@@ -290,7 +290,7 @@ func TestZeroRateEnds(t *testing.T) {
 	s, w := mustSoC(t, "rk3588"), mustWorkload(t, "qwen3.5-35b-a3b")
 	s.Engines[0].KernelOpsPerCycle["q4"] = 0
 	s.Engines[0].BandwidthMaxGBs = 0
-	r, err := Run(s, w, model.NewSplit(model.TokenSplit, "big", "little", 4, 4, 0.12, 50))
+	r, err := Run(s, w, model.NewPlan(model.TokenSplit, []string{"big", "little"}, []int{4, 4}, model.SharesOf(0.12), 50))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -44,7 +44,7 @@ func ExampleBest() {
 		log.Fatal(err)
 	}
 	// The plan's fraction is ignored: Best searches it.
-	best, r, err := sim.Best(soc, wl, model.NewSplit(model.TokenSplit, "big", "little", 4, 4, 0, 50))
+	best, r, err := sim.Best(soc, wl, model.NewPlan(model.TokenSplit, []string{"big", "little"}, []int{4, 4}, model.SharesOf(0), 50))
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -60,11 +60,11 @@ func mustGet(tb testing.TB, s *model.SoC, path string) float64 {
 func native(poll int) model.Plan { return model.NewNative("big", 4, poll) }
 
 func tokenSplit(frac float64, poll int) model.Plan {
-	return model.NewSplit(model.TokenSplit, "big", "little", 4, 4, frac, poll)
+	return model.NewPlan(model.TokenSplit, []string{"big", "little"}, []int{4, 4}, model.SharesOf(frac), poll)
 }
 
 func expertSplit(frac float64, poll int) model.Plan {
-	return model.NewSplit(model.ExpertSplit, "big", "little", 4, 4, frac, poll)
+	return model.NewPlan(model.ExpertSplit, []string{"big", "little"}, []int{4, 4}, model.SharesOf(frac), poll)
 }
 
 // relDiff is |a-b| relative to |b|.

@@ -445,7 +445,7 @@ func TestFracZeroSplitIsNative(t *testing.T) {
 						s := mustSoC(t, sn)
 						w := mustWorkload(t, wn)
 						n := mustRun(t, s, w, native(poll))
-						z := mustRun(t, s, w, model.NewSplit(mode, "big", "little", 4, 4, 0, poll))
+						z := mustRun(t, s, w, model.NewPlan(mode, []string{"big", "little"}, []int{4, 4}, model.SharesOf(0), poll))
 						diff := math.Abs(z.WallS - n.WallS)
 						allow := z.Bound.Handoff*z.WallS + n.Bound.Handoff*n.WallS +
 							math.Abs(z.Split.GraphSplitS-n.Split.GraphSplitS) + 1e-12*n.WallS // float rounding

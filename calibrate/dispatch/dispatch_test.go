@@ -53,10 +53,10 @@ func TestTiming(t *testing.T) {
 	for _, p := range []model.Plan{
 		model.NewNative("big", 1, 0),
 		model.NewNative("big", 1, 50),
-		model.NewSplit(model.TokenSplit, "big", "little", 1, 1, 0.3, 0),
-		model.NewSplit(model.TokenSplit, "big", "little", 1, 1, 0.3, 50),
-		model.NewSplit(model.ExpertSplit, "big", "little", 1, 1, 0.3, 0),
-		model.NewSplit(model.ExpertSplit, "big", "little", 1, 1, 0.3, 50),
+		model.NewPlan(model.TokenSplit, []string{"big", "little"}, []int{1, 1}, model.SharesOf(0.3), 0),
+		model.NewPlan(model.TokenSplit, []string{"big", "little"}, []int{1, 1}, model.SharesOf(0.3), 50),
+		model.NewPlan(model.ExpertSplit, []string{"big", "little"}, []int{1, 1}, model.SharesOf(0.3), 0),
+		model.NewPlan(model.ExpertSplit, []string{"big", "little"}, []int{1, 1}, model.SharesOf(0.3), 50),
 	} {
 		res, err := m.Run(Config{Plan: p, CPUs: cpus, Repeats: 5, Warmup: 1})
 		if err != nil {
@@ -176,10 +176,10 @@ func TestSplitsKeepTheMath(t *testing.T) {
 		p    model.Plan
 		cpus map[string][]int
 	}{
-		{model.NewSplit(model.TokenSplit, "big", "little", 1, 1, 0, 0), one},
-		{model.NewSplit(model.TokenSplit, "big", "little", 1, 1, 0.3, 0), one},
-		{model.NewSplit(model.ExpertSplit, "big", "little", 1, 1, 0.3, 10), one},
-		{model.NewSplit(model.ExpertSplit, "big", "little", 1, 1, 1, 0), one},
+		{model.NewPlan(model.TokenSplit, []string{"big", "little"}, []int{1, 1}, model.SharesOf(0), 0), one},
+		{model.NewPlan(model.TokenSplit, []string{"big", "little"}, []int{1, 1}, model.SharesOf(0.3), 0), one},
+		{model.NewPlan(model.ExpertSplit, []string{"big", "little"}, []int{1, 1}, model.SharesOf(0.3), 10), one},
+		{model.NewPlan(model.ExpertSplit, []string{"big", "little"}, []int{1, 1}, model.SharesOf(1), 0), one},
 		{model.NewNative("all", 2, 0), map[string][]int{"all": {0, 1}}},
 	} {
 		res := run(tc.p, tc.cpus)
@@ -199,7 +199,7 @@ func TestSplitsKeepTheMath(t *testing.T) {
 
 func TestRunUsesBothEngines(t *testing.T) {
 	needCPUs(t, 0, 1)
-	res, err := Run(Config{Workload: tiny(t), Plan: model.NewSplit(model.TokenSplit, "big", "little", 1, 1, 0.5, 20),
+	res, err := Run(Config{Workload: tiny(t), Plan: model.NewPlan(model.TokenSplit, []string{"big", "little"}, []int{1, 1}, model.SharesOf(0.5), 20),
 		CPUs: map[string][]int{"big": {1}, "little": {0}}, Repeats: 2, Warmup: 1})
 	if err != nil {
 		t.Fatal(err)
@@ -230,8 +230,8 @@ func TestConfigErrors(t *testing.T) {
 		{Config{Plan: model.NewNative("big", 2, 0), CPUs: one}, "2 threads in the plan but 1 CPUs"},
 		{Config{Plan: model.NewNative("mid", 1, 0), CPUs: one}, `no CPUs given for engine "mid"`},
 		{Config{Plan: model.NewNative("big", 1, 101), CPUs: one}, "poll 101"},
-		{Config{Plan: model.NewSplit(model.TokenSplit, "big", "little", 1, 1, 1.5, 0), CPUs: one}, "fractions"},
-		{Config{Plan: model.NewSplit(model.TokenSplit, "big", "little", 1, 1, 0.2, 0), CPUs: map[string][]int{"big": {0}, "little": {0}}}, "cpu 0 given to engine"},
+		{Config{Plan: model.NewPlan(model.TokenSplit, []string{"big", "little"}, []int{1, 1}, model.SharesOf(1.5), 0), CPUs: one}, "fractions"},
+		{Config{Plan: model.NewPlan(model.TokenSplit, []string{"big", "little"}, []int{1, 1}, model.SharesOf(0.2), 0), CPUs: map[string][]int{"big": {0}, "little": {0}}}, "cpu 0 given to engine"},
 		{Config{Plan: model.NewNative("big", 1, 0), CPUs: one, Repeats: -1}, "negative"},
 	} {
 		_, err := m.Run(tc.cfg)

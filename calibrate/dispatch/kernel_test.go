@@ -85,8 +85,8 @@ func TestHotLoopAllocatesNothing(t *testing.T) {
 	one := map[string][]int{"big": {1}, "little": {0}}
 	for _, p := range []model.Plan{
 		model.NewNative("big", 1, 0),
-		model.NewSplit(model.TokenSplit, "big", "little", 1, 1, 0.4, 0),
-		model.NewSplit(model.ExpertSplit, "big", "little", 1, 1, 0.4, 20),
+		model.NewPlan(model.TokenSplit, []string{"big", "little"}, []int{1, 1}, model.SharesOf(0.4), 0),
+		model.NewPlan(model.ExpertSplit, []string{"big", "little"}, []int{1, 1}, model.SharesOf(0.4), 20),
 	} {
 		fewest := uint64(1 << 62)
 		for range 3 {
@@ -124,7 +124,7 @@ func TestRunShape(t *testing.T) {
 	if a.Tokens != 8 || a.Ops != len(shaped.Ops(0))+len(shaped.Ops(1)) {
 		t.Fatalf("tokens %d, ops %d", a.Tokens, a.Ops)
 	}
-	cfg.Plan = model.NewSplit(model.ExpertSplit, "big", "little", 1, 1, 0.5, 0)
+	cfg.Plan = model.NewPlan(model.ExpertSplit, []string{"big", "little"}, []int{1, 1}, model.SharesOf(0.5), 0)
 	b, err := m.Run(cfg)
 	if err != nil {
 		t.Fatal(err)

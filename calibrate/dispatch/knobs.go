@@ -141,5 +141,5 @@ func (k Knobs) Plan(names []string, cpus [][]int) (model.Plan, map[string][]int,
 	if mode == model.Native {
 		return model.NewNative(names[0], threads[0], k.Poll), use, nil
 	}
-	return model.NewSplit(mode, names[0], names[1], threads[0], threads[1], k.Frac, k.Poll), use, nil
+	return model.NewPlan(mode, []string{names[0], names[1]}, []int{threads[0], threads[1]}, model.SharesOf(k.Frac), k.Poll), use, nil
 }

@@ -17,7 +17,7 @@ func TestRecord(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	plan := model.NewSplit(model.TokenSplit, "big", "little", 2, 1, 0.3, 0)
+	plan := model.NewPlan(model.TokenSplit, []string{"big", "little"}, []int{2, 1}, model.SharesOf(0.3), 0)
 	cpus := map[string][]int{"big": {4, 5}, "little": {0}}
 	res := Result{Samples: []time.Duration{2 * time.Second, 4 * time.Second}, TPS: []float64{32, 16},
 		ExpertTime: []time.Duration{time.Millisecond, 2 * time.Millisecond}}

@@ -34,7 +34,7 @@ func ExampleFit() {
 	for _, poll := range []int{0, 50} {
 		plans = append(plans, model.NewNative("big", 4, poll))
 		for _, f := range []float64{0.1, 0.2, 0.3} {
-			plans = append(plans, model.NewSplit(model.TokenSplit, "big", "little", 4, 4, f, poll))
+			plans = append(plans, model.NewPlan(model.TokenSplit, []string{"big", "little"}, []int{4, 4}, model.SharesOf(f), poll))
 		}
 	}
 	pred := fit.NewPredictor()

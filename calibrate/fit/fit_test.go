@@ -32,9 +32,9 @@ func synth(t testing.TB, truth *model.SoC, rng *rand.Rand, noise float64) []meas
 	}
 	for _, poll := range []int{0, 50} {
 		for _, f := range []float64{0.1, 0.2, 0.3, 0.45, 0.6} {
-			plans = append(plans, model.NewSplit(model.TokenSplit, "big", "little", 4, 4, f, poll))
+			plans = append(plans, model.NewPlan(model.TokenSplit, []string{"big", "little"}, []int{4, 4}, model.SharesOf(f), poll))
 		}
-		plans = append(plans, model.NewSplit(model.ExpertSplit, "big", "little", 4, 4, 0.25, poll))
+		plans = append(plans, model.NewPlan(model.ExpertSplit, []string{"big", "little"}, []int{4, 4}, model.SharesOf(0.25), poll))
 	}
 	p := NewPredictor()
 	var out []measure.Measurement

@@ -27,10 +27,10 @@ func synthForeign(t testing.TB, truth *model.SoC, rng *rand.Rand, noise float64)
 	for _, poll := range []int{0, 50} {
 		plans = append(plans, model.NewNative("big", 4, poll))
 		for _, f := range []float64{0.1, 0.2, 0.3, 0.45} {
-			plans = append(plans, model.NewSplit(model.TokenSplit, "big", "little", 4, 4, f, poll))
+			plans = append(plans, model.NewPlan(model.TokenSplit, []string{"big", "little"}, []int{4, 4}, model.SharesOf(f), poll))
 		}
 		for _, f := range []float64{0.15, 0.35} {
-			plans = append(plans, model.NewSplit(model.ExpertSplit, "big", "little", 4, 4, f, poll))
+			plans = append(plans, model.NewPlan(model.ExpertSplit, []string{"big", "little"}, []int{4, 4}, model.SharesOf(f), poll))
 		}
 	}
 	p := NewPredictor()

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/blsim/blsim/internal/cli"
 	"github.com/blsim/blsim/measure"
 	"github.com/spf13/pflag"
 )
@@ -24,11 +25,11 @@ if [ "$f" = "$FAIL_AT" ]; then echo "ggml: out of memory" >&2; exit 1; fi
 awk -v f="$f" 'BEGIN{a=20+10*f; printf "{\"build_commit\": \"0104b151\", \"n_threads\": 4, \"poll\": 50, \"n_prompt\": 512, \"n_gen\": 0, \"avg_ts\": %f, \"stddev_ts\": 0.1,\"samples_ts\": [ %g, %g ]}\n", a, a-0.1, a+0.1}'
 `
 
-func benchFlags(t *testing.T, args ...string) *benchGridOptions {
+func benchFlags(t *testing.T, args ...string) *cli.BenchGrid {
 	t.Helper()
-	o := &benchGridOptions{}
+	o := &cli.BenchGrid{}
 	fs := pflag.NewFlagSet("calibrate", pflag.ContinueOnError)
-	addBenchGridFlags(fs, o)
+	cli.AddBenchGridFlags(fs, o)
 	if err := fs.Parse(args); err != nil {
 		t.Fatal(err)
 	}
@@ -53,7 +54,7 @@ func TestBenchGridFlags(t *testing.T) {
 	if len(o.Env) != 2 || o.Env[0] != "ORK_BL_POLL=0,50" || len(o.Args) != 2 || o.Args[0] != "-t=4" || o.Args[1] != "--poll=0,50" {
 		t.Errorf("env %q args %q: a comma must not split a flag", o.Env, o.Args)
 	}
-	cfg, err := o.config()
+	cfg, err := o.Config()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,7 +73,7 @@ func TestBenchGridFlags(t *testing.T) {
 	os.WriteFile(grid, []byte("command: llama-bench -p 512\nenv: {ORK_BL_POLL: [0, 50]}\ntimeout_s: 5\nwarmup: 2\nretries: 1\n"), 0o644)
 	knobs := filepath.Join(dir, "knobs.yaml")
 	os.WriteFile(knobs, []byte("little_frac: MY_FRAC\nengines: {big: p, little: e}\n"), 0o644)
-	cfg, err = benchFlags(t, "--grid", grid, "--env", "MY_FRAC=0,0.5", "--retries", "0", "--knobs", knobs).config()
+	cfg, err = benchFlags(t, "--grid", grid, "--env", "MY_FRAC=0,0.5", "--retries", "0", "--knobs", knobs).Config()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,7 +99,7 @@ func TestBenchGridFlags(t *testing.T) {
 		{[]string{"--bench", "b", "--knobs", bad}, "little_fraction"},
 		{[]string{"--grid", filepath.Join(dir, "none.yaml")}, "no such file"},
 	} {
-		if _, err := benchFlags(t, tc.args...).config(); err == nil || !strings.Contains(err.Error(), tc.msg) {
+		if _, err := benchFlags(t, tc.args...).Config(); err == nil || !strings.Contains(err.Error(), tc.msg) {
 			t.Errorf("%q: %v, want an error with %q", tc.args, err, tc.msg)
 		}
 	}
@@ -111,7 +112,7 @@ func TestRunBenchGrid(t *testing.T) {
 	args := []string{"--bench", bench + " -p 512 -n 0 -o jsonl", "--env", "ORK_MOE_BIGLITTLE=1",
 		"--env", "ORK_BL_LITTLE_FRAC=0:0.2:0.1", "--env", "ORK_BL_POLL=0,50", "--arg", "-t=4", "--measurements", path}
 	var out, errb bytes.Buffer
-	got, err := runBenchGrid(context.Background(), benchFlags(t, args...), "qwen3.5-35b-a3b", "", &out)
+	got, err := cli.RunBenchGrid(context.Background(), benchFlags(t, args...), "qwen3.5-35b-a3b", "", &out)
 	if err != nil || got != path {
 		t.Fatalf("%q %v\n%s%s", got, err, out.String(), errb.String())
 	}
@@ -142,7 +143,7 @@ func TestRunBenchGrid(t *testing.T) {
 	// --resume reruns the two failures only, which now pass.
 	t.Setenv("FAIL_AT", "none")
 	out.Reset()
-	if _, err := runBenchGrid(context.Background(), benchFlags(t, append(args, "--resume")...), "w", "", &out); err != nil {
+	if _, err := cli.RunBenchGrid(context.Background(), benchFlags(t, append(args, "--resume")...), "w", "", &out); err != nil {
 		t.Fatal(err)
 	}
 	if s := out.String(); !strings.Contains(s, "[2/2] ORK_BL_LITTLE_FRAC=0.1 ORK_BL_POLL=50  21.00 t/s") ||
@@ -153,13 +154,13 @@ func TestRunBenchGrid(t *testing.T) {
 	// runs: the same grid again would write other values under the same
 	// IDs, lines that every reader refuses (issue 31).
 	out.Reset()
-	_, err = runBenchGrid(context.Background(), benchFlags(t, args...), "w", "", &out)
+	_, err = cli.RunBenchGrid(context.Background(), benchFlags(t, args...), "w", "", &out)
 	if !errors.Is(err, measure.ErrMeasured) || out.Len() != 0 {
 		t.Errorf("rerun without --resume: %v\n%s", err, out.String())
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	_, err = runBenchGrid(ctx, benchFlags(t, append(args, "--measurements", filepath.Join(t.TempDir(), "fresh.jsonl"))...), "w", "", &out)
+	_, err = cli.RunBenchGrid(ctx, benchFlags(t, append(args, "--measurements", filepath.Join(t.TempDir(), "fresh.jsonl"))...), "w", "", &out)
 	if !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), "interrupted after 0 of 6 runs") {
 		t.Errorf("cancelled: %v", err)
 	}
@@ -168,7 +169,7 @@ func TestRunBenchGrid(t *testing.T) {
 	t.Setenv("FAIL_AT", "0")
 	all := filepath.Join(t.TempDir(), "all-fail.jsonl")
 	out.Reset()
-	_, err = runBenchGrid(context.Background(), benchFlags(t, "--bench", bench, "--env", "ORK_MOE_BIGLITTLE=1",
+	_, err = cli.RunBenchGrid(context.Background(), benchFlags(t, "--bench", bench, "--env", "ORK_MOE_BIGLITTLE=1",
 		"--env", "ORK_BL_LITTLE_FRAC=0", "--env", "ORK_BL_POLL=0,50", "--measurements", all), "w", "", &out)
 	if err == nil || !strings.Contains(err.Error(), "every one of the 2 runs failed") ||
 		!strings.Contains(out.String(), "2 runs: 0 ok, 2 failed") {

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/blsim/blsim/calibrate/fit"
+	"github.com/blsim/blsim/internal/cli"
 	"github.com/blsim/blsim/internal/quant"
 	"github.com/blsim/blsim/measure"
 	"github.com/blsim/blsim/model"
@@ -185,19 +186,19 @@ func TestNoiseLine(t *testing.T) {
 		return m
 	}
 	noisy := []measure.Measurement{run(0.1, 200, 205, 300), run(0.1, 210, 206, 204), run(0.2, 100, 99, 101)}
-	got := noiseLine(noisy, fit.Median)
+	got := cli.NoiseLine(noisy, fit.Median)
 	want := "noise: a configuration's median run is 0.69–0.99 of its fastest sample (0.99 typical, 2 configurations)"
 	if got != want {
 		t.Errorf("noiseLine = %q, want %q", got, want)
 	}
 	noisy = append(noisy, run(0.3, 60, 90, 61))
-	if got := noiseLine(noisy, fit.Median); !strings.HasSuffix(got, "(0.69 typical, 3 configurations); on a shared host, try --stat best (validate --holdout compares the two)") {
+	if got := cli.NoiseLine(noisy, fit.Median); !strings.HasSuffix(got, "(0.69 typical, 3 configurations); on a shared host, try --stat best (validate --holdout compares the two)") {
 		t.Errorf("noisy host: %q", got)
 	}
-	if got := noiseLine(noisy, fit.Best); strings.Contains(got, "--stat best") {
+	if got := cli.NoiseLine(noisy, fit.Best); strings.Contains(got, "--stat best") {
 		t.Errorf("already fitting the best: %q", got)
 	}
-	if got := noiseLine([]measure.Measurement{run(0.1, 200)}, fit.Median); got != "" {
+	if got := cli.NoiseLine([]measure.Measurement{run(0.1, 200)}, fit.Median); got != "" {
 		t.Errorf("one sample: %q", got)
 	}
 }

@@ -35,7 +35,7 @@ func writeRuns(t *testing.T, dir string) string {
 	i := 0
 	for _, poll := range []int{0, 50} {
 		for _, f := range []float64{0, 0.1, 0.2, 0.3, 0.4} {
-			pl := model.NewSplit(model.TokenSplit, "big", "little", 4, 4, f, poll)
+			pl := model.NewPlan(model.TokenSplit, []string{"big", "little"}, []int{4, 4}, model.SharesOf(f), poll)
 			m := measure.Measurement{ID: fmt.Sprint("r", i), Kind: measure.Dispatcher, Workload: "small-moe",
 				WorkloadYAML: string(yaml), Plan: measure.PlanOf(pl), Unit: "t/s", Status: "ok", CV: 0.01}
 			v, err := p.Predict(truth, &m)

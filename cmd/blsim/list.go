@@ -47,7 +47,7 @@ func listCmd(stdout io.Writer, use, kind, what string, names func() []string, de
 				list = append(list, listEntry{n, d})
 			}
 			if asJSON {
-				return writeJSON(stdout, list)
+				return cli.WriteJSON(stdout, list)
 			}
 			tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
 			for _, e := range list {

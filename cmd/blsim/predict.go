@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 
@@ -120,16 +119,9 @@ func predictRun(o *predictOptions, stdout, stderr io.Writer) error {
 	}
 	cli.Warn(stderr, p, o.SoC)
 	if format == report.FormatJSON {
-		return writeJSON(stdout, p)
+		return cli.WriteJSON(stdout, p)
 	}
 	return report.Table(stdout, p)
-}
-
-// writeJSON prints v as indented JSON.
-func writeJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(v)
 }
 
 // threadsSweep is predict --threads-sweep: every pool, and what to run.

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -97,17 +98,10 @@ func (r *RequestFlags) one(name, v string, def int) (int, error) {
 		return 0, err
 	}
 	if len(vals) != 1 {
-		cmd := cmp(r.Command, "predict --threads-sweep")
+		cmd := cmp.Or(r.Command, "predict --threads-sweep")
 		return 0, fmt.Errorf("--%s: %q is %d values: %s takes one (blsim predict makes a table of a list, a row each)", name, v, len(vals), cmd)
 	}
 	return vals[0], nil
-}
-
-func cmp(s, def string) string {
-	if s == "" {
-		return def
-	}
-	return s
 }
 
 // Request reads the flags into one predict.Request, loading the SoC and
@@ -116,11 +110,11 @@ func (r *RequestFlags) Request() (predict.Request, error) {
 	var q predict.Request
 	var err error
 	if r.Given("threads") {
-		return q, fmt.Errorf("--threads: llama-bench's -t (one pool's total threads) makes blsim predict's table; %s takes the split's threads per engine as --engine-threads", cmp(r.Command, "predict --threads-sweep"))
+		return q, fmt.Errorf("--threads: llama-bench's -t (one pool's total threads) makes blsim predict's table; %s takes the split's threads per engine as --engine-threads", cmp.Or(r.Command, "predict --threads-sweep"))
 	}
 	for _, f := range []string{"soc", "workload"} {
 		if v, _ := r.Flags.GetString(f); strings.Contains(v, ",") {
-			return q, fmt.Errorf("--%s: %q is a list: %s takes one (blsim predict makes a table of a list, a row each)", f, v, cmp(r.Command, "predict --threads-sweep"))
+			return q, fmt.Errorf("--%s: %q is a list: %s takes one (blsim predict makes a table of a list, a row each)", f, v, cmp.Or(r.Command, "predict --threads-sweep"))
 		}
 	}
 	if q.SoC, err = presets.LoadSoC(r.SoC); err != nil {
@@ -152,8 +146,8 @@ func (r *RequestFlags) Request() (predict.Request, error) {
 			return q, fmt.Errorf("--engine-threads: %w", err)
 		}
 	} else if r.Given("big-threads") || r.Given("little-threads") {
-		if q.Threads, err = predict.PerEngineThreads(n, r.BigThreads, r.LittleThreads, r.Given("big-threads"), r.Given("little-threads")); err != nil {
-			return q, r.FlagError(err, q)
+		if q.Threads, err = r.clusterThreads(n); err != nil {
+			return q, err
 		}
 	}
 	frac := r.Frac
@@ -237,6 +231,27 @@ func (r *RequestFlags) threadFlag(i int) string {
 		return "--little-threads"
 	}
 	return "--engine-threads"
+}
+
+// clusterThreads is --big-threads and --little-threads, the two-cluster
+// form of --engine-threads, as n engines' threads: the first engine's and
+// each later one's, 0 (the engine's default) where the flag is not given.
+func (r *RequestFlags) clusterThreads(n int) ([]int, error) {
+	out := make([]int, n)
+	for i := range out {
+		flag, v := "little-threads", r.LittleThreads
+		if i == 0 {
+			flag, v = "big-threads", r.BigThreads
+		}
+		if !r.Given(flag) {
+			continue
+		}
+		if v < 1 {
+			return nil, fmt.Errorf("--%s: %d threads: want at least 1", flag, v)
+		}
+		out[i] = v
+	}
+	return out, nil
 }
 
 // FlagError names the flag behind a predict.FieldError.

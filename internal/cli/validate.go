@@ -1,10 +1,12 @@
 package cli
 
 import (
+	"fmt"
 	"io"
 	"strconv"
 
 	"github.com/blsim/blsim/calibrate/fit"
+	"github.com/blsim/blsim/presets"
 	"github.com/blsim/blsim/report"
 )
 
@@ -40,4 +42,65 @@ func ValidationOut(w io.Writer, v *fit.Validation, f report.Format, stat fit.Sta
 		{Field: "dram_bound_pct", Title: "DRAM-bound %", Number: true, Cell: func(i int) string { return num(rows[i].DRAMBoundPct, 1) }},
 	}
 	return report.WriteTable(w, f, cols, len(rows), v, func(i int) any { return rows[i] })
+}
+
+// Validate is `blsim validate`: its flags, and Run.
+type Validate struct {
+	Measurements, SoC, Stat, Kernels string
+	Holdout                          []string
+	Top                              int
+	LOO, JSON                        bool
+	Output                           string // -o: text, md, csv, json or jsonl
+}
+
+// Run scores the profile --soc on the measurements: as it is, leaving
+// each one out (--loo) or holding out --holdout's.
+func (o *Validate) Run(stdout, stderr io.Writer) error {
+	if o.SoC == "" {
+		return fmt.Errorf("--soc: a profile is required")
+	}
+	if o.LOO && len(o.Holdout) > 0 {
+		return fmt.Errorf("--loo and --holdout: choose one")
+	}
+	if o.Top < 0 {
+		return fmt.Errorf("--top: %d is negative", o.Top)
+	}
+	format, err := report.ParseFormat(o.Output)
+	if err != nil {
+		return fmt.Errorf("-o: %w", err)
+	}
+	if o.JSON {
+		format = report.FormatJSON
+	}
+	opts, err := FitOptionsOf(o.Stat, o.Kernels)
+	if err != nil {
+		return err
+	}
+	soc, err := presets.LoadSoC(o.SoC)
+	if err != nil {
+		return fmt.Errorf("--soc: %w", err)
+	}
+	ms, err := MeasurementsFile(o.Measurements, fit.PlanCheck(soc), stderr)
+	if err != nil {
+		return err
+	}
+	var v *fit.Validation
+	switch {
+	case o.LOO:
+		v, err = fit.LeaveOneOut(soc, ms, opts)
+	case len(o.Holdout) > 0:
+		v, _, err = fit.Holdout(soc, ms, o.Holdout, opts)
+		if err != nil {
+			err = fmt.Errorf("--holdout: %s: %w", o.Measurements, err)
+		}
+	default:
+		if opts.Kernels != fit.KernelsAuto {
+			fmt.Fprintf(stderr, "blsim: warning: --kernels %s does nothing without --loo or --holdout: the profile is used as it is\n", opts.Kernels)
+		}
+		v, err = fit.Predictions(soc, ms, opts)
+	}
+	if err != nil {
+		return err
+	}
+	return ValidationOut(stdout, v, format, opts.Stat, o.Top)
 }

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"context"
@@ -11,9 +11,9 @@ import (
 	"github.com/blsim/blsim/presets"
 )
 
-// calibrateBench drives the user's benchmark command over its knob grid
+// bench drives the user's benchmark command over its knob grid
 // and, unless --no-fit, fits the prior profile to what it measured.
-func calibrateBench(ctx context.Context, o *calibrateOptions, stdout, stderr io.Writer) error {
+func (o *Calibrate) bench(ctx context.Context, stdout, stderr io.Writer) error {
 	if o.Workload == "" {
 		return fmt.Errorf("--workload: say which model the benchmark runs (a preset name or a workload YAML file)")
 	}
@@ -36,7 +36,7 @@ func calibrateBench(ctx context.Context, o *calibrateOptions, stdout, stderr io.
 		return err
 	}
 	o.Bench.Rounds = o.Rounds
-	cfg, err := o.Bench.config()
+	cfg, err := o.Bench.Config()
 	if err != nil {
 		return err
 	}
@@ -63,14 +63,14 @@ func calibrateBench(ctx context.Context, o *calibrateOptions, stdout, stderr io.
 	if o.JSON {
 		progress = stderr // stdout is the JSON document alone
 	}
-	path, err := runBenchGrid(ctx, &o.Bench, w.Name, string(wyaml), progress)
+	path, err := RunBenchGrid(ctx, &o.Bench, w.Name, string(wyaml), progress)
 	if err != nil {
 		return calibrateError(err, path)
 	}
 	if o.NoFit {
 		return recorded(stdout, path, o.JSON)
 	}
-	ms, err := readMeasurements(path, nil, stderr)
+	ms, err := MeasurementsFile(path, nil, stderr)
 	if err != nil {
 		return err
 	}

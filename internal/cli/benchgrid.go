@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"cmp"
@@ -15,9 +15,9 @@ import (
 	"github.com/spf13/pflag"
 )
 
-// benchGridOptions are the flags of `blsim calibrate --bench`: the user's
+// BenchGrid are the flags of `blsim calibrate --bench`: the user's
 // benchmark command, the grid of knobs to run it over, and how to run it.
-type benchGridOptions struct {
+type BenchGrid struct {
 	Bench        string        // the command line, split into words, run without a shell
 	Env          []string      // NAME=VALUES, one per --env
 	Args         []string      // -FLAG=VALUES, one per --arg
@@ -38,8 +38,8 @@ type benchGridOptions struct {
 	flags *pflag.FlagSet // tells flags given from defaults, so they win over the grid file
 }
 
-// addBenchGridFlags defines the --bench flags on fs.
-func addBenchGridFlags(fs *pflag.FlagSet, o *benchGridOptions) {
+// AddBenchGridFlags defines the --bench flags on fs.
+func AddBenchGridFlags(fs *pflag.FlagSet, o *BenchGrid) {
 	o.flags = fs
 	fs.StringVar(&o.Bench, "bench", "", "benchmark command to run over the grid, e.g. 'llama-bench -m model.gguf -p 512 -n 0 -o jsonl'\n(split into words with shell-like quoting, then executed without a shell: no $, globs, pipes or redirections)")
 	fs.StringArrayVar(&o.Env, "env", nil, "environment knob NAME=VALUES, repeatable; VALUES is one value, a list a,b,c or a range start:stop:step\n(e.g. ORK_BL_LITTLE_FRAC=0.05:0.30:0.05, ORK_BL_POLL=0,50)")
@@ -56,7 +56,7 @@ func addBenchGridFlags(fs *pflag.FlagSet, o *benchGridOptions) {
 }
 
 // changed reports whether the flag was given on the command line.
-func (o *benchGridOptions) changed(name string) bool {
+func (o *BenchGrid) changed(name string) bool {
 	if o.flags == nil {
 		return true
 	}
@@ -66,7 +66,7 @@ func (o *benchGridOptions) changed(name string) bool {
 
 // config builds the runner's configuration from the grid file and the
 // flags, which win over it where given; errors name the flag.
-func (o *benchGridOptions) config() (runner.Config, error) {
+func (o *BenchGrid) Config() (runner.Config, error) {
 	s := runner.Settings{GridFile: o.Grid, Command: o.Bench, Env: o.Env, Args: o.Args, Knobs: o.Knobs}
 	s.Timeout, s.Warmup = given(o.changed("timeout"), &o.Timeout), given(o.changed("warmup"), &o.Warmup)
 	s.Retries, s.Rounds = given(o.changed("retries"), &o.Retries), given(o.changed("rounds"), &o.Rounds)
@@ -98,13 +98,13 @@ func given[T any](changed bool, v *T) *T {
 	return nil
 }
 
-// runBenchGrid runs the benchmark over the grid, appending every run to
+// RunBenchGrid runs the benchmark over the grid, appending every run to
 // the measurements file as soon as it ends and printing one line per run
 // to stdout. It returns the measurements file's path. When ctx is done
 // (Ctrl-C) it stops, killing the running benchmark; every finished run is
 // kept, and the error wraps ctx.Err().
-func runBenchGrid(ctx context.Context, o *benchGridOptions, workloadName, workloadYAML string, stdout io.Writer) (string, error) {
-	cfg, err := o.config()
+func RunBenchGrid(ctx context.Context, o *BenchGrid, workloadName, workloadYAML string, stdout io.Writer) (string, error) {
+	cfg, err := o.Config()
 	if err != nil {
 		return "", err
 	}
@@ -114,7 +114,7 @@ func runBenchGrid(ctx context.Context, o *benchGridOptions, workloadName, worklo
 	// The benchmark runs in a process group of its own, out of reach of the
 	// terminal's Ctrl-C: catch it here, so that the runner kills the
 	// benchmark instead of leaving it running after blsim dies.
-	ctx, stop := signal.NotifyContext(ctx, stopSignals...)
+	ctx, stop := signal.NotifyContext(ctx, StopSignals...)
 	defer stop()
 	path := cmp.Or(o.Measurements, "runs.jsonl")
 	cfg.Workload, cfg.WorkloadYAML, cfg.KeepGoing = workloadName, workloadYAML, o.KeepGoing
