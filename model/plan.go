@@ -3,6 +3,7 @@ package model
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 )
 
@@ -26,6 +27,44 @@ const (
 	// barrier after each op, so the slowest gates it (see pool.go).
 	PoolPlan Mode = "pool"
 )
+
+// The plan modes, listed once: every check, parse, completion and search
+// over the modes asks these (Modes, SplitModes, Mode.Known,
+// Mode.IsSplit). A new split mode is added to splitModes here, given its
+// partition in sim (runner.splitParts and partFor), its style in plots
+// (the split curve) and, to run it for real, its kernels in
+// calibrate/dispatch.
+var (
+	splitModes = []Mode{TokenSplit, ExpertSplit}
+	modes      = append(append([]Mode{Native}, splitModes...), PoolPlan)
+)
+
+// Modes are every plan mode: native, the split modes, pool.
+func Modes() []Mode { return slices.Clone(modes) }
+
+// SplitModes are the modes that divide the routed-expert ops between
+// engines, in the order predictions list them.
+func SplitModes() []Mode { return slices.Clone(splitModes) }
+
+// Known says whether m is a plan mode (Modes).
+func (m Mode) Known() bool { return slices.Contains(modes, m) }
+
+// IsSplit says whether m divides the routed-expert ops between engines
+// (SplitModes).
+func (m Mode) IsSplit() bool { return slices.Contains(splitModes, m) }
+
+// ModeList names modes as a sentence does: "token or expert",
+// "native, token, expert or pool".
+func ModeList(ms []Mode) string {
+	s := make([]string, len(ms))
+	for i, m := range ms {
+		s[i] = string(m)
+	}
+	if len(s) < 2 {
+		return strings.Join(s, "")
+	}
+	return strings.Join(s[:len(s)-1], ", ") + " or " + s[len(s)-1]
+}
 
 // Plan says which engine runs what.
 type Plan struct {
@@ -92,10 +131,8 @@ func SharesOf(helpers ...float64) []float64 {
 // measurement's plan is checked so where it is read; Validate adds the
 // SoC's engines and cores.
 func (p Plan) CheckShape() error {
-	switch p.Mode {
-	case Native, TokenSplit, ExpertSplit, PoolPlan:
-	default:
-		return fmt.Errorf("plan: unknown split mode %q (want native, token, expert or pool)", p.Mode)
+	if !p.Mode.Known() {
+		return fmt.Errorf("plan: unknown split mode %q (want %s)", p.Mode, ModeList(modes))
 	}
 	if len(p.Engines) == 0 || len(p.Engines) > MaxEngines {
 		return fmt.Errorf("plan: %d engines, want 1 to %d", len(p.Engines), MaxEngines)
@@ -145,18 +182,18 @@ func (p Plan) CheckShape() error {
 
 // Validate checks the plan against a SoC.
 func (p Plan) Validate(s *SoC) error {
-	switch p.Mode {
-	case Native, TokenSplit, ExpertSplit:
+	switch {
+	case p.Mode == PoolPlan:
+		return p.validatePool(s)
+	case !p.Mode.Known():
+		return fmt.Errorf("plan: unknown split mode %q (want %s)", p.Mode, ModeList(modes))
+	default:
 		if p.BusyCores != nil {
 			return fmt.Errorf("plan: busy cores are for a pool plan, not %s", p.Mode)
 		}
 		if p.SMT != nil || p.Allowed != nil {
 			return fmt.Errorf("plan: threads on SMT siblings and allowed cores are for a pool plan, not %s", p.Mode)
 		}
-	case PoolPlan:
-		return p.validatePool(s)
-	default:
-		return fmt.Errorf("plan: unknown split mode %q (want native, token, expert or pool)", p.Mode)
 	}
 	engines, err := p.engines(s)
 	if err != nil {

@@ -96,3 +96,36 @@ func TestNewPlanShares(t *testing.T) {
 		t.Errorf("SharesOf(0.1, 0.3) = %v, want [0.6 0.1 0.3]", three)
 	}
 }
+
+// The modes are listed once (model.Modes, model.SplitModes): every check
+// asks them.
+func TestModesListedOnce(t *testing.T) {
+	all := model.Modes()
+	if len(all) != 4 || all[0] != model.Native || all[len(all)-1] != model.PoolPlan {
+		t.Fatalf("Modes() = %v", all)
+	}
+	for _, m := range all {
+		p := model.Plan{Mode: m, Engines: []string{"big"}, Threads: []int{1}, Fracs: []float64{1}}
+		if err := p.CheckShape(); err != nil {
+			t.Errorf("mode %s: %v", m, err)
+		}
+		if m.IsSplit() != (m == model.TokenSplit || m == model.ExpertSplit) {
+			t.Errorf("%s.IsSplit() = %v", m, m.IsSplit())
+		}
+	}
+	if model.Mode("layer").Known() || model.Mode("layer").IsSplit() {
+		t.Error("an unlisted mode is known")
+	}
+	bad := model.Plan{Mode: "layer", Engines: []string{"big"}, Threads: []int{1}}
+	if err := bad.CheckShape(); err == nil || !strings.Contains(err.Error(), "want native, token, expert or pool") {
+		t.Errorf("unknown mode: %v", err)
+	}
+	if got := model.ModeList(model.SplitModes()); got != "token or expert" {
+		t.Errorf("ModeList(SplitModes()) = %q", got)
+	}
+	s := model.SplitModes()
+	s[0] = "changed"
+	if model.SplitModes()[0] != model.TokenSplit {
+		t.Error("SplitModes returns the list itself, not a copy")
+	}
+}

@@ -291,8 +291,8 @@ func (c *checker) accelerator(p string, e *Engine) {
 		c.fail(p+"split_modes", "empty; leave it out for both token and expert")
 	}
 	for i, m := range e.SplitModes {
-		if m != string(TokenSplit) && m != string(ExpertSplit) {
-			c.fail(fmt.Sprintf("%ssplit_modes[%d]", p, i), "%q is not token or expert", m)
+		if !Mode(m).IsSplit() {
+			c.fail(fmt.Sprintf("%ssplit_modes[%d]", p, i), "%q is not %s", m, ModeList(splitModes))
 		}
 	}
 	if e.SharesDRAM == nil {

@@ -134,10 +134,8 @@ func (d *SplitData) check() error {
 		if !finite(m.Frac) || m.Frac < 0 || m.Frac > 1 || !finite(m.TPS) || m.TPS < 0 || !finite(m.ErrTPS) || m.ErrTPS < 0 {
 			return fmt.Errorf("plots: measured point %d (%s f=%g, %g ± %g t/s) is not a finite throughput at a share in [0,1]", i, m.Mode, m.Frac, m.TPS, m.ErrTPS)
 		}
-		switch m.Mode {
-		case model.Native, model.TokenSplit, model.ExpertSplit:
-		default:
-			return fmt.Errorf("plots: measured point %d has mode %q, not native, token or expert", i, m.Mode)
+		if m.Mode != model.Native && !m.Mode.IsSplit() {
+			return fmt.Errorf("plots: measured point %d has mode %q, not %s", i, m.Mode, model.ModeList(append([]model.Mode{model.Native}, model.SplitModes()...)))
 		}
 	}
 	return nil

@@ -25,7 +25,7 @@
 //	  "engines": ["big", "little"], "kinds": ["cpu", "cpu"],
 //	  "threads": [4, 4], "poll": 50, "draws": 48,
 //	  "native": {"tps": 26.26, "wall_s": 19.49,
-//	    "bound": {"compute": 0.861, "dram": 0.139, "handoff": 0.0003},
+//	    "bound": {"compute": 0.861, "dram": 0.131, "engine_cap": 0.008, "handoff": 0.0003},
 //	    "dram_util_mean": 0.195, "dram_util_peak": 0.962,
 //	    "handoff_s": 0.0066, "expert_op_s": 6.24},
 //	  "plans": [

@@ -64,7 +64,7 @@ func SplitPoints(ms []measure.Measurement, p *Prediction, w *model.Workload) []S
 		pt := SplitPoint{Mode: pl.Mode, TPS: m.Median, ErrTPS: m.SD()}
 		switch {
 		case pt.Mode == model.Native && len(pl.Engines) == 1:
-		case (pt.Mode == model.TokenSplit || pt.Mode == model.ExpertSplit) && len(pl.Engines) == 2 &&
+		case pt.Mode.IsSplit() && len(pl.Engines) == 2 &&
 			pl.Engines[1] == p.Engines[1] && pl.Threads[1] == p.Threads[1] && len(pl.Fracs) == 2:
 			pt.Frac = pl.Fracs[1]
 		default:

@@ -226,7 +226,7 @@ func (q *Request) resolve() (*resolved, error) {
 // checks the ones asked for.
 func (r *resolved) resolveModes() error {
 	if r.Modes == nil {
-		for _, m := range []model.Mode{model.TokenSplit, model.ExpertSplit} {
+		for _, m := range model.SplitModes() {
 			if m == model.TokenSplit && r.oneToken() {
 				r.noToken = r.canSplit(m) == "" // one token cannot be divided
 				continue
@@ -242,8 +242,8 @@ func (r *resolved) resolveModes() error {
 	}
 	r.Modes = append([]model.Mode(nil), r.Modes...)
 	for _, m := range r.Modes {
-		if m != model.TokenSplit && m != model.ExpertSplit {
-			return fieldErr("modes", -1, "%q is not a split mode (token or expert)", m)
+		if !m.IsSplit() {
+			return fieldErr("modes", -1, "%q is not a split mode (%s)", m, model.ModeList(model.SplitModes()))
 		}
 		if n := r.canSplit(m); n != "" {
 			return fieldErr("modes", -1, "engine %q cannot take a share of the %s split", n, m)

@@ -34,18 +34,29 @@ func ParseShares(spec string, n int) ([]float64, error) {
 	return fr, nil
 }
 
-// ParseModes reads a split mode as the command line names it: token,
-// expert, or both (nil: every mode the engines can take).
+// ModeNames are the names of --split: each split mode (model.SplitModes)
+// and AllModes.
+func ModeNames() []string {
+	var out []string
+	for _, m := range model.SplitModes() {
+		out = append(out, string(m))
+	}
+	return append(out, AllModes)
+}
+
+// AllModes is --split's name for every split mode the engines can take.
+const AllModes = "both"
+
+// ParseModes reads a split mode as the command line names it: one of
+// model.SplitModes, or AllModes (nil: every mode the engines can take).
 func ParseModes(s string) ([]model.Mode, error) {
-	switch s {
-	case "token":
-		return []model.Mode{model.TokenSplit}, nil
-	case "expert":
-		return []model.Mode{model.ExpertSplit}, nil
-	case "both":
+	if m := model.Mode(s); m.IsSplit() {
+		return []model.Mode{m}, nil
+	}
+	if s == AllModes {
 		return nil, nil
 	}
-	return nil, fmt.Errorf("%q is not token, expert or both", s)
+	return nil, fmt.Errorf("%q is not %s", s, model.ModeList(append(model.SplitModes(), AllModes)))
 }
 
 // ParseEngines reads a comma-separated list of engine names, main first

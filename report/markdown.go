@@ -177,8 +177,8 @@ func details(d *Data) []string {
 		}
 		out = append(out, fmt.Sprintf("At the best split the engines are busy in the split ops for %s.", strings.Join(busy, ", ")))
 	}
-	out = append(out, fmt.Sprintf("Native %s is %s DRAM-stalled with bursts peaking at %s of sustained DRAM bandwidth; the best split is %s stalled, peaking at %s.",
-		phase(p), pct(p.Native.Bound.DRAM), pct(p.Native.DRAMUtilPeak), pct(b.Bound.DRAM), pct(b.DRAMUtilPeak)))
+	out = append(out, fmt.Sprintf("Native %s is %s DRAM-stalled with bursts peaking at %s of sustained DRAM bandwidth; the best split is %s stalled, peaking at %s.%s",
+		phase(p), pct(p.Native.Bound.DRAM), pct(p.Native.DRAMUtilPeak), pct(b.Bound.DRAM), pct(b.DRAMUtilPeak), CapText(p)))
 	if q := d.Poll0; q != nil && p.TwoEngine() {
 		if q0, ok := q.Plan(model.TokenSplit, predict.Requested); ok {
 			o0, _ := q.Plan(model.TokenSplit, predict.DispatcherOnly)
@@ -305,10 +305,10 @@ func prediction(w io.Writer, p *predict.Prediction) {
 				s.Plan.Mode, kindText(s.Kind), strings.Join(shareCells(s.Plan.Fracs), " | "), s.TPS, s.GainPct, s.Interval.LoPct, s.Interval.HiPct, s.Verdict)
 		}
 	}
-	fmt.Fprintf(w, "\n| why (share of wall time) | compute | DRAM | handoff | handoff s | DRAM util mean | peak |\n|---|--:|--:|--:|--:|--:|--:|\n")
+	fmt.Fprintf(w, "\n| why (share of wall time) | compute | DRAM | engine cap | handoff | handoff s | DRAM util mean | peak |\n|---|--:|--:|--:|--:|--:|--:|--:|\n")
 	row := func(label string, o predict.Outcome) {
-		fmt.Fprintf(w, "| %s | %s | %s | %s | %.3f | %s | %s |\n", label, pct(o.Bound.Compute), pct(o.Bound.DRAM),
-			pct(o.Bound.Handoff), o.HandoffS, pct(o.DRAMUtilMean), pct(o.DRAMUtilPeak))
+		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %.3f | %s | %s |\n", label, pct(o.Bound.Compute), pct(o.Bound.DRAM),
+			pct(o.Bound.EngineCap), pct(o.Bound.Handoff), o.HandoffS, pct(o.DRAMUtilMean), pct(o.DRAMUtilPeak))
 	}
 	row("native", p.Native)
 	for _, s := range p.Plans {

@@ -92,12 +92,12 @@ func Headline(p *predict.Prediction) string {
 
 // whyHeader starts the why table, with native as its first row.
 func whyHeader(tw io.Writer) {
-	fmt.Fprintf(tw, "why (share of wall time)\tcompute\tDRAM\thandoff\thandoff s\tDRAM util mean\tpeak\t\n")
+	fmt.Fprintf(tw, "why (share of wall time)\tcompute\tDRAM\tengine cap\thandoff\thandoff s\tDRAM util mean\tpeak\t\n")
 }
 
 func whyRow(tw io.Writer, label string, o predict.Outcome) {
-	fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%.3f\t%s\t%s\t\n", label, pct(o.Bound.Compute), pct(o.Bound.DRAM),
-		pct(o.Bound.Handoff), o.HandoffS, pct(o.DRAMUtilMean), pct(o.DRAMUtilPeak))
+	fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%.3f\t%s\t%s\t\n", label, pct(o.Bound.Compute), pct(o.Bound.DRAM),
+		pct(o.Bound.EngineCap), pct(o.Bound.Handoff), o.HandoffS, pct(o.DRAMUtilMean), pct(o.DRAMUtilPeak))
 }
 
 // Why is the one-line explanation of the best split's gain.
@@ -108,15 +108,27 @@ func Why(p *predict.Prediction) string {
 		for i, t := range b.EngineS {
 			busy = append(busy, fmt.Sprintf("%s %.2f s", p.Engines[i], t))
 		}
-		return fmt.Sprintf("why: at the best split the engines are busy in the split ops for %s; native is %s DRAM-stalled with bursts peaking at %s of sustained bandwidth, the split %s.",
-			strings.Join(busy, ", "), pct(p.Native.Bound.DRAM), pct(p.Native.DRAMUtilPeak), pct(b.Bound.DRAM))
+		return fmt.Sprintf("why: at the best split the engines are busy in the split ops for %s; native is %s DRAM-stalled with bursts peaking at %s of sustained bandwidth, the split %s.%s",
+			strings.Join(busy, ", "), pct(p.Native.Bound.DRAM), pct(p.Native.DRAMUtilPeak), pct(b.Bound.DRAM), CapText(p))
 	}
 	var s strings.Builder
 	fmt.Fprintf(&s, "why: of the best split's %+.2f%%, %+.2f%% comes with the dispatcher alone (frac 0: handoff saved or paid, not %s compute) and %+.2f%% from %s's share of the work;",
 		b.GainPct, p.Why.DispatcherOnlyGainPct, p.Engines[1], p.Why.WorkGainPct, p.Engines[1])
-	fmt.Fprintf(&s, " native is %s DRAM-stalled with bursts peaking at %s of sustained bandwidth, and the split spends %s of its time stalled on DRAM.",
-		pct(p.Native.Bound.DRAM), pct(p.Native.DRAMUtilPeak), pct(b.Bound.DRAM))
+	fmt.Fprintf(&s, " native is %s DRAM-stalled with bursts peaking at %s of sustained bandwidth, and the split spends %s of its time stalled on DRAM.%s",
+		pct(p.Native.Bound.DRAM), pct(p.Native.DRAMUtilPeak), pct(b.Bound.DRAM), CapText(p))
 	return s.String()
+}
+
+// CapText names the stall at the engines' own caps (sim.Bound.EngineCap),
+// which more DRAM bandwidth would not shorten, when native or the best
+// split spends 0.5% of its time or more there; "" otherwise. Without it a
+// cap read as DRAM: "DRAM 43%" beside a DRAM utilisation of 8% (issue 29).
+func CapText(p *predict.Prediction) string {
+	n, b := p.Native.Bound.EngineCap, p.Best.Bound.EngineCap
+	if n < 0.005 && b < 0.005 {
+		return ""
+	}
+	return fmt.Sprintf(" Waiting at the engines' own caps (a cluster's bandwidth_max_gb_s or its threads' streams, below the DRAM's bandwidth: more DRAM would not shorten it): native %s, the split %s.", pct(n), pct(b))
 }
 
 // BalanceText is a mode's balance point as the tables print it, or why

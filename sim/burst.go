@@ -20,6 +20,7 @@ type timing struct {
 	totalS   float64 // seconds for the whole partition at this speed
 	memS     float64 // seconds in memory-heavy bursts
 	stallS   float64 // of those, seconds waiting on DRAM beyond the compute
+	capS     float64 // of stallS, what the engine's cap adds to the DRAM's own (Bound.EngineCap)
 	duty     float64 // memS / totalS
 	demandBs float64 // bandwidth asked for during a memory burst
 	bwBs     float64 // mean bandwidth received during memory bursts
@@ -44,7 +45,7 @@ func solve(parts []part, totalBs float64, policy string, out []timing) {
 		}
 		d = math.Min(d, totalBs)
 		out[i] = timing{demandBs: d, bwBs: d}
-		out[i].finish(p, c)
+		out[i].finish(p, c, totalBs)
 	}
 	if n == 1 {
 		return
@@ -91,7 +92,7 @@ func solve(parts []part, totalBs float64, policy string, out []timing) {
 			nbw := 0.5*out[i].bwBs + 0.5*bw
 			changed = math.Max(changed, math.Abs(nbw-out[i].bwBs)/out[i].bwBs)
 			out[i].bwBs = nbw
-			out[i].finish(p, p.computeS*p.slowdown)
+			out[i].finish(p, p.computeS*p.slowdown, totalBs)
 		}
 		if changed < 1e-12 {
 			break
@@ -99,19 +100,35 @@ func solve(parts []part, totalBs float64, policy string, out []timing) {
 	}
 }
 
-// finish derives the times from the bandwidth received.
-func (t *timing) finish(p part, computeS float64) {
+// finish derives the times from the bandwidth received, of a DRAM of
+// sustained bandwidth totalBs.
+func (t *timing) finish(p part, computeS, totalBs float64) {
 	load := p.llcS
 	if p.bytes > 0 {
 		load += p.bytes / t.bwBs
 	}
 	if load == 0 {
-		t.memS, t.stallS, t.totalS = 0, 0, computeS
+		t.memS, t.stallS, t.capS, t.totalS = 0, 0, 0, computeS
 	} else {
 		over := p.overlap * computeS
 		t.memS = math.Max(load, over)
 		t.stallS = t.memS - over
 		t.totalS = t.memS + (computeS - over)
+		// The engine's cap below the DRAM's bandwidth: the stall alone at
+		// its cap less the stall alone at the DRAM's whole bandwidth is
+		// the cap's (the engine's port or its threads' streams); the rest
+		// is the DRAM's own and its sharing.
+		if p.bytes > 0 && p.capBs < totalBs {
+			stallAt := func(bw float64) float64 {
+				if p.overlap > 0 {
+					bw = math.Min(bw, p.bytes/over)
+				}
+				return math.Max(0, p.llcS+p.bytes/bw-over)
+			}
+			t.capS = math.Min(t.stallS, math.Max(0, stallAt(p.capBs)-stallAt(totalBs)))
+		} else {
+			t.capS = 0
+		}
 	}
 	if t.totalS > 0 {
 		t.duty = t.memS / t.totalS

@@ -257,7 +257,7 @@ func (r *runner) overhead(dt float64) {
 type tally []float64
 
 const (
-	tallyFixed     = 17 // fields before the per-engine ones
+	tallyFixed     = 18 // fields before the per-engine ones
 	tallyPerEngine = 5
 )
 
@@ -268,7 +268,7 @@ func (r *runner) tally() tally {
 	t = append(t, r.t, res.Bound.Compute, res.Bound.DRAM, res.Bound.Handoff,
 		res.BytesDemanded, res.BytesMoved, res.ExpertOpS, float64(res.Split.Ops), res.Split.OpS,
 		res.Split.ImbalanceS, res.Split.HandoffS, res.Split.GraphSplitS, res.TokenOverheadS,
-		float64(res.Pool.Ops), float64(res.Pool.StaticOps), res.Pool.ImbalanceS, res.Pool.DescheduledS)
+		float64(res.Pool.Ops), float64(res.Pool.StaticOps), res.Pool.ImbalanceS, res.Pool.DescheduledS, res.Bound.EngineCap)
 	for i, e := range res.Engines {
 		split := 0.0
 		if res.Split.EngineS != nil {
@@ -289,7 +289,7 @@ func (r *runner) setTally(t tally) {
 	res.Split.OpS, res.Split.ImbalanceS, res.Split.HandoffS, res.Split.GraphSplitS = t[8], t[9], t[10], t[11]
 	res.TokenOverheadS = t[12]
 	res.Pool.Ops, res.Pool.StaticOps = int(t[13]+0.5), int(t[14]+0.5)
-	res.Pool.ImbalanceS, res.Pool.DescheduledS = t[15], t[16]
+	res.Pool.ImbalanceS, res.Pool.DescheduledS, res.Bound.EngineCap = t[15], t[16], t[17]
 	for i := range res.Engines {
 		e := &res.Engines[i]
 		v := t[tallyFixed+tallyPerEngine*i:]
@@ -340,6 +340,7 @@ type flow struct {
 	working       [memoParts]bool
 	starts        [memoParts]float64
 	finish, stall [memoParts]float64
+	capStall      [memoParts]float64
 	bytes, peak   float64
 }
 

@@ -95,7 +95,7 @@ func planKey(p model.Plan) string {
 // uncertainty can change an engine's cores), and its shares' sum each
 // time (a search tries many).
 func (e *Evaluator) check(p model.Plan) error {
-	if p.Mode == model.TokenSplit || p.Mode == model.ExpertSplit {
+	if p.Mode.IsSplit() {
 		sum := 0.0
 		for _, f := range p.Fracs {
 			if !(f >= 0 && f <= 1) {
@@ -108,7 +108,7 @@ func (e *Evaluator) check(p model.Plan) error {
 		}
 	}
 	q := p
-	if p.Mode == model.TokenSplit || p.Mode == model.ExpertSplit {
+	if p.Mode.IsSplit() {
 		// Which engines take a share, not how much: what Validate checks
 		// beyond the sum.
 		q.Fracs = make([]float64, len(p.Fracs))

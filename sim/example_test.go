@@ -102,8 +102,9 @@ func ExampleRun_decode() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	fmt.Printf("tg128: %.2f t/s, %.0f%% of the time DRAM-bound\n", r.TPS, 100*r.Bound.DRAM)
-	// Output: tg128: 6.38 t/s, 71% of the time DRAM-bound
+	fmt.Printf("tg128: %.2f t/s, %.0f%% of the time waiting on memory (%.0f%% on DRAM, %.0f%% at big's own cap)\n",
+		r.TPS, 100*(r.Bound.DRAM+r.Bound.EngineCap), 100*r.Bound.DRAM, 100*r.Bound.EngineCap)
+	// Output: tg128: 6.38 t/s, 71% of the time waiting on memory (68% on DRAM, 3% at big's own cap)
 }
 
 // ExampleRun_pool predicts stock llama.cpp's default -t 8 on the RK3588:

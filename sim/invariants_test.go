@@ -133,7 +133,7 @@ func TestInvariantsPresetGrid(t *testing.T) {
 			if len(bad) > 0 {
 				t.Errorf("NaN, Inf or negative values: %s", strings.Join(bad[:min(len(bad), 8)], ", "))
 			}
-			if sum := r.Bound.Compute + r.Bound.DRAM + r.Bound.Handoff; math.Abs(sum-1) > 1e-12 {
+			if sum := r.Bound.Compute + r.Bound.DRAM + r.Bound.EngineCap + r.Bound.Handoff; math.Abs(sum-1) > 1e-12 {
 				t.Errorf("bound shares sum to %.15g, want 1 (%+v)", sum, r.Bound)
 			}
 			if relDiff(r.BytesMoved, r.BytesDemanded) > 1e-9 {

@@ -219,7 +219,7 @@ func (r *runner) poolOp(op *model.Op) {
 		r.working[i] = r.parts[i].bytes > 0 || r.parts[i].computeS > 0 || r.parts[i].llcS > 0
 		r.starts[i] = t0
 		r.remain[i] = 1
-		r.stall[i] = 0
+		r.stall[i], r.cap[i] = 0, 0
 		r.finish[i] = t0
 	}
 	if r.tokenMemo != nil {
@@ -260,7 +260,8 @@ func (r *runner) poolOp(op *model.Op) {
 		r.span(i, op.Name, Idle, base+r.finish[i], base+end) // spinning at the barrier
 		r.lastEnd[i] = base + end
 	}
-	r.res.Bound.DRAM += r.stall[crit]
+	r.res.Bound.DRAM += r.stall[crit] - r.cap[crit]
+	r.res.Bound.EngineCap += r.cap[crit]
 	r.res.Bound.Compute += end - t0 - r.stall[crit]
 	r.res.Pool.Ops++
 	if fixed {

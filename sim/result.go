@@ -23,8 +23,10 @@ type Result struct {
 	TokenOverheadS float64 `json:"token_overhead_s"`
 	// tokenGraphs is how many generated tokens' graphs were simulated.
 	tokenGraphs int
-	// Bound is the share of wall time the critical path spent in each
-	// state; they add up to 1.
+	// Bound is the share of wall time spent in each state; they add up
+	// to 1. Outside split ops it is the critical path's state; inside one
+	// it is counted over the engines still at work (splitBound), so that
+	// it moves continuously with the shares.
 	Bound Bound `json:"bound"`
 	// DRAMUtilMean is bytes moved / (sustained bandwidth x wall time);
 	// DRAMUtilPeak is the highest utilisation inside memory bursts.
@@ -51,11 +53,21 @@ type Result struct {
 	DRAM []DRAMSample `json:"dram,omitempty"`
 }
 
-// Bound breaks the critical path down by what limited it.
+// Bound breaks the wall time down by what limited it (Result.Bound).
 type Bound struct {
 	Compute float64 `json:"compute"`
-	DRAM    float64 `json:"dram"`
-	Handoff float64 `json:"handoff"`
+	// DRAM is waiting on loads as the memory itself makes an engine
+	// wait: at its sustained bandwidth, shared with the other engines
+	// (the shared cache's reads and an accelerator's own memory count
+	// here too).
+	DRAM float64 `json:"dram"`
+	// EngineCap is the waiting an engine's own cap adds, where it is
+	// below the DRAM's bandwidth (a cluster's bandwidth_max_gb_s, its
+	// threads' streams): the stall alone at the cap less the stall alone
+	// at the DRAM's whole bandwidth. More DRAM bandwidth would not
+	// shorten it.
+	EngineCap float64 `json:"engine_cap"`
+	Handoff   float64 `json:"handoff"`
 }
 
 // EngineStats is one engine's time over the whole run.

@@ -129,7 +129,9 @@ type runner struct {
 	remain  []float64
 	finish  []float64
 	stall   []float64
+	cap     []float64 // of stall, the engine cap's (timing.capS)
 	working []bool
+	pts     []float64 // splitBound's moments
 	idx     []int
 	sub     []part
 	tms     []timing
@@ -163,7 +165,7 @@ func newRunner(s *model.SoC, w *model.Workload, p model.Plan) *runner {
 	}
 	r.initPool()
 	r.parts, r.times = make([]part, 0, n), make([]timing, n)
-	r.starts, r.remain, r.finish, r.stall = make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, n)
+	r.starts, r.remain, r.finish, r.stall, r.cap = make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, n)
 	r.working = make([]bool, n)
 	r.idx, r.sub, r.tms = make([]int, 0, n), make([]part, 0, n), make([]timing, n)
 	return r
@@ -200,7 +202,7 @@ func (r *runner) barriersPerOp(ops []model.Op) float64 {
 // split says whether the plan is a split dispatcher's (token or expert):
 // the routed-expert ops forked between pools.
 func (r *runner) split() bool {
-	return r.plan.Mode == model.TokenSplit || r.plan.Mode == model.ExpertSplit
+	return r.plan.Mode.IsSplit()
 }
 
 // ubatch simulates one ubatch's ops in graph order.
@@ -274,7 +276,8 @@ func (r *runner) mainOp(op *model.Op) {
 	}
 	r.account(0, p, tm.totalS)
 	r.res.Bound.Compute += tm.totalS - tm.stallS
-	r.res.Bound.DRAM += tm.stallS
+	r.res.Bound.DRAM += tm.stallS - tm.capS
+	r.res.Bound.EngineCap += tm.capS
 	peak := 0.0
 	if tm.duty > 0.01 {
 		peak = tm.demandBs / r.totalBs
@@ -479,9 +482,10 @@ func (r *runner) result() *Result {
 		res.GenTPS = float64(run.GenTokens) / res.GenS
 	}
 	res.TPS = float64(run.PromptTokens+run.GenTokens) / r.t
-	if sum := res.Bound.Compute + res.Bound.DRAM + res.Bound.Handoff; sum > 0 {
+	if sum := res.Bound.Compute + res.Bound.DRAM + res.Bound.EngineCap + res.Bound.Handoff; sum > 0 {
 		res.Bound.Compute /= sum
 		res.Bound.DRAM /= sum
+		res.Bound.EngineCap /= sum
 		res.Bound.Handoff /= sum
 	}
 	res.DRAMUtilMean = res.BytesMoved / (r.totalBs * r.t)

@@ -29,7 +29,7 @@ func Best(s *model.SoC, w *model.Workload, p model.Plan) (model.Plan, *Result, e
 // share per engine, such as a requested split) is a candidate too, so
 // the best is never worse than a plan the caller already has.
 func (e *Evaluator) Best(p model.Plan, also ...[]float64) (model.Plan, *Result, error) {
-	if p.Mode != model.TokenSplit && p.Mode != model.ExpertSplit {
+	if !p.Mode.IsSplit() {
 		return model.Plan{}, nil, fmt.Errorf("best: a %s plan has no fractions to find", p.Mode)
 	}
 	n := len(p.Engines)
@@ -84,7 +84,7 @@ func (e *Evaluator) bestTwo(p model.Plan) (model.Plan, *Result, error) {
 // grid of what-if SoCs (a heatmap's cells): a grid of steps intervals over
 // [0, 1] refined by golden section to tol.
 func (e *Evaluator) BestCoarse(p model.Plan, steps int, tol float64) (model.Plan, *Result, error) {
-	if len(p.Engines) != 2 || (p.Mode != model.TokenSplit && p.Mode != model.ExpertSplit) {
+	if len(p.Engines) != 2 || (!p.Mode.IsSplit()) {
 		return model.Plan{}, nil, fmt.Errorf("best: a coarse search is of a two-engine split, not %s over %d engines", p.Mode, len(p.Engines))
 	}
 	if steps < 1 || !(tol > 0) {
@@ -194,7 +194,7 @@ func Balance(s *model.SoC, w *model.Workload, p model.Plan) (float64, error) {
 // is the faster. When the second engine takes longer even at the smallest
 // share, or less even at the largest, there is none and None says so.
 func (e *Evaluator) Balance(p model.Plan) (BalancePoint, error) {
-	if p.Mode != model.TokenSplit && p.Mode != model.ExpertSplit {
+	if !p.Mode.IsSplit() {
 		return BalancePoint{}, fmt.Errorf("balance: a %s plan has no split ops to balance", p.Mode)
 	}
 	if len(p.Engines) != 2 {

@@ -61,7 +61,7 @@ func (r *runner) splitOp(op *model.Op) {
 		}
 		r.starts[i] = start
 		r.remain[i] = 1
-		r.stall[i] = 0
+		r.stall[i], r.cap[i] = 0, 0
 		r.finish[i] = start
 	}
 	r.span(0, op.Name, Handoff, base+t0, base+t0+pre*1e-6)
@@ -94,6 +94,7 @@ func (r *runner) splitOp(op *model.Op) {
 			// critical engine's, in its mean mix of DRAM and compute.
 			if w := r.finish[crit] - r.starts[crit]; w > 0 {
 				r.stall[crit] *= (e - r.starts[crit]) / w
+				r.cap[crit] *= (e - r.starts[crit]) / w
 			}
 			r.res.Split.ImbalanceS += e - end
 			end, r.finish[crit] = e, e
@@ -104,11 +105,8 @@ func (r *runner) splitOp(op *model.Op) {
 	if split {
 		join = h.JoinUS * 1e-6
 	}
-	critWork := r.finish[crit] - r.starts[crit]
 	handoff := (r.starts[crit] - t0) + join
-	r.res.Bound.Handoff += handoff
-	r.res.Bound.DRAM += r.stall[crit]
-	r.res.Bound.Compute += critWork - r.stall[crit]
+	r.splitBound(t0, join)
 	r.res.Split.Ops++
 	r.res.Split.OpS += end + join - t0
 	r.res.ExpertOpS += end + join - t0
@@ -179,6 +177,7 @@ func (r *runner) splitFluid(op *model.Op, e *memoEntry, base float64) {
 	if hit {
 		copy(r.finish[:n], f.finish[:n])
 		copy(r.stall[:n], f.stall[:n])
+		copy(r.cap[:n], f.capStall[:n])
 		for i := range n {
 			r.remain[i] = 0
 		}
@@ -186,6 +185,7 @@ func (r *runner) splitFluid(op *model.Op, e *memoEntry, base float64) {
 		f.bytes, f.peak = r.fluid(op, base)
 		copy(f.finish[:], r.finish[:n])
 		copy(f.stall[:], r.stall[:n])
+		copy(f.capStall[:], r.cap[:n])
 		if e != nil {
 			if len(e.flows) < maxFlows {
 				e.flows = append(e.flows, f)
@@ -262,6 +262,7 @@ func (r *runner) fluid(op *model.Op, base float64) (moved, peak float64) {
 				bytes += frac * r.parts[i].bytes
 			}
 			r.stall[i] += frac * tms[k].stallS
+			r.cap[i] += frac * tms[k].capS
 			comp := dt * (1 - tms[k].stallS/tms[k].totalS)
 			r.span(i, op.Name, Compute, base+t, base+t+comp)
 			r.span(i, op.Name, DRAMWait, base+t+comp, base+t+dt)

@@ -79,7 +79,7 @@ func JudgePlan(p model.Plan, gainPct float64, iv Interval) Verdict {
 // first nothing to do: every share below 0.0005, which tables print as
 // 0.000.
 func HelpersIdle(p model.Plan) bool {
-	if p.Mode != model.TokenSplit && p.Mode != model.ExpertSplit {
+	if !p.Mode.IsSplit() {
 		return false
 	}
 	for _, f := range p.Fracs[min(1, len(p.Fracs)):] {

@@ -373,7 +373,7 @@ func stockGraph(prior *model.SoC, obs []measure.Measurement) (*model.SoC, string
 		return prior, ""
 	}
 	for _, m := range obs {
-		if m.Plan != nil && (m.Plan.Mode == model.TokenSplit || m.Plan.Mode == model.ExpertSplit) {
+		if m.Plan != nil && m.Plan.Mode.IsSplit() {
 			return prior, ""
 		}
 	}

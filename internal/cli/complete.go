@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/blsim/blsim/parts"
+	"github.com/blsim/blsim/predict"
 	"github.com/blsim/blsim/presets"
 	"github.com/spf13/cobra"
 )
@@ -15,7 +16,7 @@ func BlsimCompletions(plotKinds []string) Completions {
 		Flags: map[string]func() []string{
 			"soc":      presets.SoCNames,
 			"workload": presets.WorkloadNames,
-			"split":    Fixed("token", "expert", "both"),
+			"split":    predict.ModeNames,
 			"test":     Fixed("pp", "tg", "pg"),
 			"stat":     Fixed("median", "best"),
 		},
