@@ -3,6 +3,7 @@ package gguf
 import (
 	"bytes"
 	"encoding/binary"
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -60,21 +61,26 @@ func TestHeaderBounds(t *testing.T) {
 				return
 			}
 			defer w.Close()
-			var h bytes.Buffer
-			h.WriteString(Magic)
-			binary.Write(&h, binary.LittleEndian, uint32(3))
-			binary.Write(&h, binary.LittleEndian, uint64(0))
-			binary.Write(&h, binary.LittleEndian, uint64(1))
-			binary.Write(&h, binary.LittleEndian, uint64(1))
-			h.WriteString("k")
-			binary.Write(&h, binary.LittleEndian, uint32(Array))
-			binary.Write(&h, binary.LittleEndian, uint32(Uint8))
-			binary.Write(&h, binary.LittleEndian, uint64(MaxArrayLen))
-			w.Write(h.Bytes())
+			// MaxKVs keys, each an array of MaxArrayLen bytes: no
+			// count bounds it (4 TiB), only MaxHeaderBytes. The code
+			// before the fix read on until the writer stopped.
+			le := func(v any) { binary.Write(w, binary.LittleEndian, v) }
+			w.WriteString(Magic)
+			le(uint32(3))
+			le(uint64(0))
+			le(uint64(MaxKVs))
 			zeros := make([]byte, 1<<20)
-			for {
-				if _, err := w.Write(zeros); err != nil {
-					return
+			for i := 0; ; i++ {
+				key := fmt.Sprintf("k%d", i)
+				le(uint64(len(key)))
+				w.WriteString(key)
+				le(uint32(Array))
+				le(uint32(Uint8))
+				le(uint64(MaxArrayLen))
+				for range MaxArrayLen / len(zeros) {
+					if _, err := w.Write(zeros); err != nil {
+						return
+					}
 				}
 			}
 		}()
@@ -140,13 +146,22 @@ func TestLlamaCppRefuses(t *testing.T) {
 	}
 	dir := t.TempDir()
 	whole := qwen3moeBuilder(2)
-	ps := writeSplit(t, whole, dir, "dup", 2)
-	// The second shard again, with the first shard's first tensor in it.
-	s := newBuilder("").kv("split.no", Uint16, uint64(1)).kv("split.count", Uint16, uint64(2)).kv("split.tensors.count", Int32, int64(len(whole.tensors)+1))
+	// Two shards whose split.tensors.count counts the tensor twice, so
+	// that only the duplicate is wrong: the first shard's first tensor is
+	// in the second shard too. (The code before the fix mapped this.)
+	n := len(whole.tensors) + 1
 	per := (len(whole.tensors) + 1) / 2
-	s.tensors = append(append(s.tensors, whole.tensors[per:]...), whole.tensors[0])
-	s.write(t, dir, filepath.Base(ps[1]), 0)
-	if _, err := Read(ps[0]); err == nil || !strings.Contains(err.Error(), "the tensor is in shard 1 too") {
+	split := func(no int) *builder {
+		return newBuilder("").kv("split.no", Uint16, uint64(no)).kv("split.count", Uint16, uint64(2)).kv("split.tensors.count", Int32, int64(n))
+	}
+	s0 := split(0)
+	s0.kvs = append(append([]bkv(nil), whole.kvs...), s0.kvs...)
+	s0.tensors = append(s0.tensors, whole.tensors[:per]...)
+	first := s0.write(t, dir, "dup-00001-of-00002.gguf", 0)
+	s1 := split(1)
+	s1.tensors = append(append(s1.tensors, whole.tensors[per:]...), whole.tensors[0])
+	s1.write(t, dir, "dup-00002-of-00002.gguf", 0)
+	if _, err := Read(first); err == nil || !strings.Contains(err.Error(), "the tensor is in shard 1 too") {
 		t.Errorf("a tensor in two shards: %v", err)
 	}
 	// A shard whose split.no is past its count (a panic before).

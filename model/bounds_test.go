@@ -40,16 +40,32 @@ func TestYAMLBounds(t *testing.T) {
 	if !errors.As(err, &fe) || !strings.Contains(err.Error(), "bomb.yaml:") || !strings.Contains(err.Error(), "expands to more than 100000 nodes") {
 		t.Errorf("alias bomb: %v", err)
 	}
+	// A whole workload, so that a reader without the bound decodes the
+	// mapping (the code before the fix took 12.7 s on 60,000 keys).
+	wl, err := os.ReadFile(filepath.Join("testdata", "good", "wl-tiny.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	head, tail, ok := strings.Cut(string(wl), "run:\n")
+	if !ok {
+		t.Fatal("wl-tiny.yaml: no run:")
+	}
 	var keys strings.Builder
-	keys.WriteString("schema: blsim/workload/v1\nname: k\nmodel:\n  types:\n")
+	keys.WriteString(head + "  types:\n")
+	line := strings.Count(head, "\n") + 2 // the mapping's line is its first key's
 	for i := range 60000 {
 		fmt.Fprintf(&keys, "    k%d: q4_k\n", i)
 	}
-	if _, err := ParseWorkload([]byte(keys.String()), "keys.yaml"); err == nil || !strings.Contains(err.Error(), "keys.yaml:5: a mapping of 60000 keys, over the limit of 1000") {
+	keys.WriteString("run:\n" + tail)
+	if _, err := ParseWorkload([]byte(keys.String()), "keys.yaml"); err == nil || !strings.Contains(err.Error(), fmt.Sprintf("keys.yaml:%d: a mapping of 60000 keys, over the limit of 1000", line)) {
 		t.Errorf("60,000 keys: %v", err)
 	}
+	// 4 MiB: past readfile.YAMLLimit, and well under the 64 MiB limit
+	// the readers had before, which decoded it (a 64 MiB list took 40 s,
+	// this one 1.7 s).
+	const listBytes = 4 << 20
 	p := filepath.Join(t.TempDir(), "list.yaml")
-	if err := os.WriteFile(p, []byte(strings.Repeat("- 1\n", readfile.YAMLLimit/4+1)), 0o644); err != nil {
+	if err := os.WriteFile(p, []byte(strings.Repeat("- 1\n", listBytes/4)), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := LoadSoCFile(p); !errors.Is(err, readfile.ErrTooLarge) {

@@ -20,8 +20,13 @@ func TestMeasuredRates(t *testing.T) {
 	if rates["q4_0"] != meas || !strings.HasPrefix(notes["q4_0"], "measured: ") || !strings.Contains(notes["q4_0"], "XNNPACK PR #10602") {
 		t.Errorf("q4_0 %g (%q), want the measured %g with its source", rates["q4_0"], notes["q4_0"], meas)
 	}
+	// Q8_0's int8 x int8 kernel is measured on its own and does not
+	// enter the efficiency of the types whose kernels unpack weights.
+	if q8 := m4.Measured.Repacked["q8_0"]; rates["q8_0"] != q8 || !strings.Contains(notes["q8_0"], "rten PR #827") {
+		t.Errorf("q8_0 %g (%q), want the measured %g with its source", rates["q8_0"], notes["q8_0"], q8)
+	}
 	scale := meas / a76.Kernels.Repacked["q4_0"]
-	for _, typ := range []string{"q8_0", "q4_k", "q6_k"} {
+	for _, typ := range []string{"iq4_nl", "q4_k", "q6_k"} {
 		want := round3(a76.Kernels.Repacked[typ] * scale)
 		if rates[typ] != want || !strings.Contains(notes[typ], "measured repacked rates over cortex-a76's (q4_0 81.7/28)") {
 			t.Errorf("repacked %s %g (%q), want %g from the measured efficiency", typ, rates[typ], notes[typ], want)
@@ -45,8 +50,8 @@ func TestMeasuredRates(t *testing.T) {
 func TestMeasuredRatesBadInput(t *testing.T) {
 	for _, tc := range []struct{ file, from, to, want string }{
 		{"cores/cortex-a76.yaml", "engine:\n", "# x\nmeasured_kernels: {repacked: {q4_0: 30}}\nengine:\n", "measured_kernels: only a derived core"},
-		{"cores/apple-m4-p.yaml", "repacked: {q4_0: 81.7}", "repacked: {q4_0: 0}", "measured_kernels.repacked.q4_0: 0 is outside (0, 4096]"},
-		{"cores/apple-m4-p.yaml", "repacked: {q4_0: 81.7}", "classes: {q4: 81.7}", "no classes"},
+		{"cores/apple-m4-p.yaml", "repacked: {q4_0: 81.7, q8_0: 112.9}", "repacked: {q4_0: 0}", "measured_kernels.repacked.q4_0: 0 is outside (0, 4096]"},
+		{"cores/apple-m4-p.yaml", "repacked: {q4_0: 81.7, q8_0: 112.9}", "classes: {q4: 81.7}", "no classes"},
 	} {
 		fsys := smtCore(t, "")
 		b := string(fsys[tc.file].Data)
@@ -111,6 +116,25 @@ func TestChainedReference(t *testing.T) {
 		}
 		if _, err := load(fsys); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%v: %v, want %q", tc.edits, err, tc.want)
+		}
+	}
+}
+
+// TestMeasuredQ8Alone: a core whose only measured repacked rate is Q8_0's
+// (apple-m3-p) takes its path efficiency from it: its reference's other
+// repacked rates in the proportion of the two cores' Q8_0 rates.
+func TestMeasuredQ8Alone(t *testing.T) {
+	l := lib()
+	m3, m4 := l.cores["apple-m3-p"], l.cores["apple-m4-p"]
+	if len(m3.Measured.Repacked) != 1 || m3.Measured.Repacked["q8_0"] <= 0 {
+		t.Fatalf("apple-m3-p measured %v, want q8_0 alone", m3.Measured.Repacked)
+	}
+	rates, notes := m3.Rates(m3.RepackedTypes())
+	ref, _ := m4.Rates(m3.RepackedTypes())
+	scale := m3.Measured.Repacked["q8_0"] / ref["q8_0"]
+	for _, typ := range []string{"q4_0", "q4_k"} {
+		if want := round3(ref[typ] * scale); rates[typ] != want || !strings.Contains(notes[typ], "measured repacked rates over apple-m4-p's (q8_0 ") {
+			t.Errorf("apple-m3-p %s %g (%q), want apple-m4-p's %g x %g = %g", typ, rates[typ], notes[typ], ref[typ], scale, want)
 		}
 	}
 }

@@ -93,7 +93,7 @@ func (c *Core) Rates(repacked []string) (map[string]float64, map[string]string) 
 		mRep, mGen = c.Measured.Repacked, c.Measured.Generic
 		isDot := func(t string) bool { return dotTypes[t] }
 		notDot := func(t string) bool { return !dotTypes[t] }
-		sRep, repHow = measuredScale(sRep, repHow, "repacked", mRep, k.Repacked, ref.Name, nil)
+		sRep, repHow = measuredScale(sRep, repHow, "repacked", mRep, k.Repacked, ref.Name, unpacking(mRep))
 		sGen, genHow = measuredScale(sGen, genHow, "generic", mGen, k.Generic, ref.Name, isDot)
 		sKQ, kqHow = measuredScale(sKQ, kqHow, "generic", mGen, k.Generic, ref.Name, notDot)
 	}
@@ -195,6 +195,21 @@ func (c *Core) table() (*Kernels, func(key string) string) {
 		}
 	}
 	return k, func(key string) string { return notes[key] }
+}
+
+// unpacking keeps, among a core's measured repacked rates, those of the
+// types whose kernels unpack their weights (all but q8_0) when there are
+// any: an int8 x int8 kernel (Q8_0's) runs nearer the multiply's peak
+// than the 4-bit and k-quant kernels, so its rate is its own and sets the
+// path's efficiency for the other types only when nothing else was
+// measured.
+func unpacking(measured map[string]float64) func(string) bool {
+	for t, v := range measured {
+		if t != "q8_0" && v > 0 {
+			return func(t string) bool { return t != "q8_0" }
+		}
+	}
+	return nil
 }
 
 // measuredScale is the factor that carries the reference's rates on one

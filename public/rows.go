@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/blsim/blsim/model"
+	"github.com/blsim/blsim/parts"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -48,6 +49,11 @@ type Row struct {
 	// date's stock build did not (a PR build's own packed kernels): they
 	// run the repacked path (Era.Packed).
 	Packed []string `yaml:"packed" json:"packed,omitempty"`
+	// DRAM is the row's device memory where the source states one that
+	// differs from its SoC preset's (TYPE-MTSxBITS, as `blsim socs new
+	// --dram` takes it: ddr5-6400x128): the preset runs with it
+	// (presets.SoCWithDRAM). A fact of the device, not a tuned value.
+	DRAM string `yaml:"dram" json:"dram,omitempty"`
 }
 
 //go:embed rows.yaml
@@ -162,6 +168,11 @@ func (r *Row) Check() error {
 	for _, t := range r.Packed {
 		if t == "" || t != strings.ToLower(t) {
 			return bad("packed", "%q: want a GGML type in lower case (q8_0)", t)
+		}
+	}
+	if r.DRAM != "" {
+		if _, err := parts.ParseDRAM(r.DRAM); err != nil {
+			return bad("dram", "%v", err)
 		}
 	}
 	if _, err := r.Run(); err != nil {

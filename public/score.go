@@ -74,6 +74,9 @@ func Predict(r Row) (Result, error) {
 		return no("no preset " + r.SoC + " yet")
 	}
 	s, err := presets.SoC(r.SoC)
+	if r.DRAM != "" {
+		s, err = presets.SoCWithDRAM(r.SoC, r.DRAM)
+	}
 	if err != nil {
 		return res, fmt.Errorf("row %s: %w", r.ID, err)
 	}
@@ -86,6 +89,9 @@ func Predict(r Row) (Result, error) {
 	era := EraOf(r.Date)
 	era.Packed = r.Packed
 	s, eraNotes := era.Apply(s, w, scheme)
+	if r.DRAM != "" {
+		eraNotes = append(eraNotes, fmt.Sprintf("the device's memory %s: %.3g GB/s peak, %.3g sustained", r.DRAM, s.DRAM.PeakGBs, s.DRAM.SustainedGBs))
+	}
 	if len(r.Packed) > 0 {
 		eraNotes = append(eraNotes, "the build packs "+strings.Join(r.Packed, ", ")+" at load: the repacked path")
 	}

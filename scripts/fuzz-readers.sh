@@ -15,11 +15,23 @@
 # of them per input, the GGUF reader (whose every run maps a model, and
 # which finds new code every few seconds) spent its minute minimizing,
 # with 55 executions counted (issue 31).
+#
+# A target that fails only with go test's "context deadline exceeded" at
+# the end of FUZZTIME, having written no failing input, is reported
+# "ok (deadline race)": that is a race in Go's fuzzing coordinator
+# (golang/go#75804, fixed in Go 1.27), not a finding. On go1.26.8 it
+# failed 1 of 6 two-minute runs of FuzzParseMapping (issue 31).
+#
+# A failed target's whole go test output is kept (LOGDIR, default a new
+# folder under /tmp) and its last lines printed: a failure go test reports
+# without a failing input (a worker killed by a signal, an error talking
+# to it) is otherwise lost with the log.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 fuzztime=${FUZZTIME:-10m}
 maxrss=${MAXRSS_KB:-1048576}
 minimize=${MINIMIZE:-100x}
+logdir=${LOGDIR:-}
 targets=(
 	"./model FuzzParseSoC"
 	"./model FuzzParseWorkload"
@@ -32,13 +44,27 @@ targets=(
 	"./gguf FuzzRead"
 	"./hfconfig FuzzParse"
 )
+# deadline_race LOG CORPUS_BEFORE CORPUS_AFTER: whether go test's only
+# complaint in LOG is the coordinator's deadline (golang/go#75804), with
+# no failing input written.
+deadline_race() {
+	grep -q 'Failing input written' "$1" && return 1
+	[ "$2" = "$3" ] || return 1
+	local msgs
+	msgs=$(awk '/^--- FAIL: /{f=1; next} /^(FAIL|PASS)$/{f=0} f' "$1" | sed 's/^ *//' | sort -u)
+	[ "$msgs" = "context deadline exceeded" ]
+}
 status=0
 for t in "${targets[@]}"; do
 	[[ -n "${ONLY:-}" && "$t" != *"$ONLY"* ]] && continue
 	pkg=${t% *} name=${t#* }
 	log=$(mktemp)
+	corpus="$pkg/testdata/fuzz/$name"
+	before=$(ls "$corpus" 2>/dev/null || true)
 	if /usr/bin/time -v go test -run '^$' -fuzz "^${name}\$" -fuzztime "$fuzztime" -fuzzminimizetime "$minimize" -parallel 1 "$pkg" >"$log" 2>&1; then
 		res=ok
+	elif deadline_race "$log" "$before" "$(ls "$corpus" 2>/dev/null || true)"; then
+		res="ok (deadline race, golang/go#75804)"
 	else
 		res=FAIL status=1
 	fi
@@ -49,8 +75,12 @@ for t in "${targets[@]}"; do
 		res="FAIL (peak RSS over ${maxrss} kB)" status=1
 	fi
 	printf '%-40s %-6s execs %-10s new %-5s peak RSS %s kB\n' "$pkg $name" "$res" "${execs:-?}" "${new:-?}" "${rss:-?}"
-	if [ "$res" != ok ]; then
-		grep -E -- '--- FAIL|panic|Failing input|testdata/fuzz' "$log" | head -20 || true
+	if [ "${res#FAIL}" != "$res" ]; then
+		if [ -n "$logdir" ]; then mkdir -p "$logdir"; else logdir=$(mktemp -d /tmp/fuzz-readers.XXXXXX); fi
+		p=${pkg#./} kept="$logdir/${p//\//_}-$name.log"
+		cp "$log" "$kept"
+		grep -v -e '^fuzz: elapsed' -e "^$(printf '\t')" "$log" | tail -20 || true
+		echo "  whole log: $kept"
 	fi
 	rm -f "$log"
 done

@@ -3,8 +3,6 @@ package busy
 import (
 	"testing"
 	"time"
-
-	"golang.org/x/sys/unix"
 )
 
 // TestRunReruns: a run that shares its CPU with a busy loop is disturbed;
@@ -14,19 +12,7 @@ import (
 // other load on the machine may disturb the re-runs too, but never makes
 // a more disturbed attempt the one kept.
 func TestRunReruns(t *testing.T) {
-	var allowed unix.CPUSet
-	if err := unix.SchedGetaffinity(0, &allowed); err != nil {
-		t.Fatal(err)
-	}
-	cpu := -1
-	for c := range 1024 {
-		if allowed.IsSet(c) {
-			cpu = c
-			break
-		}
-	}
-	loop := startLoop(t, cpu)
-	time.Sleep(50 * time.Millisecond)
+	cpu, loop := busyCPU(t)
 	waits := 0
 	p := &Policy{Grace: time.Minute, waitQuiet: func(string, []int, time.Duration) bool { waits++; return true }}
 	n := 0
@@ -53,19 +39,7 @@ func TestRunReruns(t *testing.T) {
 // to re-run in: the run is kept, flagged, without waiting longer than
 // Wait.
 func TestRunNoQuietMoment(t *testing.T) {
-	var allowed unix.CPUSet
-	if err := unix.SchedGetaffinity(0, &allowed); err != nil {
-		t.Fatal(err)
-	}
-	cpu := -1
-	for c := range 1024 {
-		if allowed.IsSet(c) {
-			cpu = c
-			break
-		}
-	}
-	startLoop(t, cpu)
-	time.Sleep(50 * time.Millisecond)
+	cpu, _ := busyCPU(t)
 	p := &Policy{Grace: time.Minute, Wait: 600 * time.Millisecond}
 	n := 0
 	t0 := time.Now()

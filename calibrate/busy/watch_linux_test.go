@@ -58,12 +58,10 @@ func startLoop(t *testing.T, cpu int) *exec.Cmd {
 	return cmd
 }
 
-// TestWatchSeesABusyLoop: a pinned thread of ours sharing its CPU with a
-// busy loop of another process is told apart from it: the loop is the
-// other process, our thread is our own, and the run is disturbed. What is
-// asserted is who ran, not how fast: any load on the machine only adds to
-// the others' share.
-func TestWatchSeesABusyLoop(t *testing.T) {
+// allowedCPU is the first CPU this process may run on, or with last the
+// last.
+func allowedCPU(t *testing.T, last bool) int {
+	t.Helper()
 	var allowed unix.CPUSet
 	if err := unix.SchedGetaffinity(0, &allowed); err != nil {
 		t.Fatal(err)
@@ -72,11 +70,35 @@ func TestWatchSeesABusyLoop(t *testing.T) {
 	for c := range 1024 {
 		if allowed.IsSet(c) {
 			cpu = c
-			break
+			if !last {
+				break
+			}
 		}
 	}
-	startLoop(t, cpu)
+	if cpu < 0 {
+		t.Skip("no CPU in this process's affinity mask")
+	}
+	return cpu
+}
+
+// busyCPU starts a busy loop of another process (startLoop) on the first
+// CPU this process may run on and gives it a moment to be scheduled; it
+// returns the CPU and the loop, killed at cleanup.
+func busyCPU(t *testing.T) (int, *exec.Cmd) {
+	t.Helper()
+	cpu := allowedCPU(t, false)
+	loop := startLoop(t, cpu)
 	time.Sleep(50 * time.Millisecond)
+	return cpu, loop
+}
+
+// TestWatchSeesABusyLoop: a pinned thread of ours sharing its CPU with a
+// busy loop of another process is told apart from it: the loop is the
+// other process, our thread is our own, and the run is disturbed. What is
+// asserted is who ran, not how fast: any load on the machine only adds to
+// the others' share.
+func TestWatchSeesABusyLoop(t *testing.T) {
+	cpu, _ := busyCPU(t)
 	w, err := Start(Options{Used: []int{cpu}})
 	if err != nil {
 		t.Skip(err)
@@ -143,16 +165,7 @@ func TestWatchFollowsTheChild(t *testing.T) {
 // between two samples (a pool's workers) log their time as they end
 // (Exiting), and the watch counts it on their CPU.
 func TestExitingThreadsCounted(t *testing.T) {
-	var allowed unix.CPUSet
-	if err := unix.SchedGetaffinity(0, &allowed); err != nil {
-		t.Fatal(err)
-	}
-	cpu := -1
-	for c := range 1024 {
-		if allowed.IsSet(c) {
-			cpu = c
-		}
-	}
+	cpu := allowedCPU(t, true)
 	w, err := Start(Options{Period: -1, Used: []int{cpu}})
 	if err != nil {
 		t.Skip(err)

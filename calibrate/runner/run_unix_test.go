@@ -11,6 +11,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -38,7 +39,7 @@ ts=$(awk -v f="${ORK_BL_LITTLE_FRAC:-0}" 'BEGIN{printf "%.4f", 20+10*f}')
 case "$MODE" in
 ok*) echo "loading model" >&2; rec 512 0 "$ts" ;;
 exit3) echo "partial output"; echo "error: cannot open model" >&2; exit 3 ;;
-hang) sleep 30 & echo $! > "$PIDFILE"; wait ;;
+hang) sleep 120 & echo $! > "$PIDFILE"; wait ;;
 garbage) echo "Segmentation fault? no: just garbage"; echo "%%%%" ;;
 empty) ;;
 tgonly) rec 0 128 5.5 ;;
@@ -51,6 +52,15 @@ huge) echo '{"build_commit": "0104b151", "n_threads": 4, "poll": 50, "n_prompt":
 *) echo "unknown MODE $MODE" >&2; exit 2 ;;
 esac
 `
+
+// hangSleep is how long MODE=hang's child sleeps (the script's sleep 120):
+// a runner that waited for it instead of killing it would take that long.
+// faultTimeout is TestRunFaults' timeout of a run: far below hangSleep,
+// far above what the script takes on a loaded machine.
+const (
+	hangSleep    = 120 * time.Second
+	faultTimeout = 5 * time.Second
+)
 
 // writeBench writes the script into a fresh directory and returns its path.
 func writeBench(t *testing.T) string {
@@ -97,9 +107,10 @@ func runGrid(t *testing.T, ctx context.Context, cfg Config, path string, onProgr
 	return gr
 }
 
-// gone waits up to 3 s for pid to be dead (or a zombie nobody reaps).
+// gone waits up to 20 s (a loaded machine's scheduler is slow to run a
+// killed process's exit) for pid to be dead (or a zombie nobody reaps).
 func gone(pid int) bool {
-	for deadline := time.Now().Add(3 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
 		if err := syscall.Kill(pid, 0); errors.Is(err, syscall.ESRCH) {
 			return true
 		}
@@ -224,7 +235,11 @@ func TestRunFaults(t *testing.T) {
 			Command: []string{bench},
 			Env:     []Axis{{"MODE", []string{"ok1", "exit3", "hang", "garbage", "empty", "tgonly", "notest", "multi", "md", "flaky", "big", "huge", "ok2"}}},
 		},
-		Timeout: time.Second,
+		// Long enough that no run but the hang times out on a loaded
+		// machine (sh and awk took over a second there under two busy
+		// loops, and a flaky run killed before it left its state failed
+		// twice); the hang costs two of it.
+		Timeout: faultTimeout,
 		Retries: 1,
 	}
 	start := time.Now()
@@ -232,9 +247,11 @@ func TestRunFaults(t *testing.T) {
 	if gr.err != nil {
 		t.Fatal(gr.err)
 	}
-	// The hang is tried twice (one retry): about 2 s.
-	if el := time.Since(start); el > 8*time.Second {
-		t.Errorf("the grid took %v", el)
+	// The hang is tried twice (one retry) and killed each time: had the
+	// runner waited for its child's sleep, one try alone would take
+	// hangSleep. No bound tied to the machine's speed.
+	if el := time.Since(start); el > hangSleep {
+		t.Errorf("the grid took %v: it waited for the hang's child", el)
 	}
 	if pid := readPID(t, pidfile); !gone(pid) {
 		syscall.Kill(pid, syscall.SIGKILL)
@@ -254,7 +271,7 @@ func TestRunFaults(t *testing.T) {
 	}{
 		{"ok1", "ok", nil, 0},
 		{"exit3", "failed", []string{"exit status 3", "cannot open model", "(2 attempts)"}, 3},
-		{"hang", "timeout", []string{"timed out after 1s", "(2 attempts)"}, -1},
+		{"hang", "timeout", []string{"timed out after " + faultTimeout.String(), "(2 attempts)"}, -1},
 		{"garbage", "failed", []string{"no llama-bench record", "stdout:1: cannot detect the format"}, 0},
 		{"empty", "failed", []string{"no output on stdout"}, 0},
 		{"tgonly", "ok", nil, 0},
@@ -315,7 +332,6 @@ func TestRunFaults(t *testing.T) {
 	done, _ := measure.Done(gr.path)
 	cfg.Done = done
 	cfg.Retries = 0
-	cfg.Timeout = 100 * time.Millisecond
 	again := runGrid(t, context.Background(), cfg, gr.path, nil)
 	if again.err != nil || again.sum.Skipped != 6 || again.sum.Runs != 7 {
 		t.Errorf("resume: %+v %v", again.sum, again.err)
@@ -379,18 +395,26 @@ func TestRunCancel(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	start := time.Now()
+	var cancelled atomic.Int64
 	gr := runGrid(t, ctx, cfg, "", func(done int) {
 		if done == 2 {
 			// Ctrl-C while the third run hangs.
-			time.AfterFunc(300*time.Millisecond, cancel)
+			time.AfterFunc(300*time.Millisecond, func() {
+				cancelled.Store(time.Now().UnixNano())
+				cancel()
+			})
 		}
 	})
 	if !errors.Is(gr.err, context.Canceled) {
 		t.Errorf("err = %v, want context.Canceled", gr.err)
 	}
-	if el := time.Since(start); el > 5*time.Second {
-		t.Errorf("stopping took %v", el)
+	// A runner that ignored the cancel would wait for the run's timeout
+	// (a minute) or the hang's child (hangSleep); a bound far below both
+	// and far above what a loaded machine takes to stop.
+	if at := cancelled.Load(); at == 0 {
+		t.Error("the grid ended before the cancel")
+	} else if el := time.Since(time.Unix(0, at)); el > 30*time.Second {
+		t.Errorf("stopping took %v after the cancel", el)
 	}
 	if gr.sum.Runs != 2 || len(gr.ms) != 2 || gr.ms[0].Knobs["MODE"] != "ok-a" || gr.ms[1].Knobs["MODE"] != "ok-b" {
 		t.Errorf("kept %+v, %d lines", gr.sum, len(gr.ms))
