@@ -102,3 +102,32 @@ func TestSMTPath(t *testing.T) {
 		t.Errorf("x86-vm: %+v", p.Engines[0])
 	}
 }
+
+// TestSMTStepsOnCapturedTrees: on the sysfs trees of real SMT hosts
+// (hwloc's captures, topology/testdata) calibrate times one and two
+// threads on the first core of each SMT cluster: the Xeon's cpu0 and its
+// sibling cpu16, the i7-1370P's P-core cpu0 and cpu1, and nothing on its
+// E-cores, which have one thread each.
+func TestSMTStepsOnCapturedTrees(t *testing.T) {
+	for _, tc := range []struct {
+		tree string
+		want []string
+	}{
+		{"xeon-silver-4108", []string{"smt/matmul/cpu/0+16", "smt/attention/cpu/0+16", "smt/dram/cpu/0+16"}},
+		{"i7-1370p", []string{"smt/matmul/big/0+1", "smt/attention/big/0+1", "smt/dram/big/0+1"}},
+	} {
+		topo, err := topology.Discover("topology/testdata/" + tc.tree)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ids []string
+		for _, st := range MicroSteps(&Settings{Engines: NewEngines(topo.Clusters)}) {
+			if strings.HasPrefix(st.ID, "smt/") {
+				ids = append(ids, st.ID)
+			}
+		}
+		if !slices.Equal(ids, tc.want) {
+			t.Errorf("%s: SMT steps %v, want %v", tc.tree, ids, tc.want)
+		}
+	}
+}

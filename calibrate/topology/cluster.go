@@ -74,7 +74,7 @@ func groupCPUs(cpus []CPU) []Cluster {
 		case members[0].CoreType == "":
 			groups = append(groups, splitByTolerance(members, func(c CPU) int { return c.MaxFreqKHz })...)
 		default:
-			groups = append(groups, members)
+			groups = append(groups, splitByCore(members)...)
 		}
 	}
 	byID := cpusByID(cpus)
@@ -87,6 +87,32 @@ func groupCPUs(cpus []CPU) []Cluster {
 		clusters[i].Name = name
 	}
 	return clusters
+}
+
+// coreKind is what tells two kinds of core apart when the kernel does
+// not name them: a core's L1d and L2 sizes and its hardware threads.
+type coreKind struct{ l1d, l2, threads int }
+
+// splitByCore splits CPUs of one named core type (a cpuinfo model name,
+// which a hybrid chip's cores share) by their cores' kind, in the order
+// each kind first appears: an Intel hybrid part whose tree lacks the
+// cpu_core/cpu_atom lists (hwloc's capture of an i7-1370P, in testdata)
+// has P-cores of 48K L1d, 1280K L2 and two threads, and E-cores of 32K,
+// 2048K shared by a module of four, and one thread.
+func splitByCore(members []CPU) [][]CPU {
+	var parts [][]CPU
+	index := map[coreKind]int{}
+	for _, c := range members {
+		k := coreKind{c.L1D.SizeKiB, c.L2.SizeKiB, max(len(c.ThreadSiblings), 1)}
+		i, ok := index[k]
+		if !ok {
+			i = len(parts)
+			index[k] = i
+			parts = append(parts, nil)
+		}
+		parts[i] = append(parts[i], c)
+	}
+	return parts
 }
 
 // splitByTolerance splits members wherever key drops more than

@@ -53,6 +53,33 @@ func TestDiscoverFixtures(t *testing.T) {
 			},
 		},
 		{
+			// Captured (hwloc's test tree 20em64t-hybrid-1p6c2t+2ca4co1t,
+			// an HP EliteBook with an i7-1370P): 6 P-cores with SMT
+			// (cpu0-11, siblings adjacent), 8 E-cores in two modules
+			// (cpu12-19). The tree has no cpu_core/cpu_atom lists, so the
+			// two kinds share one model name and are told apart by
+			// their caches and threads.
+			fixture: "i7-1370p", online: "0-19", possible: "0-19",
+			clusters: []Cluster{
+				{Name: "big", CPUs: []int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11}, CoreType: "13th Gen Intel(R) Core(TM) i7-1370P", MaxFreqKHz: 5200000, L2KiBPerCore: 1280, SharedCacheKiB: 24576,
+					SMTWays: 2, CoreCPUs: []int{0, 2, 4, 6, 8, 10}, SMTCPUs: []int{1, 3, 5, 7, 9, 11}},
+				{Name: "little", CPUs: []int{12, 13, 14, 15, 16, 17, 18, 19}, CoreType: "13th Gen Intel(R) Core(TM) i7-1370P", MaxFreqKHz: 3900000, L2KiBPerCore: 512, SharedCacheKiB: 24576,
+					SMTWays: 1, CoreCPUs: []int{12, 13, 14, 15, 16, 17, 18, 19}},
+			},
+		},
+		{
+			// Captured (hwloc's 32intel64-2p8co2t+8ve, a Supermicro
+			// server): two Xeon Silver 4108 of 8 cores and two threads,
+			// siblings cpuN and cpuN+16 as on AMD's numbering; no
+			// cpufreq. One cluster (blsim does not model sockets).
+			fixture: "xeon-silver-4108", online: "0-31", possible: "0-111",
+			clusters: []Cluster{
+				{Name: "cpu", CPUs: []int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31},
+					CoreType: "Intel(R) Xeon(R) Silver 4108 CPU @ 1.80GHz", L2KiBPerCore: 1024, SharedCacheKiB: 11264,
+					SMTWays: 2, CoreCPUs: []int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15}, SMTCPUs: []int{16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31}},
+			},
+		},
+		{
 			// CIX P1-like: two Cortex-A720 groups whose capacities differ
 			// by 8% split into big and mid; MIDR comes from /proc/cpuinfo.
 			fixture: "cix-p1", online: "0-11", possible: "0-11",

@@ -17,7 +17,10 @@
 // (cpu4-5 and cpu6-7, each binned to its own maximum, e.g. 2256 and
 // 2304 MHz) and in two cpu-map clusters, yet they are one "big" cluster.
 // A core type is split only when the kernel's cpu_capacity values differ by
-// more than 5% (CIX P1: Cortex-A720 at two capacities). When the core type
+// more than 5% (CIX P1: Cortex-A720 at two capacities), or, when the
+// type is a cpuinfo model name, which every core of a hybrid chip shares,
+// when its cores differ in L1d size, L2 size or hardware threads (an Intel
+// hybrid part whose tree lacks the P-core/E-core lists). When the core type
 // is unknown, capacity decides, and when that is absent too, the maximum
 // frequency (again with a 5% tolerance). topology/cluster_id is recorded but
 // never splits a cluster: on arm64 it follows the DT cpu-map (which, as on
