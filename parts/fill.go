@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/blsim/blsim/internal/units"
+	"github.com/blsim/blsim/internal/yamlx"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -26,17 +27,17 @@ type filler struct {
 // recorded in res (nil: none is). Errors are *FieldError.
 func Fill(root *yaml.Node, file string, res *Resolution) error {
 	f := &filler{root: root, file: file, res: res}
-	dram := mapValue(root, "dram")
-	if dram != nil && dram.Kind == yaml.MappingNode && mapValue(dram, "type") != nil {
+	dram := yamlx.Value(root, "dram")
+	if dram != nil && dram.Kind == yaml.MappingNode && yamlx.Value(dram, "type") != nil {
 		if err := f.dram(dram); err != nil {
 			return err
 		}
 	}
-	sustained, _ := number(mapValue(dram, "sustained_gb_s"))
-	peak, _ := number(mapValue(dram, "peak_gb_s"))
-	if engines := mapValue(root, "engines"); engines != nil && engines.Kind == yaml.SequenceNode {
+	sustained, _ := number(yamlx.Value(dram, "sustained_gb_s"))
+	peak, _ := number(yamlx.Value(dram, "peak_gb_s"))
+	if engines := yamlx.Value(root, "engines"); engines != nil && engines.Kind == yaml.SequenceNode {
 		for i, e := range engines.Content {
-			if mapValue(e, "core") != nil {
+			if yamlx.Value(e, "core") != nil {
 				if err := f.engine(e, i, sustained, peak); err != nil {
 					return err
 				}
@@ -66,7 +67,7 @@ func (f *filler) fail(n *yaml.Node, path, format string, a ...any) error {
 // put adds key to mapping m with value v unless m has it, recording the
 // part's source for path.
 func (f *filler) put(m *yaml.Node, key string, v any, path string, src Source, line int) {
-	if mapValue(m, key) != nil {
+	if yamlx.Value(m, key) != nil {
 		return
 	}
 	var n yaml.Node
@@ -91,30 +92,30 @@ func setLine(n *yaml.Node, line int) {
 // dram fills peak_gb_s from the bus and rate, sustained_gb_s from the
 // memory type's share and sharing.
 func (f *filler) dram(d *yaml.Node) error {
-	tn := mapValue(d, "type")
+	tn := yamlx.Value(d, "type")
 	m, err := LookupMemory(tn.Value)
 	if err != nil {
 		return f.fail(tn, "dram.type", "%v", err)
 	}
 	line := tn.Line
 	part := func(note string) Source { return Source{Layer: FromPart, Part: m.Name, Note: note} }
-	peak, hasPeak := number(mapValue(d, "peak_gb_s"))
+	peak, hasPeak := number(yamlx.Value(d, "peak_gb_s"))
 	if !hasPeak {
-		bus, okBus := number(mapValue(d, "bus_bits"))
-		mts, okMTs := number(mapValue(d, "mt_s"))
+		bus, okBus := number(yamlx.Value(d, "bus_bits"))
+		mts, okMTs := number(yamlx.Value(d, "mt_s"))
 		if !okBus || !okMTs {
 			return f.fail(d, "dram", "type %s needs bus_bits and mt_s (the bus width in bits and the transfer rate in MT/s) for the peak, or peak_gb_s", m.Name)
 		}
 		if err := units.TransferRateRange.Check(mts); err != nil {
-			return f.fail(mapValue(d, "mt_s"), "dram.mt_s", "%v", err)
+			return f.fail(yamlx.Value(d, "mt_s"), "dram.mt_s", "%v", err)
 		}
 		if bus < 8 || bus > 8192 || bus != math.Trunc(bus) {
-			return f.fail(mapValue(d, "bus_bits"), "dram.bus_bits", "%g is not a bus width in bits (8 to 8192)", bus)
+			return f.fail(yamlx.Value(d, "bus_bits"), "dram.bus_bits", "%g is not a bus width in bits (8 to 8192)", bus)
 		}
 		if err := m.CheckBus(int(bus), mts); err != nil {
-			path, n := "dram.mt_s", mapValue(d, "mt_s")
+			path, n := "dram.mt_s", yamlx.Value(d, "mt_s")
 			if int(bus)%m.ChannelBits != 0 {
-				path, n = "dram.bus_bits", mapValue(d, "bus_bits")
+				path, n = "dram.bus_bits", yamlx.Value(d, "bus_bits")
 			}
 			return f.fail(n, path, "%v", err)
 		}
@@ -124,12 +125,12 @@ func (f *filler) dram(d *yaml.Node) error {
 		peak = round3(peak)
 	}
 	ctrl := ""
-	if c := mapValue(d, "controller"); c != nil {
+	if c := yamlx.Value(d, "controller"); c != nil {
 		ctrl = c.Value
 	}
 	share, from, err := m.Share(ctrl)
 	if err != nil {
-		return f.fail(mapValue(d, "controller"), "dram.controller", "%v", err)
+		return f.fail(yamlx.Value(d, "controller"), "dram.controller", "%v", err)
 	}
 	f.put(d, "sustained_gb_s", round3(peak*share), "dram.sustained_gb_s",
 		part(fmt.Sprintf("%g x peak %g GB/s: %s", share, peak, m.Note(from))), line)
@@ -139,7 +140,7 @@ func (f *filler) dram(d *yaml.Node) error {
 
 // engine fills engine node e (index i) from its core part.
 func (f *filler) engine(e *yaml.Node, i int, sustained, peak float64) error {
-	cn := mapValue(e, "core")
+	cn := yamlx.Value(e, "core")
 	c, err := LookupCore(cn.Value)
 	if err != nil {
 		return f.fail(cn, fmt.Sprintf("engines[%d].core", i), "%v", err)
@@ -156,7 +157,7 @@ func (f *filler) engine(e *yaml.Node, i int, sustained, peak float64) error {
 	}
 	filled := map[string]float64{}
 	for _, ev := range c.EngineValues() {
-		if mapValue(e, ev.Key) != nil {
+		if yamlx.Value(e, ev.Key) != nil {
 			continue
 		}
 		n := copyNode(ev.Value)
@@ -168,7 +169,7 @@ func (f *filler) engine(e *yaml.Node, i int, sustained, peak float64) error {
 		}
 	}
 	repacked := c.RepackedTypes()
-	if rn := mapValue(e, "repacked_types"); rn != nil {
+	if rn := yamlx.Value(e, "repacked_types"); rn != nil {
 		repacked = nil
 		_ = rn.Decode(&repacked) // a wrong shape is the model's error to report
 	} else if len(repacked) > 0 {
@@ -176,7 +177,7 @@ func (f *filler) engine(e *yaml.Node, i int, sustained, peak float64) error {
 			part(fmt.Sprintf("the types ggml repacks at load on a core with %s (Core.RepackedTypes: ggml-cpu repack.cpp)", strings.Join(c.Features, ", "))), line)
 	}
 	rates, notes := c.Rates(repacked)
-	kn := mapValue(e, "kernel_ops_per_cycle")
+	kn := yamlx.Value(e, "kernel_ops_per_cycle")
 	if kn == nil {
 		kn = &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Style: yaml.FlowStyle, Line: line}
 		e.Content = append(e.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: "kernel_ops_per_cycle", Line: line}, kn)
@@ -188,15 +189,15 @@ func (f *filler) engine(e *yaml.Node, i int, sustained, peak float64) error {
 		}
 	}
 	f.put(e, "l2_kib_per_core", c.L2KiB, p+"l2_kib_per_core", part(c.Note("l2_kib")), line)
-	if l3, ok := number(mapValue(f.root, "shared_cache_kib")); ok {
-		at := mapValue(f.root, "shared_cache_kib").Line
+	if l3, ok := number(yamlx.Value(f.root, "shared_cache_kib")); ok {
+		at := yamlx.Value(f.root, "shared_cache_kib").Line
 		f.put(e, "shared_cache_kib", l3, p+"shared_cache_kib", Source{Layer: FromFile, Line: at, Note: "the chip's shared_cache_kib"}, at)
 	} else {
 		f.put(e, "shared_cache_kib", 0, p+"shared_cache_kib", part("no shared cache given (shared_cache_kib at the top of the file or in the engine)"), line)
 	}
 	if sustained > 0 {
 		f.bandwidth(e, c, p, sustained, peak, line, filled)
-	} else if mapValue(e, "bandwidth_max_gb_s") == nil {
+	} else if yamlx.Value(e, "bandwidth_max_gb_s") == nil {
 		// No sustained figure to derive the cap from: the model's
 		// validation names the DRAM's missing or bad value, not this one.
 		f.put(e, "bandwidth_max_gb_s", 0, p+"bandwidth_max_gb_s", part("no DRAM sustained bandwidth to take a share of"), line)
@@ -208,7 +209,7 @@ func (f *filler) engine(e *yaml.Node, i int, sustained, peak float64) error {
 // smtYield fills the engine's SMT yields the file leaves out from the
 // core's, each with its source.
 func (f *filler) smtYield(e *yaml.Node, c *Core, p string, line int) {
-	y := mapValue(e, "smt_yield")
+	y := yamlx.Value(e, "smt_yield")
 	if y == nil {
 		y = &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Style: yaml.FlowStyle, Line: line}
 		e.Content = append(e.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: "smt_yield", Line: line}, y)
@@ -225,14 +226,14 @@ func (f *filler) smtYield(e *yaml.Node, c *Core, p string, line int) {
 // core's stream and cluster share and the DRAM's sustained figure.
 func (f *filler) bandwidth(e *yaml.Node, c *Core, p string, sustained, peak float64, line int, filled map[string]float64) {
 	part := func(note string) Source { return Source{Layer: FromPart, Part: c.Name, Note: note} }
-	perThread, given := number(mapValue(e, "bandwidth_per_thread_gb_s"))
+	perThread, given := number(yamlx.Value(e, "bandwidth_per_thread_gb_s"))
 	if !given {
 		perThread = round3(math.Min(c.StreamGBs, sustained))
 		f.put(e, "bandwidth_per_thread_gb_s", perThread, p+"bandwidth_per_thread_gb_s",
 			part(fmt.Sprintf("one core's stream %g GB/s (%s), at most the DRAM's sustained %g", c.StreamGBs, c.Note("stream_gb_s"), sustained)), line)
 		filled["bandwidth_per_thread_gb_s"] = perThread
 	}
-	cores, _ := number(mapValue(e, "cores"))
+	cores, _ := number(yamlx.Value(e, "cores"))
 	capGBs := c.ClusterDRAMShare * sustained
 	if peak > 0 {
 		capGBs = math.Min(capGBs, peak)
@@ -252,7 +253,7 @@ func (f *filler) uncertainty(c *Core, p string, filled map[string]float64, line 
 	if len(c.Uncertainty) == 0 {
 		return
 	}
-	u := mapValue(f.root, "uncertainty")
+	u := yamlx.Value(f.root, "uncertainty")
 	for _, k := range sortedKeys(c.Uncertainty) {
 		v, ok := filled[k]
 		if !ok || v == 0 {
@@ -271,7 +272,7 @@ func (f *filler) uncertainty(c *Core, p string, filled map[string]float64, line 
 // handoff fills the handoff's missing keys from the default runtime.
 func (f *filler) handoff() {
 	r := lib().runtimes[DefaultRuntime]
-	h := mapValue(f.root, "handoff")
+	h := yamlx.Value(f.root, "handoff")
 	if h == nil {
 		h = &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
 		f.root.Content = append(f.root.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: "handoff"}, h)
@@ -281,7 +282,7 @@ func (f *filler) handoff() {
 	}
 	for j := 0; j+1 < len(r.Handoff.Content); j += 2 {
 		k, v := r.Handoff.Content[j], r.Handoff.Content[j+1]
-		if mapValue(h, k.Value) != nil {
+		if yamlx.Value(h, k.Value) != nil {
 			continue
 		}
 		kc, vc := copyNode(k), copyNode(v)

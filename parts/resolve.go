@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/blsim/blsim/internal/yamlx"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -137,7 +138,7 @@ func join(path, key string) string {
 
 // engineName is an engine node's name, or [i] without one.
 func engineName(e *yaml.Node, i int) string {
-	if n := mapValue(e, "name"); n != nil && n.Kind == yaml.ScalarNode {
+	if n := yamlx.Value(e, "name"); n != nil && n.Kind == yaml.ScalarNode {
 		return n.Value
 	}
 	return fmt.Sprintf("[%d]", i)
@@ -158,7 +159,7 @@ func NamedPath(root *yaml.Node, path string) string {
 	if _, err := fmt.Sscan(rest[:end], &i); err != nil {
 		return path
 	}
-	engines := mapValue(root, "engines")
+	engines := yamlx.Value(root, "engines")
 	if engines == nil || i < 0 || i >= len(engines.Content) {
 		return path
 	}
@@ -173,30 +174,18 @@ func NamesParts(root *yaml.Node) bool {
 	if root == nil || root.Kind != yaml.MappingNode {
 		return false
 	}
-	if mapValue(root, "shared_cache_kib") != nil {
+	if yamlx.Value(root, "shared_cache_kib") != nil {
 		return true
 	}
-	if d := mapValue(root, "dram"); d != nil && mapValue(d, "type") != nil {
+	if d := yamlx.Value(root, "dram"); d != nil && yamlx.Value(d, "type") != nil {
 		return true
 	}
-	if e := mapValue(root, "engines"); e != nil && e.Kind == yaml.SequenceNode {
+	if e := yamlx.Value(root, "engines"); e != nil && e.Kind == yaml.SequenceNode {
 		for _, n := range e.Content {
-			if mapValue(n, "core") != nil {
+			if yamlx.Value(n, "core") != nil {
 				return true
 			}
 		}
 	}
 	return false
-}
-
-func mapValue(n *yaml.Node, key string) *yaml.Node {
-	if n == nil || n.Kind != yaml.MappingNode {
-		return nil
-	}
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		if n.Content[i].Value == key {
-			return n.Content[i+1]
-		}
-	}
-	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/blsim/blsim/internal/yamlx"
 	"github.com/blsim/blsim/model"
 	"github.com/blsim/blsim/parts"
 	"go.yaml.in/yaml/v3"
@@ -30,12 +31,12 @@ func SoCWithDRAM(name, spec string) (*model.SoC, error) {
 	if err := yaml.Unmarshal(b, &doc); err != nil || len(doc.Content) == 0 {
 		return nil, fmt.Errorf("preset %s: %v", name, err)
 	}
-	dram := mapping(doc.Content[0], "dram")
-	if dram == nil || mapping(dram, "type") == nil {
+	dram := yamlx.Value(doc.Content[0], "dram")
+	if dram == nil || yamlx.Value(dram, "type") == nil {
 		return nil, fmt.Errorf("preset %s: its dram names no memory part (type:), so %s cannot replace it", name, spec)
 	}
 	for _, k := range []string{"peak_gb_s", "sustained_gb_s"} {
-		if mapping(dram, k) != nil {
+		if yamlx.Value(dram, k) != nil {
 			return nil, fmt.Errorf("preset %s: its dram writes %s, which %s would not change", name, k, spec)
 		}
 	}
@@ -49,23 +50,10 @@ func SoCWithDRAM(name, spec string) (*model.SoC, error) {
 	return model.ParseSoC(out, fmt.Sprintf("preset %s with dram %s", name, spec))
 }
 
-// mapping is the value of key in mapping node m, nil when absent.
-func mapping(m *yaml.Node, key string) *yaml.Node {
-	if m == nil || m.Kind != yaml.MappingNode {
-		return nil
-	}
-	for i := 0; i+1 < len(m.Content); i += 2 {
-		if m.Content[i].Value == key {
-			return m.Content[i+1]
-		}
-	}
-	return nil
-}
-
 // setScalar sets key of mapping node m to the scalar v, adding the key
 // when m lacks it.
 func setScalar(m *yaml.Node, key, v string) {
-	if n := mapping(m, key); n != nil {
+	if n := yamlx.Value(m, key); n != nil {
 		n.Kind, n.Tag, n.Value, n.Style = yaml.ScalarNode, "", v, 0
 		return
 	}

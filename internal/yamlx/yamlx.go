@@ -103,3 +103,17 @@ func CheckBytes(data []byte) error {
 		}
 	}
 }
+
+// Value is the value of key in mapping node m, nil when m is not a mapping
+// or has no such key.
+func Value(m *yaml.Node, key string) *yaml.Node {
+	if m == nil || m.Kind != yaml.MappingNode {
+		return nil
+	}
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		if m.Content[i].Value == key {
+			return m.Content[i+1]
+		}
+	}
+	return nil
+}
