@@ -1,6 +1,7 @@
 package dispatch
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"strconv"
@@ -75,44 +76,32 @@ func (k *Knobs) ApplyEnv(lookup func(string) (string, bool)) error {
 	return nil
 }
 
-// A KnobError is a knob of Knobs.Plan out of its range. Knob is its name
-// in lower case, words joined by '-' ("split", "frac", "poll",
-// "big-threads", "little-threads"; "cluster" for too few clusters), Value
-// the value given ("" for the clusters), Reason what is wanted.
-type KnobError struct {
-	Knob, Value, Reason string
-}
-
-func (e *KnobError) Error() string {
-	if e.Value == "" {
-		return e.Knob + ": " + e.Reason
-	}
-	return e.Knob + " " + e.Value + ": " + e.Reason
-}
-
 // Plan is the plan the knobs make on clusters (their names and CPUs, the
 // first the big engine, the second the little one; a split needs both),
 // and the CPUs of each of its engines: the first Threads of its cluster's
-// (all of them when 0). An error is a *KnobError.
+// (all of them when 0). An error is a *model.SettingError whose Setting
+// is the knob's name in lower case, words joined by '-' ("split", "frac",
+// "poll", "big-threads", "little-threads"; "cluster" for too few
+// clusters).
 func (k Knobs) Plan(names []string, cpus [][]int) (model.Plan, map[string][]int, error) {
 	mode := model.Mode(k.Split)
 	switch mode {
 	case model.Native, model.TokenSplit, model.ExpertSplit:
 	default:
-		return model.Plan{}, nil, &KnobError{"split", strconv.Quote(k.Split), "want native, token or expert"}
+		return model.Plan{}, nil, &model.SettingError{Setting: "split", Value: strconv.Quote(k.Split), Err: errors.New("want native, token or expert")}
 	}
 	if math.IsNaN(k.Frac) || k.Frac < 0 || k.Frac > 1 {
-		return model.Plan{}, nil, &KnobError{"frac", strconv.FormatFloat(k.Frac, 'g', -1, 64), "want a number in [0,1]"}
+		return model.Plan{}, nil, &model.SettingError{Setting: "frac", Value: strconv.FormatFloat(k.Frac, 'g', -1, 64), Err: errors.New("want a number in [0,1]")}
 	}
 	if k.Poll < 0 || k.Poll > 100 {
-		return model.Plan{}, nil, &KnobError{"poll", strconv.Itoa(k.Poll), "want 0..100"}
+		return model.Plan{}, nil, &model.SettingError{Setting: "poll", Value: strconv.Itoa(k.Poll), Err: errors.New("want 0..100")}
 	}
 	need := 1
 	if mode != model.Native {
 		need = 2
 	}
 	if len(names) < need {
-		return model.Plan{}, nil, &KnobError{"cluster", "", fmt.Sprintf("a %s split needs two clusters (big and little), got %d", mode, len(names))}
+		return model.Plan{}, nil, &model.SettingError{Setting: "cluster", Err: fmt.Errorf("a %s split needs two clusters (big and little), got %d", mode, len(names))}
 	}
 	threads := make([]int, need)
 	use := map[string][]int{}
@@ -126,7 +115,7 @@ func (k Knobs) Plan(names []string, cpus [][]int) (model.Plan, map[string][]int,
 			n = len(c)
 		}
 		if n < 1 || n > len(c) {
-			return model.Plan{}, nil, &KnobError{knob, strconv.Itoa(n), fmt.Sprintf("cluster %s has %d CPUs", names[i], len(c))}
+			return model.Plan{}, nil, &model.SettingError{Setting: knob, Value: strconv.Itoa(n), Err: fmt.Errorf("cluster %s has %d CPUs", names[i], len(c))}
 		}
 		threads[i] = n
 		use[names[i]] = c[:n]

@@ -51,7 +51,7 @@ func TestKnobsApplyEnv(t *testing.T) {
 
 // The knobs make a native plan on the first cluster or a split on the
 // first two, on each engine's first CPUs; a knob out of range is a
-// *KnobError.
+// *model.SettingError.
 func TestKnobsPlan(t *testing.T) {
 	names, cpus := []string{"big", "little"}, [][]int{{4, 5, 6, 7}, {0, 1, 2, 3}}
 	p, use, err := Knobs{Split: "token", Frac: 0.3, Poll: 50, LittleThreads: 2}.Plan(names, cpus)
@@ -77,7 +77,7 @@ func TestKnobsPlan(t *testing.T) {
 		{Knobs{Split: "token", LittleThreads: -1}, names, "little-threads -1: cluster little has 4 CPUs"},
 	} {
 		_, _, err := tc.k.Plan(tc.names, cpus)
-		var ke *KnobError
+		var ke *model.SettingError
 		if !errors.As(err, &ke) || err.Error() != tc.want {
 			t.Errorf("%+v: %v, want %q", tc.k, err, tc.want)
 		}
