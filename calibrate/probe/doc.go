@@ -1,8 +1,8 @@
 // Package probe implements the microbenchmarks that calibrate blsim's cost
 // model on the machine itself: streaming read bandwidth alone and under
 // contention from another CPU set, in-cache kernel throughput, futex wake and
-// spin handoff latency, thread spawn and barrier cost, and readers for the
-// last-level cache size and the DRAM controller's load.
+// spin handoff latency, barrier cost, and a reader for the last-level cache
+// size.
 //
 // Every measurement runs on threads that are locked to their goroutine
 // (runtime.LockOSThread) and pinned to one CPU (sched_setaffinity). Pool keeps
@@ -19,6 +19,6 @@
 // unit is in Stats.Unit and in the function's documentation.
 //
 // Measuring needs Linux. On other systems the measuring functions return
-// ErrNeedLinux; the parsers (LLCBytesAt, ParseDMCLoad, DRAMLoad) and
+// ErrNeedLinux; the parser LLCBytesAt and
 // Summarize work everywhere.
 package probe

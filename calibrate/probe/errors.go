@@ -9,17 +9,9 @@ import (
 // Linux.
 var ErrNeedLinux = errors.New("probe: measuring needs Linux")
 
-// ErrPerfUnsupported is wrapped by OpenPerfCounter's error when the kernel or
-// the permissions do not allow the counter (ENOENT, ENODEV, EOPNOTSUPP,
-// EACCES, EPERM, ENOSYS).
-var ErrPerfUnsupported = errors.New("probe: perf counter unsupported")
-
 // ErrNoCacheInfo is wrapped by LLCBytesAt's error when sysfs has no cache
 // sizes.
 var ErrNoCacheInfo = errors.New("probe: no cache information in sysfs")
-
-// ErrNoDMC is wrapped by DRAMLoad's error when no dmc devfreq device exists.
-var ErrNoDMC = errors.New("probe: no dmc devfreq device")
 
 // CPUError reports a CPU that cannot be used: negative, beyond the affinity
 // mask's range, or outside the set this process may run on.

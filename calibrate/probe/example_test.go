@@ -13,12 +13,6 @@ func ExampleSummarize() {
 	// Output: median 21.9 µs, MAD 0.1, IQR 0.2, N 5
 }
 
-func ExampleParseDMCLoad() {
-	pct, hz, err := probe.ParseDMCLoad("23@1560000000Hz\n")
-	fmt.Println(pct, hz, err)
-	// Output: 23 1560000000 <nil>
-}
-
 // Streaming read bandwidth of one CPU alone, then while another streams.
 func ExampleStreamReadContended() {
 	s := &probe.Settings{MinRuns: 3, Budget: 200 * time.Millisecond}

@@ -4,6 +4,8 @@ import (
 	"math"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // quick keeps measurements short: these tests check that the probes work,
@@ -44,3 +46,13 @@ func onFreshThread(f func()) {
 }
 
 func timeAfter(seconds int) <-chan time.Time { return time.After(time.Duration(seconds) * time.Second) }
+
+// threadCPUs returns the CPUs the calling thread may run on: a check of
+// Pin, on a goroutine locked to its thread.
+func threadCPUs() ([]int, error) {
+	var set unix.CPUSet
+	if err := unix.SchedGetaffinity(0, &set); err != nil {
+		return nil, err
+	}
+	return cpuList(&set), nil
+}

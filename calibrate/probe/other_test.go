@@ -17,13 +17,9 @@ func TestNeedLinux(t *testing.T) {
 		"KernelThroughput":    func() error { _, err := KernelThroughput([]int{0}, 0, KernelF32, nil); return err },
 		"FutexWake":           func() error { _, err := FutexWake(0, 1, time.Millisecond, nil); return err },
 		"SpinHandoff":         func() error { _, err := SpinHandoff(0, 1, nil); return err },
-		"SpinHandoffVsPoll":   func() error { _, err := SpinHandoffVsPoll(0, 1, []int{0}, nil); return err },
 		"SpinUnit":            func() error { _, err := SpinUnit(0, nil); return err },
-		"ThreadSpawn":         func() error { _, err := ThreadSpawn(0, nil); return err },
-		"ThreadSpawnOS":       func() error { _, err := ThreadSpawnOS(0, nil); return err },
 		"Barrier":             func() error { _, err := Barrier([]int{0, 1}, nil); return err },
 		"CurrentCPU":          func() error { _, err := CurrentCPU(); return err },
-		"OpenPerfCounter":     func() error { _, err := OpenPerfCounter(PerfCacheMisses, -1); return err },
 	} {
 		if err := call(); !errors.Is(err, ErrNeedLinux) {
 			t.Errorf("%s: err = %v, want ErrNeedLinux", name, err)

@@ -107,16 +107,6 @@ func Unpin() error {
 	return nil
 }
 
-// ThreadCPUs returns the CPUs the calling thread may run on. It means
-// something only on a goroutine locked to its thread, as after Pin.
-func ThreadCPUs() ([]int, error) {
-	var set unix.CPUSet
-	if err := unix.SchedGetaffinity(0, &set); err != nil {
-		return nil, fmt.Errorf("probe: read thread affinity: %w", err)
-	}
-	return cpuList(&set), nil
-}
-
 // CurrentCPU returns the CPU the calling thread is running on (getcpu(2);
 // golang.org/x/sys/unix has no wrapper for it).
 func CurrentCPU() (int, error) {

@@ -17,9 +17,6 @@ func pinSet([]int) error { return ErrNeedLinux }
 // Unpin returns ErrNeedLinux on this system.
 func Unpin() error { return ErrNeedLinux }
 
-// ThreadCPUs returns ErrNeedLinux on this system.
-func ThreadCPUs() ([]int, error) { return nil, ErrNeedLinux }
-
 // CurrentCPU returns ErrNeedLinux on this system.
 func CurrentCPU() (int, error) { return -1, ErrNeedLinux }
 

@@ -197,5 +197,3 @@ func (p *Pool) CPUs() []int { return append([]int(nil), p.cpus...) }
 // Size returns the number of workers.
 func (p *Pool) Size() int { return len(p.cpus) }
 
-// Poll returns the poll level the pool was made with.
-func (p *Pool) Poll() int { return p.poll }

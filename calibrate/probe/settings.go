@@ -24,9 +24,6 @@ type Settings struct {
 	// MaxWorkingSetBytes caps the default streaming working set, which is
 	// four times the last-level cache; zero means 1 GiB.
 	MaxWorkingSetBytes int64
-	// Gap is how long SpinHandoffVsPoll's poster waits after the waiter
-	// has begun waiting before it posts; zero means 50µs.
-	Gap time.Duration
 }
 
 // settings is Settings with the defaults filled in.
@@ -36,12 +33,11 @@ type settings struct {
 	budget           time.Duration
 	batch            int
 	maxWS            int64
-	gap              time.Duration
 }
 
 func (s *Settings) resolve() (settings, error) {
 	r := settings{minRuns: 5, maxRuns: 200, targetCV: 0.03, budget: 2 * time.Second,
-		batch: 32, maxWS: 1 << 30, gap: 50 * time.Microsecond}
+		batch: 32, maxWS: 1 << 30}
 	if s == nil {
 		return r, nil
 	}
@@ -58,8 +54,6 @@ func (s *Settings) resolve() (settings, error) {
 		return r, fmt.Errorf("probe: Settings.Batch %d must not be negative", s.Batch)
 	case s.MaxWorkingSetBytes < 0:
 		return r, fmt.Errorf("probe: Settings.MaxWorkingSetBytes %d must not be negative", s.MaxWorkingSetBytes)
-	case s.Gap < 0:
-		return r, fmt.Errorf("probe: Settings.Gap %v must not be negative", s.Gap)
 	}
 	if s.MinRuns > 0 {
 		r.minRuns = s.MinRuns
@@ -78,9 +72,6 @@ func (s *Settings) resolve() (settings, error) {
 	}
 	if s.MaxWorkingSetBytes > 0 {
 		r.maxWS = s.MaxWorkingSetBytes
-	}
-	if s.Gap > 0 {
-		r.gap = s.Gap
 	}
 	if r.minRuns > r.maxRuns {
 		return r, fmt.Errorf("probe: Settings.MinRuns %d exceeds MaxRuns %d", r.minRuns, r.maxRuns)

@@ -54,43 +54,6 @@ func SpinHandoff(from, to int, s *Settings) (Stats, error) {
 	})
 }
 
-// SpinHandoffVsPoll measures, for each poll level, the one-way handoff
-// latency in µs to a waiter on CPU to that spins poll·PollUnit checks and
-// then sleeps in the futex, as a ggml thread-pool worker does, from a poster
-// on CPU from that posts Settings.Gap (default 50µs) after the waiter began
-// waiting. Levels whose spin outlasts the gap see spin latency; shorter ones
-// see futex wake latency. The result has one Stats per level, in order.
-func SpinHandoffVsPoll(from, to int, polls []int, s *Settings) ([]Stats, error) {
-	const unit = "µs"
-	cfg, err := s.resolve()
-	if err != nil {
-		return nil, err
-	}
-	for _, poll := range polls {
-		if poll < 0 {
-			return nil, fmt.Errorf("probe: spin handoff: poll %d must not be negative", poll)
-		}
-	}
-	p, err := pair("spin handoff", from, to)
-	if err != nil {
-		return nil, err
-	}
-	defer p.Close()
-	before := func() { spinFor(cfg.gap) }
-	var h handoff
-	out := make([]Stats, 0, len(polls))
-	for _, poll := range polls {
-		st, err := repeat(cfg, unit, func() (float64, error) {
-			return h.run(p, cfg.batch, poll*PollUnit, before), nil
-		})
-		if err != nil {
-			return out, fmt.Errorf("probe: spin handoff at poll %d: %w", poll, err)
-		}
-		out = append(out, st)
-	}
-	return out, nil
-}
-
 // SpinUnit measures how long, in µs, a waiter on cpu takes to check an
 // unchanging word PollUnit times: the time one poll level adds to a spin
 // before the futex sleep. A sample times 32·Settings.Batch units.

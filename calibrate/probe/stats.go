@@ -29,19 +29,6 @@ type Stats struct {
 	Elapsed   time.Duration // time spent on the measured samples
 }
 
-// RobustCV is 1.4826·MAD/Median, an outlier-resistant stand-in for CV
-// (equal to CV for normal samples); zero when Median is zero.
-func (s Stats) RobustCV() float64 {
-	if s.Median == 0 {
-		return 0
-	}
-	return 1.4826 * s.MAD / math.Abs(s.Median)
-}
-
-func (s Stats) String() string {
-	return fmt.Sprintf("%.4g %s (median of %d, MAD %.3g, CV %.2f%%)", s.Median, s.Unit, s.N, s.MAD, 100*s.CV)
-}
-
 // Summarize computes Stats of samples, which it copies. Empty samples give
 // a zero Stats with the unit set.
 func Summarize(unit string, samples []float64) Stats {

@@ -58,12 +58,6 @@ func TestSummarizeEmptyAndCopies(t *testing.T) {
 	if st.Samples[0] != 3 {
 		t.Error("Summarize kept the caller's slice")
 	}
-	if got := st.RobustCV(); !near(got, 1.4826*1/2) {
-		t.Errorf("RobustCV = %g", got)
-	}
-	if !strings.Contains(st.String(), "µs") {
-		t.Errorf("String() = %q lacks the unit", st.String())
-	}
 }
 
 func TestRepeatStops(t *testing.T) {
@@ -141,7 +135,6 @@ func TestSettingsResolve(t *testing.T) {
 		{"negative budget", Settings{Budget: -time.Second}, "Budget"},
 		{"negative batch", Settings{Batch: -2}, "Batch"},
 		{"negative max working set", Settings{MaxWorkingSetBytes: -1}, "MaxWorkingSetBytes"},
-		{"negative gap", Settings{Gap: -1}, "Gap"},
 		{"min over max", Settings{MinRuns: 10, MaxRuns: 3}, "exceeds"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
