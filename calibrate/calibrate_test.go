@@ -13,6 +13,7 @@ import (
 	"github.com/blsim/blsim/calibrate/topology"
 	"github.com/blsim/blsim/measure"
 	"github.com/blsim/blsim/model"
+	"github.com/blsim/blsim/presets"
 )
 
 func twoEngines() []Engine {
@@ -117,7 +118,7 @@ func TestPlans(t *testing.T) {
 // decode-like and prefill-like shapes too, fit and held out, and graphs of
 // one token, and every point is distinct.
 func TestGridSpansIntensity(t *testing.T) {
-	w := dispatch.SyntheticWorkload(8<<20, 0)
+	w := syntheticWorkload(t, 8<<20)
 	gemv, low, high := Shapes(w)
 	per := func(r *model.Run) float64 {
 		return float64(r.Ubatch*w.Model.MoE.TopK) / float64(w.Model.MoE.Experts)
@@ -187,7 +188,7 @@ func TestGridSpansIntensity(t *testing.T) {
 // the fitted ones only in poll.
 func TestDistinct(t *testing.T) {
 	one := NewEngines([]topology.Cluster{{Name: "big", CPUs: []int{3}}})
-	w := dispatch.SyntheticWorkload(8<<20, 0)
+	w := syntheticWorkload(t, 8<<20)
 	fit, _ := Points(&Settings{Engines: one, Workload: w})
 	both, _ := Points(&Settings{Engines: one, Workload: w, Grid: BothGrids})
 	if len(both) != len(fit) {
@@ -232,7 +233,7 @@ func TestMeasureResumesAndRecordsFailures(t *testing.T) {
 	}
 	steps := []Step{mk("a", false), mk("b", true), mk("c", false)}
 	done := map[string]bool{"a": true}
-	ms, err := Measure(context.Background(), steps, done, w, nil, nil)
+	ms, err := measureSteps(context.Background(), steps, done, w, nil, nil, nil, nil)
 	w.Close()
 	if err != nil || len(ms) != 2 || ran["a"] != 0 {
 		t.Fatalf("measured %d, ran %v, err %v", len(ms), ran, err)
@@ -245,7 +246,7 @@ func TestMeasureResumesAndRecordsFailures(t *testing.T) {
 	cancel()
 	w, _ = measure.Create(path)
 	defer w.Close()
-	if _, err := Measure(ctx, steps, nil, w, nil, nil); !errors.Is(err, context.Canceled) {
+	if _, err := measureSteps(ctx, steps, nil, w, nil, nil, nil, nil); !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled: %v", err)
 	}
 }
@@ -275,4 +276,16 @@ func TestQuietCPUs(t *testing.T) {
 	if got := QuietCPUs([]measure.Measurement{run([]int{1, 0}, 50, 50)}); got != "" {
 		t.Errorf("everything busy: QuietCPUs = %q", got)
 	}
+}
+
+// syntheticWorkload is the synthetic-moe preset scaled to an LLC of llc
+// bytes, as blsim bench --fit-llc scales it.
+func syntheticWorkload(t *testing.T, llc int64) *model.Workload {
+	t.Helper()
+	w, err := presets.Workload(dispatch.SyntheticName)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dispatch.ScaleToLLC(w, llc, 0)
+	return w
 }

@@ -14,26 +14,16 @@ import (
 	"github.com/blsim/blsim/measure"
 )
 
-// Measure runs the steps not already in done, appending each measurement
-// to w as soon as it finishes. A failed step is recorded with its error and
-// the rest go on; a cancelled ctx stops before the next step. It returns
-// the measurements it took.
+// measureSteps runs the steps not already in done, appending each
+// measurement to w as soon as it finishes. A failed step is recorded with
+// its error and the rest go on; a cancelled ctx stops before the next
+// step. It returns the measurements it took.
 //
 // While a step runs, what else runs on the machine is measured
 // (package busy) and recorded with it (measure.Measurement.Interference).
 // A step that other processes disturbed is run again after a quiet moment,
 // within the bounds of policy (nil: busy's defaults); the least disturbed
-// attempt is recorded, flagged Disturbed when it stayed so.
-func Measure(ctx context.Context, steps []Step, done map[string]bool, w *measure.Writer, host *measure.Host, progress measure.Progress) ([]measure.Measurement, error) {
-	return MeasureWith(ctx, steps, done, w, host, progress, nil)
-}
-
-// MeasureWith is Measure under a re-run policy of its own.
-func MeasureWith(ctx context.Context, steps []Step, done map[string]bool, w *measure.Writer, host *measure.Host, progress measure.Progress, policy *busy.Policy) ([]measure.Measurement, error) {
-	return measureSteps(ctx, steps, done, w, host, progress, policy, nil)
-}
-
-// measureSteps is MeasureWith, calling beforeGrid (when not nil) with the
+// attempt is recorded, flagged Disturbed when it stayed so. It calls beforeGrid (when not nil) with the
 // measurements taken so far before the first dispatcher run it takes.
 func measureSteps(ctx context.Context, steps []Step, done map[string]bool, w *measure.Writer, host *measure.Host, progress measure.Progress,
 	policy *busy.Policy, beforeGrid func([]measure.Measurement)) ([]measure.Measurement, error) {

@@ -2,7 +2,6 @@ package gguf
 
 import (
 	"fmt"
-	"strings"
 )
 
 // Type is a GGML tensor type, the number a GGUF tensor info stores
@@ -92,17 +91,6 @@ func (t Type) BitsPerWeight() float64 {
 		return 0
 	}
 	return 8 * float64(ti.bytes) / float64(ti.block)
-}
-
-// TypeByName returns the type named name (any case: q4_K and q4_k).
-func TypeByName(name string) (Type, bool) {
-	n := strings.ToLower(name)
-	for t, ti := range types {
-		if ti.name == n {
-			return t, true
-		}
-	}
-	return 0, false
 }
 
 // TypeNames lists the names of the known types in id order.

@@ -70,7 +70,7 @@ func readRecorded(t *testing.T, path string) *recorded {
 				}
 				tn.Dims = append(tn.Dims, n)
 			}
-			typ, ok := gguf.TypeByName(cols[2])
+			typ, ok := typeByName(cols[2])
 			if !ok {
 				t.Fatalf("%s:%d: type %q", path, line, cols[2])
 			}
@@ -194,4 +194,14 @@ func TestLegacyInterleaved(t *testing.T) {
 	if len(r.Notes) != 1 || !strings.Contains(r.Notes[0], "1 weights hold Q4_0 blocks interleaved") || !strings.Contains(r.Notes[0], "2 plain Q4_0") {
 		t.Errorf("notes %q", r.Notes)
 	}
+}
+
+// typeByName is the GGUF type named name (any case).
+func typeByName(name string) (gguf.Type, bool) {
+	for t := range gguf.Type(64) {
+		if strings.EqualFold(t.String(), name) {
+			return t, true
+		}
+	}
+	return 0, false
 }

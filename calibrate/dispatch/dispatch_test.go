@@ -11,6 +11,7 @@ import (
 	"github.com/blsim/blsim/calibrate/probe"
 	"github.com/blsim/blsim/model"
 	"github.com/blsim/blsim/presets"
+	"gonum.org/v1/gonum/stat"
 )
 
 func synthetic(t testing.TB) *model.Workload {
@@ -62,7 +63,7 @@ func TestTiming(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		t.Logf("%-28s %v  %.1f t/s", p, res.Samples, res.MeanTPS())
+		t.Logf("%-28s %v  %.1f t/s", p, res.Samples, stat.Mean(res.TPS, nil))
 	}
 }
 
@@ -199,12 +200,16 @@ func TestSplitsKeepTheMath(t *testing.T) {
 
 func TestRunUsesBothEngines(t *testing.T) {
 	needCPUs(t, 0, 1)
-	res, err := Run(Config{Workload: tiny(t), Plan: model.NewPlan(model.TokenSplit, []string{"big", "little"}, []int{1, 1}, model.SharesOf(0.5), 20),
+	m, err := NewModel(tiny(t), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := m.Run(Config{Plan: model.NewPlan(model.TokenSplit, []string{"big", "little"}, []int{1, 1}, model.SharesOf(0.5), 20),
 		CPUs: map[string][]int{"big": {1}, "little": {0}}, Repeats: 2, Warmup: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(res.Samples) != 2 || len(res.TPS) != 2 || res.MeanTPS() <= 0 {
+	if len(res.Samples) != 2 || len(res.TPS) != 2 || stat.Mean(res.TPS, nil) <= 0 {
 		t.Fatalf("result %+v", res)
 	}
 	if !slices.Equal(res.WorkerCPUs[0], []int{1}) || !slices.Equal(res.WorkerCPUs[1], []int{0}) {
@@ -256,7 +261,7 @@ func TestConfigErrors(t *testing.T) {
 	}
 }
 
-func TestSyntheticWorkload(t *testing.T) {
+func TestScaleToLLC(t *testing.T) {
 	base := synthetic(t)
 	expert, all := LayerBytes(base)
 	if expert < 16<<20 || all <= expert {
@@ -265,15 +270,18 @@ func TestSyntheticWorkload(t *testing.T) {
 	if e := expert * int64(base.Model.Layers); e < 32<<20 {
 		t.Errorf("preset expert weights %d MiB: want more than a typical LLC", e>>20)
 	}
-	small := SyntheticWorkload(3<<20, 0)
+	small := synthetic(t)
+	ScaleToLLC(small, 3<<20, 0)
 	if small.Model.Layers != base.Model.Layers {
 		t.Errorf("3 MiB LLC: %d layers, want the preset's %d", small.Model.Layers, base.Model.Layers)
 	}
-	big := SyntheticWorkload(260<<20, 0)
+	big := synthetic(t)
+	ScaleToLLC(big, 260<<20, 0)
 	if n := int64(big.Model.Layers); n*expert < 2*(260<<20) || n*all > DefaultMaxBytes || (n-1)*expert >= 2*(260<<20) {
 		t.Errorf("260 MiB LLC: %d layers of %d bytes", n, expert)
 	}
-	capped := SyntheticWorkload(4<<30, 256<<20)
+	capped := synthetic(t)
+	ScaleToLLC(capped, 4<<30, 256<<20)
 	if n := int64(capped.Model.Layers); n*all > 256<<20 || (n+1)*all <= 256<<20 {
 		t.Errorf("capped: %d layers of %d bytes", n, all)
 	}

@@ -355,8 +355,10 @@ func (r *runner) exec(s *step) {
 // microbenchmark run (internal/quant), and whether they are the slow
 // generic ones: then the dispatcher's runs stay compute-bound and cannot
 // load DRAM as ggml's kernels do.
-func KernelsLine() (line string, slow bool) {
-	impl := quant.Impl()
+func KernelsLine() (line string, slow bool) { return kernelsLine(quant.Impl()) }
+
+// kernelsLine is KernelsLine for the implementation impl.
+func kernelsLine(impl string) (line string, slow bool) {
 	if impl == "generic" {
 		return "dispatcher kernels: generic Go (no SIMD kernel for this CPU, or BLSIM_KERNELS=generic): about 15x slower than ggml's, so the runs stay compute-bound", true
 	}

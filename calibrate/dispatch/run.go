@@ -20,8 +20,6 @@ const TokenTile = 16
 
 // Config says what to run and where.
 type Config struct {
-	// Workload to run; Model.Run ignores it (the model's workload runs).
-	Workload *model.Workload
 	// Plan: mode (native, token, expert), engines (the first is the main
 	// engine; a split uses exactly two), the second engine's fraction
 	// Fracs[1], threads per engine and the pools' poll level 0..100.
@@ -69,26 +67,6 @@ type Result struct {
 	// Allocs is the number of heap allocations during the timed repeats,
 	// all goroutines together: 0 when the hot loop allocates nothing.
 	Allocs uint64
-}
-
-// MeanTPS is the mean of TPS.
-func (r Result) MeanTPS() float64 {
-	s := 0.0
-	for _, v := range r.TPS {
-		s += v
-	}
-	return s / float64(max(len(r.TPS), 1))
-}
-
-// Run allocates the workload's weights (NewModel with cfg.Seed) and runs it.
-// To run several configurations over the same weights, use NewModel once
-// and Model.Run.
-func Run(cfg Config) (Result, error) {
-	m, err := NewModel(cfg.Workload, cfg.Seed)
-	if err != nil {
-		return Result{}, err
-	}
-	return m.Run(cfg)
 }
 
 // engine is one partition: its pinned pool, its barrier and chunk

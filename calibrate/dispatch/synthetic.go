@@ -7,32 +7,19 @@ import (
 	"github.com/blsim/blsim/presets"
 )
 
-// SyntheticName is the preset SyntheticWorkload starts from.
+// SyntheticName is the preset blsim bench runs by default.
 const SyntheticName = "synthetic-moe"
 
 // CalibrationName is the preset CalibrationWorkload starts from: Q8_0 gate
 // and up experts, so that calibrate's runs reach the DRAM-bound regime.
 const CalibrationName = "synthetic-moe-calib"
 
-// DefaultMaxBytes caps the weights of SyntheticWorkload when maxBytes is not
+// DefaultMaxBytes caps the weights ScaleToLLC leaves when maxBytes is not
 // positive: 1.5 GiB.
 const DefaultMaxBytes = 3 << 29
 
-// SyntheticWorkload is the synthetic-moe preset with as many layers as make
-// its routed-expert weights at least twice llcBytes (at least the preset's
-// own layer count), but no more than fit all its weights in maxBytes
-// (DefaultMaxBytes when not positive), and at least one.
-func SyntheticWorkload(llcBytes, maxBytes int64) *model.Workload {
-	w, err := presets.Workload(SyntheticName)
-	if err != nil {
-		panic(fmt.Sprintf("dispatch: embedded preset: %v", err)) // the preset is embedded and tested
-	}
-	ScaleToLLC(w, llcBytes, maxBytes)
-	return w
-}
-
 // CalibrationWorkload is the synthetic-moe-calib preset, scaled as
-// SyntheticWorkload scales synthetic-moe: blsim calibrate's default.
+// ScaleToLLC scales it: blsim calibrate's default.
 func CalibrationWorkload(llcBytes, maxBytes int64) *model.Workload {
 	w, err := presets.Workload(CalibrationName)
 	if err != nil {

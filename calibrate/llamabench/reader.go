@@ -29,10 +29,6 @@ func NewReader(r io.Reader, name string, format Format) *Reader {
 	return &Reader{src: newSource(r, name), format: format}
 }
 
-// Format returns the format being read: the one given to NewReader, or once
-// Next has been called, the one detected.
-func (r *Reader) Format() Format { return r.format }
-
 // Next returns the next record. At the end of the input it returns io.EOF.
 // A *SyntaxError concerns one record or line; Next can be called again to
 // read on. An input with no records at all gives one *SyntaxError ("empty

@@ -68,13 +68,3 @@ func discoverFS(fsys fs.FS) (Topology, error) {
 	t.Clusters = groupCPUs(t.CPUs)
 	return t, nil
 }
-
-// Cluster returns the cluster called name.
-func (t Topology) Cluster(name string) (Cluster, bool) {
-	for _, c := range t.Clusters {
-		if c.Name == name {
-			return c, true
-		}
-	}
-	return Cluster{}, false
-}

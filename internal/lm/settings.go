@@ -163,8 +163,3 @@ func (s Status) String() string {
 	}
 	return fmt.Sprintf("Status(%d)", int(s))
 }
-
-// Converged reports whether s is one of the convergence statuses.
-func (s Status) Converged() bool {
-	return s == GradientConverged || s == StepConverged || s == FunctionConverged
-}

@@ -194,11 +194,6 @@ func activeFloat() *floatKernels {
 	return chosenFloat
 }
 
-// FloatImpl names the implementation the float kernels run: "avx512" or
-// "avx2" (with FMA and F16C) on amd64, "neon-fp16" or "neon" on arm64,
-// "generic" otherwise (or after SetGeneric(true)).
-func FloatImpl() string { return activeFloat().name }
-
 // F32ToF16 converts a float32 to float16 bits, rounding to nearest even,
 // with float16's subnormals, infinities and NaN, as VCVTPS2PH does. It is
 // the branch-free conversion of Marat Dukhan's FP16 library

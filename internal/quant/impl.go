@@ -146,15 +146,3 @@ func DotQ8Q8x4(x []BlockQ8, nb int, y []BlockQ8, out *[4]float32) {
 // portable Go kernels), or on amd64 "avx2", "avx-vnni" or "avx512-vnni",
 // on arm64 "neon" or "neon-dotprod".
 func Impl() string { return active.Load().name }
-
-// SetGeneric makes DotQ4Q8 and DotQ8Q8 run the portable Go kernels (on)
-// or again the implementation chosen at init (off). It is safe to call at
-// any time; a kernel call already running finishes with the implementation
-// it started with.
-func SetGeneric(on bool) {
-	k := chosen
-	if on {
-		k = generic
-	}
-	active.Store(k)
-}
