@@ -39,9 +39,6 @@ var (
 	modes      = append(append([]Mode{Native}, splitModes...), PoolPlan)
 )
 
-// Modes are every plan mode: native, the split modes, pool.
-func Modes() []Mode { return slices.Clone(modes) }
-
 // SplitModes are the modes that divide the routed-expert ops between
 // engines, in the order predictions list them.
 func SplitModes() []Mode { return slices.Clone(splitModes) }

@@ -189,8 +189,8 @@ func (s *SoC) Validate() error {
 			case typ && !contains(KernelClasses, k), contains(AttentionRateKeys, k):
 				c.in(p+"kernel_ops_per_cycle."+k, v, KernelRateRange)
 			case !contains(KernelClasses, k):
-				c.fail(p+"kernel_ops_per_cycle."+k, "unknown kernel class or GGML type (want a class, %s, an attention rate, %s, or a GGML type: q4_0, q4_k, iq4_xs, ...)",
-					strings.Join(KernelClasses, ", "), strings.Join(AttentionRateKeys, ", "))
+				c.fail(p+"kernel_ops_per_cycle."+k, "unknown kernel class or GGML type (want a class, %s, an attention rate, %s, or a GGML type: %s)",
+					strings.Join(KernelClasses, ", "), strings.Join(AttentionRateKeys, ", "), strings.Join(GGMLTypes(), ", "))
 			}
 		}
 		c.frac(p+"moe_efficiency", e.MoEEfficiency, 0.01)

@@ -58,13 +58,6 @@ func lib() *library {
 	return theLib
 }
 
-// Check loads the embedded library and returns the first defect of any
-// part file, or nil.
-func Check() error {
-	_, err := load(files)
-	return err
-}
-
 func load(fsys fs.FS) (*library, error) {
 	l := &library{cores: map[string]*Core{}, coreAlias: map[string]string{}, memories: map[string]*Memory{},
 		memAlias: map[string]string{}, runtimes: map[string]*Runtime{}}

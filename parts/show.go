@@ -68,7 +68,7 @@ func WriteList(w io.Writer) error {
 	l := lib()
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "core\ttitle\tarch\tfeatures\tpipeline\tsmt\tsimd\tint8 ops/cycle\tkernels")
-	for _, n := range sortedKeys(l.cores) {
+	for _, n := range Cores() {
 		c := l.cores[n]
 		pipe, kern := "in-order", "own"
 		if c.OutOfOrder {

@@ -63,15 +63,6 @@ type Request struct {
 	Progress measure.Progress
 }
 
-// Steps is how many steps Run takes for q: what its Progress counts to.
-func (q Request) Steps() int {
-	r, err := q.resolve()
-	if err != nil {
-		return 0
-	}
-	return r.steps()
-}
-
 func (r *resolved) steps() int {
 	per := 2 + 2 // best and dispatcher alone, each with its interval
 	if r.Fracs != nil {

@@ -19,13 +19,6 @@ const MaxBestNEngines = 6
 
 // BestN finds the fractions of the split ops over all of plan p's engines
 // (p.Fracs is ignored) that maximise throughput, and returns p with those
-// fractions and its result. See Evaluator.BestN.
-func BestN(s *model.SoC, w *model.Workload, p model.Plan) (model.Plan, *Result, error) {
-	return NewEvaluator(s, w, 0).BestN(p)
-}
-
-// BestN finds the fractions of the split ops over all of plan p's engines
-// (p.Fracs is ignored) that maximise throughput, and returns p with those
 // fractions and its result.
 //
 // The fractions live on the simplex (each >= 0, summing to 1). An engine

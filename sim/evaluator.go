@@ -18,7 +18,7 @@ import (
 var simulations atomic.Int64
 
 // Simulations is how many runs this process has simulated so far, by
-// Run, Sweep and every Evaluator: what a benchmark counts to show that a
+// Run and every Evaluator: what a benchmark counts to show that a
 // prediction does not repeat work.
 func Simulations() int64 { return simulations.Load() }
 
@@ -77,9 +77,6 @@ func (e *Evaluator) For(s *model.SoC) *Evaluator {
 	}
 	return f
 }
-
-// Runs is how many runs e has simulated.
-func (e *Evaluator) Runs() int64 { return e.runs.Load() }
 
 // planKey identifies a plan: every field that changes its simulation.
 func planKey(p model.Plan) string {

@@ -22,16 +22,6 @@ type Interval struct {
 // DefaultDraws is how many parameter samples an interval uses.
 const DefaultDraws = 48
 
-// GainInterval samples the SoC's uncertain parameters (independent normals
-// with the profile's standard deviations, truncated at zero), and returns
-// the spread of plan's gain over native in percent. The sampling is seeded,
-// each parameter by its own path, so the interval is deterministic and a
-// parameter made uncertain leaves the others' draws as they were. See
-// Evaluator.Interval, which shares native's draws among intervals.
-func GainInterval(s *model.SoC, w *model.Workload, native, plan model.Plan, draws int) (Interval, error) {
-	return NewEvaluator(s, w, draws).Interval(native, plan)
-}
-
 // GainPct is the gain of tps over base in percent.
 func GainPct(tps, base float64) float64 { return 100 * (tps/base - 1) }
 

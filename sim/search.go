@@ -14,13 +14,6 @@ import (
 // covers every share from 0 to 1.
 const MaxSecondFrac = 0.5
 
-// Best finds the shares of a split plan's engines that maximise
-// throughput (its Fracs are ignored) over the whole simplex, and returns
-// p with those shares and its result. See Evaluator.Best.
-func Best(s *model.SoC, w *model.Workload, p model.Plan) (model.Plan, *Result, error) {
-	return NewEvaluator(s, w, 0).Best(p)
-}
-
 // Best finds the shares of split plan p's engines (p.Fracs is ignored)
 // that maximise throughput, over the whole simplex whatever the engines'
 // order: for two engines every share of the second from 0 (the
@@ -167,26 +160,9 @@ type BalancePoint struct {
 	None string  `json:"none,omitempty"`
 }
 
-// Found reports whether there is a balance point.
-func (b BalancePoint) Found() bool { return b.None == "" }
-
 // ErrNoBalance is what Balance returns (wrapped, with the reason) when
 // the engines never finish together.
 var ErrNoBalance = errors.New("no balance point")
-
-// Balance finds the second engine's fraction at which both engines spend
-// the same time in the split ops; see Evaluator.Balance. When there is
-// none, the error wraps ErrNoBalance and says why.
-func Balance(s *model.SoC, w *model.Workload, p model.Plan) (float64, error) {
-	b, err := NewEvaluator(s, w, 0).Balance(p)
-	if err != nil {
-		return 0, err
-	}
-	if !b.Found() {
-		return 0, fmt.Errorf("%w: %s", ErrNoBalance, b.None)
-	}
-	return b.Frac, nil
-}
 
 // Balance finds the second engine's share at which both engines of a
 // two-engine split spend the same time in the split ops (they finish

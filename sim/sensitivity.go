@@ -81,18 +81,6 @@ func ExpertClass(w *model.Workload) string {
 	return best
 }
 
-// Sensitivity sweeps accelerator engine's throughput and submit latency
-// around split plan p; see Evaluator.Sensitivity, which it calls at p's
-// best shares (BestN). nil factors mean the defaults.
-func Sensitivity(s *model.SoC, w *model.Workload, p model.Plan, engine string, topsFactors, submitFactors []float64) (*SensitivityGrid, error) {
-	e := NewEvaluator(s, w, 0)
-	at, _, err := e.BestN(p)
-	if err != nil {
-		return nil, err
-	}
-	return e.Sensitivity(at, engine, topsFactors, submitFactors)
-}
-
 // Sensitivity sweeps accelerator engine's throughput (all its kernel
 // rates scaled by each of topsFactors) and submit latency (scaled by each
 // of submitFactors) and reports, per what-if accelerator, the best split

@@ -196,4 +196,3 @@ func (p *Pool) CPUs() []int { return append([]int(nil), p.cpus...) }
 
 // Size returns the number of workers.
 func (p *Pool) Size() int { return len(p.cpus) }
-

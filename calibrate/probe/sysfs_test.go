@@ -102,4 +102,3 @@ func TestMemAvailable(t *testing.T) {
 		t.Error("a missing file")
 	}
 }
-
