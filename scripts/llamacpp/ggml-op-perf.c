@@ -263,17 +263,18 @@ int main(int argc, char ** argv) {
     // The random MoE's expert products (8 experts top-2, hidden 1024,
     // FFN 1536, Q8_0): gate/up (m=1536, k=1024) and down (m=1024,
     // k=1536) at ubatches of 16 to 512 tokens (4 to 128 tokens an
-    // expert), and the dense Q8_0 product of the same size for reference.
-    static const int moe_n[] = { 16, 32, 64, 128, 256, 512 };
-    for (int i = 0; i < 6; i++) {
+    // expert), one generated token (n=1: two experts of one token), and
+    // the dense Q8_0 product of the same size for reference.
+    static const int moe_n[] = { 1, 16, 32, 64, 128, 256, 512 };
+    for (int i = 0; i < 7; i++) {
         struct perf_case c = mul_mat_id(GGML_TYPE_Q8_0, 1536, 1024, 8, 2, moe_n[i]);
         run_case(be, &c, filter);
     }
-    for (int i = 0; i < 6; i++) {
+    for (int i = 0; i < 7; i++) {
         struct perf_case c = mul_mat_id(GGML_TYPE_Q8_0, 1024, 1536, 8, 2, moe_n[i]);
         run_case(be, &c, filter);
     }
-    for (int i = 0; i < 6; i++) {
+    for (int i = 0; i < 7; i++) {
         struct perf_case c = mul_mat(GGML_TYPE_Q8_0, 1536, moe_n[i], 1024);
         run_case(be, &c, filter);
     }
