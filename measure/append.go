@@ -3,7 +3,6 @@ package measure
 import (
 	"errors"
 	"fmt"
-	"os"
 )
 
 // ErrMeasured is wrapped by OpenAppend's error for a file that already
@@ -46,29 +45,4 @@ func OpenAppend(path string, resume bool) (*Writer, map[string]bool, []string, e
 		}
 	}
 	return w, done, warnings, nil
-}
-
-// Done returns the IDs measured with status ok (or flagged: the run
-// finished, its record just does not fit the plan) in path (none if the
-// file does not exist yet). It reads without the lock: OpenAppend is how
-// a writer learns what to skip.
-func Done(path string) (map[string]bool, error) {
-	done := map[string]bool{}
-	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
-		return done, nil
-	}
-	ms, errs := ReadFile(path)
-	for _, err := range errs {
-		var le *LineError
-		var more *MoreBadLines
-		if !errors.As(err, &le) && !errors.As(err, &more) {
-			return nil, err
-		}
-	}
-	for _, m := range ms {
-		if m.finished() {
-			done[m.ID] = true
-		}
-	}
-	return done, nil
 }

@@ -62,18 +62,13 @@ var MaxLineBytes = 1 << 20
 // their output; a Go program may raise it.
 var MaxFileBytes int64 = 64 << 20
 
-// Read reads every measurement of r. Bad lines are returned as *LineError
-// (the first MaxKeptErrors, then one *MoreBadLines) and reading goes on;
-// an I/O error, or more than MaxFileBytes, ends it with an error of
-// another type. Two finished runs (ok or flagged) with one ID but other
+// ReadChecked reads every measurement of r. Bad lines are returned as
+// *LineError (the first MaxKeptErrors, then one *MoreBadLines) and reading
+// goes on; an I/O error, or more than MaxFileBytes, ends it with an error
+// of another type. Two finished runs (ok or flagged) with one ID but other
 // values are a *LineError on the later line, which is skipped: the file
-// had two writers.
-func Read(r io.Reader, name string) ([]Measurement, []error) {
-	return read(r, name, nil)
-}
-
-// ReadChecked is Read with check (when not nil) a further test of each
-// record: one it fails is a bad line (a plan the SoC at hand cannot run).
+// had two writers. check, when not nil, is a further test of each record:
+// one it fails is a bad line (a plan the SoC at hand cannot run).
 func ReadChecked(r io.Reader, name string, check func(*Measurement) error) ([]Measurement, []error) {
 	return read(r, name, check)
 }

@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/blsim/blsim/measure"
 	"github.com/blsim/blsim/predict"
 	"github.com/blsim/blsim/presets"
 	"gonum.org/v1/plot/plotter"
@@ -21,9 +20,9 @@ var writeDocs = flag.Bool("docs", false, "write docs/heatmap.png, docs/parity.pn
 func seedPoints(t *testing.T, soc string) []predict.ParityPoint {
 	t.Helper()
 	s, w := load(t, soc)
-	ms, errs := measure.Read(bytes.NewReader(presets.SeedMeasurements()), "seed")
-	if len(errs) > 0 {
-		t.Fatal(errs)
+	ms, warns, _, err := presets.Measurements("", nil)
+	if err != nil || len(warns) > 0 {
+		t.Fatal(err, warns)
 	}
 	pts, err := predict.ParityPoints(ms, simPredictor(s, w), nil)
 	if err != nil {

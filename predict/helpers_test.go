@@ -1,7 +1,6 @@
 package predict
 
 import (
-	"bytes"
 	"errors"
 	"testing"
 
@@ -48,9 +47,9 @@ func simPredictor(s *model.SoC, w *model.Workload) Predictor {
 // seedMeasurements are the seed experiment's reported figures.
 func seedMeasurements(t *testing.T) []measure.Measurement {
 	t.Helper()
-	ms, errs := measure.Read(bytes.NewReader(presets.SeedMeasurements()), "seed")
-	if len(errs) > 0 {
-		t.Fatal(errs)
+	ms, warns, _, err := presets.Measurements("", nil)
+	if err != nil || len(warns) > 0 {
+		t.Fatal(err, warns)
 	}
 	return ms
 }

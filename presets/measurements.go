@@ -16,11 +16,6 @@ import (
 //go:embed measurements/seed-rk3588.jsonl
 var seedRK3588 []byte
 
-// SeedMeasurements returns the seed experiment's reported figures as
-// measurement lines (JSONL, measure's format), for the rk3588
-// preset and the qwen3.5-35b-a3b workload.
-func SeedMeasurements() []byte { return append([]byte(nil), seedRK3588...) }
-
 // SeedSoC is the preset the seed's figures were measured on.
 const SeedSoC = "rk3588"
 
@@ -28,7 +23,7 @@ const SeedSoC = "rk3588"
 const SeedSource = "the seed's figures, presets/measurements/seed-rk3588.jsonl"
 
 // Measurements reads the measurements file path, or, when path is "", the
-// seed's figures (SeedMeasurements), by measure's one rule for bad lines
+// seed's figures (presets/measurements/seed-rk3588.jsonl, embedded), by measure's one rule for bad lines
 // (measure.Check): the measurements, the warnings about bad lines, and the
 // name of their source (path, or SeedSource). check, when not nil, is a
 // further test of each record, which counts one it fails as a bad line

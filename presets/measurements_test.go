@@ -11,7 +11,7 @@ import (
 )
 
 func TestSeedMeasurements(t *testing.T) {
-	ms, errs := measure.Read(bytes.NewReader(SeedMeasurements()), "seed-rk3588.jsonl")
+	ms, errs := measure.ReadChecked(bytes.NewReader(SeedMeasurements()), "seed-rk3588.jsonl", nil)
 	if len(errs) > 0 {
 		t.Fatal(errs)
 	}

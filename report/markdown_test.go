@@ -54,9 +54,9 @@ func TestMarkdownGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ms, errs := measure.Read(bytes.NewReader(presets.SeedMeasurements()), "seed-rk3588.jsonl")
-	if len(errs) > 0 {
-		t.Fatal(errs)
+	ms, warns, _, err := presets.Measurements("", nil)
+	if err != nil || len(warns) > 0 {
+		t.Fatal(err, warns)
 	}
 	pred := func(m *measure.Measurement) (float64, error) {
 		r, err := sim.Run(s, w, *m.Plan)

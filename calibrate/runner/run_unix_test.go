@@ -194,7 +194,7 @@ func TestRunGrid(t *testing.T) {
 	}
 
 	// Resume: everything is done, nothing runs, nothing is written.
-	done, err := measure.Done(gr.path)
+	done, err := doneIDs(gr.path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -214,7 +214,7 @@ func TestRunGrid(t *testing.T) {
 	if rounds.ms[0].ID != pts[0].ID+"/round=1" || rounds.ms[6].ID != pts[0].ID+"/round=2" {
 		t.Errorf("round IDs %q, %q", rounds.ms[0].ID, rounds.ms[6].ID)
 	}
-	if cfg.Done, err = measure.Done(rounds.path); err != nil {
+	if cfg.Done, err = doneIDs(rounds.path); err != nil {
 		t.Fatal(err)
 	}
 	if again := runGrid(t, context.Background(), cfg, rounds.path, nil); again.sum.Skipped != 12 || again.sum.Runs != 0 {
@@ -329,7 +329,7 @@ func TestRunFaults(t *testing.T) {
 	}
 
 	// Resume re-runs only what failed; the multi-record run is done.
-	done, _ := measure.Done(gr.path)
+	done, _ := doneIDs(gr.path)
 	cfg.Done = done
 	cfg.Retries = 0
 	again := runGrid(t, context.Background(), cfg, gr.path, nil)
@@ -477,4 +477,14 @@ func TestNoShell(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "pwned")); err == nil {
 		t.Error("a shell ran: pwned exists")
 	}
+}
+
+// doneIDs are the IDs path holds finished, as a resumed grid learns them
+// (measure.OpenAppend).
+func doneIDs(path string) (map[string]bool, error) {
+	w, done, _, err := measure.OpenAppend(path, true)
+	if err != nil {
+		return nil, err
+	}
+	return done, w.Close()
 }

@@ -5,8 +5,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/blsim/blsim/presets"
 )
 
 // TestOneBadLinePolicy: fit, validate, plot and report read a measurements
@@ -16,7 +14,7 @@ import (
 func TestOneBadLinePolicy(t *testing.T) {
 	skipShort(t)
 	dir := t.TempDir()
-	seed := string(presets.SeedMeasurements())
+	seed := string(seedFile(t))
 	crashed := filepath.Join(dir, "crashed.jsonl")
 	broken := filepath.Join(dir, "broken.jsonl")
 	os.WriteFile(crashed, []byte(seed+`{"schema":"blsim/measurement/v1","id":"half`), 0o644)
@@ -42,4 +40,15 @@ func TestOneBadLinePolicy(t *testing.T) {
 			t.Errorf("%s on the broken file: exit %d, stderr %q", args[0], code, stderr)
 		}
 	}
+}
+
+// seedFile is the seed's figures as the measurements file blsim embeds
+// (presets/measurements/seed-rk3588.jsonl).
+func seedFile(t *testing.T) []byte {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("..", "..", "presets", "measurements", "seed-rk3588.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }

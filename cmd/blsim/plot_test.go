@@ -8,8 +8,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/blsim/blsim/presets"
 )
 
 func runPlot(args ...string) (string, error) {
@@ -71,7 +69,7 @@ func TestPlotCmdErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	runs := filepath.Join(dir, "runs.png") // an input that happens to end in .png
-	if err := os.WriteFile(runs, presets.SeedMeasurements(), 0o644); err != nil {
+	if err := os.WriteFile(runs, seedFile(t), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	for _, tc := range []struct {
@@ -101,7 +99,7 @@ func TestPlotCmdErrors(t *testing.T) {
 	if ents, _ := os.ReadDir(dir); len(ents) != 2 { // the link and the input
 		t.Errorf("%d files in the folder, want the 2 put there", len(ents))
 	}
-	if b, err := os.ReadFile(runs); err != nil || !bytes.Equal(b, presets.SeedMeasurements()) {
+	if b, err := os.ReadFile(runs); err != nil || !bytes.Equal(b, seedFile(t)) {
 		t.Errorf("the input was changed: %v", err)
 	}
 }
