@@ -200,9 +200,6 @@ func (c *Core) validate(file string) error {
 // SMTYieldKeys are the op kinds of a core's SMT yield, in order.
 var SMTYieldKeys = []string{"matmul", "attention", "scalar", "dram"}
 
-// Cores lists the core parts' names, sorted.
-func Cores() []string { return sortedKeys(lib().cores) }
-
 // LookupCore returns the core part named name (or one of its aliases),
 // case-insensitively; an unknown name's error names the nearest known.
 func LookupCore(name string) (*Core, error) {

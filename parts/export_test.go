@@ -8,3 +8,6 @@ func Check() error {
 	_, err := load(files)
 	return err
 }
+
+// Cores lists the core parts' names, sorted.
+func Cores() []string { return sortedKeys(lib().cores) }

@@ -2,10 +2,8 @@ package parts
 
 import (
 	"fmt"
-	"io"
 	"io/fs"
 	"strings"
-	"text/tabwriter"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -60,36 +58,6 @@ func clip(s string, n int) string {
 		s = s[:i]
 	}
 	return s + " ..."
-}
-
-// WriteList writes the library: each core with its arch, ISA features,
-// pipeline, SMT ways, SIMD and int8 throughput, and each memory type.
-func WriteList(w io.Writer) error {
-	l := lib()
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "core\ttitle\tarch\tfeatures\tpipeline\tsmt\tsimd\tint8 ops/cycle\tkernels")
-	for _, n := range Cores() {
-		c := l.cores[n]
-		pipe, kern := "in-order", "own"
-		if c.OutOfOrder {
-			pipe = "out-of-order"
-		}
-		if c.Reference != "" {
-			kern = "from " + c.Reference
-		}
-		int8 := fmt.Sprintf("%g", c.Int8OpsPerCycle)
-		if c.I8MMOpsPerCycle > 0 {
-			int8 += fmt.Sprintf(" (i8mm %g)", c.I8MMOpsPerCycle)
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%dx%d\t%s\t%s\n", c.Name, c.Title, c.Arch,
-			strings.Join(c.Features, ","), pipe, c.SMTWays, c.SIMDPipes, c.SIMDBits, int8, kern)
-	}
-	fmt.Fprintln(tw, "\nmemory\ttitle\tchannel bits\tMT/s\tsustained share")
-	for _, n := range sortedKeys(l.memories) {
-		m := l.memories[n]
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%g-%g\t%g\n", m.Name, m.Title, m.ChannelBits, m.MTs[0], m.MTs[1], m.SustainedShare)
-	}
-	return tw.Flush()
 }
 
 // Data is the YAML of the part named name (a core, a memory type or a

@@ -7,7 +7,6 @@ import (
 
 	"github.com/blsim/blsim/gguf"
 	"github.com/blsim/blsim/internal/cli"
-	"github.com/blsim/blsim/parts"
 	"github.com/blsim/blsim/presets"
 	"github.com/spf13/cobra"
 )
@@ -19,12 +18,7 @@ type listEntry struct {
 
 func newSoCsCmd(stdout io.Writer) *cobra.Command {
 	cmd := listCmd(stdout, "socs", "SoC", "SoC profile", presets.SoCNames, presets.SoCDescription, presets.SoCData)
-	cmd.AddCommand(newSoCNewCmd(stdout), &cobra.Command{
-		Use:   "parts",
-		Short: "List the part library: the cores and memory types 'socs new' and a SoC file's part fields name",
-		Args:  cobra.NoArgs,
-		RunE:  func(*cobra.Command, []string) error { return parts.WriteList(stdout) },
-	})
+	cmd.AddCommand(newSoCNewCmd(stdout))
 	return cmd
 }
 

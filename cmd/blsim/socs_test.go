@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bytes"
-	"io"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -10,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/blsim/blsim/model"
-	"github.com/blsim/blsim/parts"
 	"github.com/blsim/blsim/presets"
 )
 
@@ -106,24 +103,5 @@ func TestSoCsShowResolved(t *testing.T) {
 	}
 	if out, _, code := runCLI(t, "parts", "show", "a76"); code != 0 || !strings.Contains(out, "name: cortex-a76") {
 		t.Errorf("parts show a76: exit %d, %s", code, out)
-	}
-}
-
-// socs parts lists the part library: every core part, with its
-// architecture, and the memory types.
-func TestSoCsParts(t *testing.T) {
-	var out bytes.Buffer
-	cmd := newRootCmd(&out, io.Discard)
-	cmd.SetArgs([]string{"socs", "parts"})
-	if err := cmd.Execute(); err != nil {
-		t.Fatal(err)
-	}
-	if !strings.HasPrefix(out.String(), "core") {
-		t.Errorf("no header:\n%s", out.String())
-	}
-	for _, c := range parts.Cores() {
-		if !strings.Contains(out.String(), c) {
-			t.Errorf("core %s not listed", c)
-		}
 	}
 }
