@@ -40,7 +40,16 @@ func (e *Engine) MatmulGOPS(class string, threads int) float64 {
 // (T/n - 1)/(T - 1) times a full tile's (T the token tile), which is 1/g
 // at n = 1 and 1 at n = T.
 func (e *Engine) WalkEfficiency(tokens float64) float64 {
+	return e.WalkEfficiencyOf("", tokens)
+}
+
+// WalkEfficiencyOf is WalkEfficiency for a walk over weights of GGML type
+// typ: its own GemvEfficiencyByType is g where it has one ("": none).
+func (e *Engine) WalkEfficiencyOf(typ string, tokens float64) float64 {
 	g, t := e.GemvEfficiency, float64(max(e.TokenTile, 2))
+	if v, ok := e.GemvEfficiencyByType[typ]; ok {
+		g = v
+	}
 	if g <= 0 || g >= 1 || tokens >= t {
 		return 1
 	}

@@ -141,6 +141,11 @@ type Engine struct {
 	// token_tile tokens the rate rises to the full one (WalkEfficiency).
 	// Zero (or absent) means 1: the kernel rate at any tile.
 	GemvEfficiency float64 `yaml:"gemv_efficiency,omitempty"`
+	// GemvEfficiencyByType is GemvEfficiency for the GGML types given, in
+	// its place: a type whose one-token kernel is not its prompt kernel's
+	// loop (ggml's repacked path runs a GEMV of its own beside the 4-row
+	// GEMM; the generic dot kernel is one loop for any count of tokens).
+	GemvEfficiencyByType map[string]float64 `yaml:"gemv_efficiency_by_type,omitempty"`
 	// MemComputeOverlap is the fraction of a burst's compute that overlaps
 	// its memory-heavy phase (0: load then compute; 1: fully pipelined).
 	MemComputeOverlap float64 `yaml:"mem_compute_overlap"`
@@ -370,6 +375,7 @@ func (s *SoC) Clone() *SoC {
 	for i, e := range s.Engines {
 		e.KernelOpsPerCycle = cloneMap(e.KernelOpsPerCycle)
 		e.ConvertBytesPerWeightByte = cloneMap(e.ConvertBytesPerWeightByte)
+		e.GemvEfficiencyByType = cloneMap(e.GemvEfficiencyByType)
 		e.Ops = append([]string(nil), e.Ops...)
 		e.SplitModes = append([]string(nil), e.SplitModes...)
 		e.RepackedTypes = append([]string(nil), e.RepackedTypes...)
