@@ -33,6 +33,15 @@ func (e *Engine) MatmulGOPS(class string, threads int) float64 {
 	return e.KernelOpsPerCycle[class] * e.ClockGHz * e.ThreadRate(threads)
 }
 
+// ClockAt is the engine's clock with busy of its cores busy:
+// ClockGHzByBusyCores where it lists that count, else ClockGHz.
+func (e *Engine) ClockAt(busy int) float64 {
+	if busy >= 1 && busy <= len(e.ClockGHzByBusyCores) {
+		return e.ClockGHzByBusyCores[busy-1]
+	}
+	return e.ClockGHz
+}
+
 // WalkEfficiency is the share of the kernel rate a weight walk for tokens
 // tokens reaches: GemvEfficiency g for one token, 1 from token_tile
 // tokens on. Each walk costs its tokens' multiply-adds plus a load cost

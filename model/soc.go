@@ -88,6 +88,12 @@ type Engine struct {
 	Core     string  `yaml:"core,omitempty"`
 	Cores    int     `yaml:"cores"`
 	ClockGHz float64 `yaml:"clock_ghz"`
+	// ClockGHzByBusyCores is the clock with 1, 2, ... of the engine's
+	// cores busy, where it runs faster with few (a DVFS table by active
+	// cores); from one past its end on, ClockGHz. Empty: ClockGHz at any
+	// count. A pool's op waits for its slowest thread, so with the
+	// engine's cores in several clock domains the count is the engine's.
+	ClockGHzByBusyCores []float64 `yaml:"clock_ghz_by_busy_cores,omitempty,flow"`
 	// KernelOpsPerCycle is one thread's matmul throughput per clock cycle, in
 	// operations (multiply and add count as two), by kernel
 	// class: q4, q6, q8, f16, f32 (see KernelClass), all required, and
@@ -381,6 +387,7 @@ func (s *SoC) Clone() *SoC {
 		e.RepackedTypes = append([]string(nil), e.RepackedTypes...)
 		e.CPUs = append([]int(nil), e.CPUs...)
 		e.SMTCPUs = append([]int(nil), e.SMTCPUs...)
+		e.ClockGHzByBusyCores = append([]float64(nil), e.ClockGHzByBusyCores...)
 		if e.SMTYield != nil {
 			y := *e.SMTYield
 			e.SMTYield = &y

@@ -178,3 +178,16 @@ func TestLLCHitShare(t *testing.T) {
 		}
 	}
 }
+
+// TestClockAt: the list by busy cores, then clock_ghz.
+func TestClockAt(t *testing.T) {
+	e := model.Engine{ClockGHz: 3.036, ClockGHzByBusyCores: []float64{3.228, 3.132}}
+	for busy, want := range map[int]float64{0: 3.036, 1: 3.228, 2: 3.132, 3: 3.036, 8: 3.036} {
+		if got := e.ClockAt(busy); got != want {
+			t.Errorf("%d busy: %g GHz, want %g", busy, got, want)
+		}
+	}
+	if got := (&model.Engine{ClockGHz: 2.4}).ClockAt(1); got != 2.4 {
+		t.Errorf("no list: %g, want clock_ghz", got)
+	}
+}

@@ -176,6 +176,9 @@ func (s *SoC) Validate() error {
 			cpuCores += e.Cores
 		}
 		c.in(p+"clock_ghz", e.ClockGHz, ClockRange)
+		for j, g := range e.ClockGHzByBusyCores {
+			c.in(fmt.Sprintf("%sclock_ghz_by_busy_cores[%d]", p, j), g, ClockRange)
+		}
 		for _, k := range KernelClasses {
 			v, ok := e.KernelOpsPerCycle[k]
 			if !ok {

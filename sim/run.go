@@ -150,6 +150,11 @@ func newRunner(s *model.SoC, w *model.Workload, p model.Plan) *runner {
 		if p.Mode == model.PoolPlan && e != nil {
 			e = p.PoolEngine(i, e)
 		}
+		if e != nil && len(e.ClockGHzByBusyCores) > 0 && i < len(p.Threads) {
+			c := *e
+			c.ClockGHz = e.ClockAt(min(p.Threads[i], e.Cores))
+			e = &c
+		}
 		r.eng = append(r.eng, e)
 		r.keeps = r.keeps || (e != nil && e.LLCBandwidthGBs > 0 && !e.IsAccelerator())
 	}
