@@ -42,6 +42,17 @@ func (e *Engine) ClockAt(busy int) float64 {
 	return e.ClockGHz
 }
 
+// AtBusy is the engine as threads threads run it: with its clock at
+// ClockAt of the cores they keep busy (a copy), or itself without a list.
+func (e *Engine) AtBusy(threads int) *Engine {
+	if len(e.ClockGHzByBusyCores) == 0 {
+		return e
+	}
+	c := *e
+	c.ClockGHz = e.ClockAt(min(threads, e.Cores))
+	return &c
+}
+
 // WalkEfficiency is the share of the kernel rate a weight walk for tokens
 // tokens reaches: GemvEfficiency g for one token, 1 from token_tile
 // tokens on. Each walk costs its tokens' multiply-adds plus a load cost

@@ -150,10 +150,8 @@ func newRunner(s *model.SoC, w *model.Workload, p model.Plan) *runner {
 		if p.Mode == model.PoolPlan && e != nil {
 			e = p.PoolEngine(i, e)
 		}
-		if e != nil && len(e.ClockGHzByBusyCores) > 0 && i < len(p.Threads) {
-			c := *e
-			c.ClockGHz = e.ClockAt(min(p.Threads[i], e.Cores))
-			e = &c
+		if e != nil && i < len(p.Threads) {
+			e = e.AtBusy(p.Threads[i])
 		}
 		r.eng = append(r.eng, e)
 		r.keeps = r.keeps || (e != nil && e.LLCBandwidthGBs > 0 && !e.IsAccelerator())
