@@ -2,9 +2,11 @@ package fit
 
 import (
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/blsim/blsim/measure"
+	"github.com/blsim/blsim/model"
 )
 
 // TestAtOnceHoldsSustainedDRAM: sustained DRAM's prior from the streams at
@@ -41,5 +43,30 @@ func TestAtOnceHoldsSustainedDRAM(t *testing.T) {
 	}
 	if _, ok := AtOnceKeep([]measure.Measurement{stream}); ok {
 		t.Error("AtOnceKeep without a record: ok")
+	}
+}
+
+// TestCapNoteSaysAtOnce: the note on a sustained DRAM no run reaches says
+// what the at-once step measured, and that DRAM is not what the engines
+// share only when they kept their speed.
+func TestCapNoteSaysAtOnce(t *testing.T) {
+	s := &model.SoC{DRAM: model.DRAM{SustainedGBs: 55}, Engines: []model.Engine{{Name: "big", Kind: "cpu", BandwidthMaxGBs: 21}, {Name: "little", Kind: "cpu", BandwidthMaxGBs: 21}}}
+	params := []ParamFit{{Path: "dram.sustained_gb_s", Value: 55, Prior: 55}}
+	for _, c := range []struct {
+		keep      float64
+		want, not string
+	}{
+		{0, "never limits a run here", "at once"},
+		{0.91, "kept 0.91 of their speed or more running at once, so DRAM is not what they share", ""},
+		{0.7, "kept 0.70 of their speed or more running at once", "not what they share"},
+	} {
+		var ms []measure.Measurement
+		if c.keep > 0 {
+			ms = []measure.Measurement{{ID: "a", Kind: measure.AtOnce, Median: c.keep, Status: "ok"}}
+		}
+		notes := capNotes(s, params, ms)
+		if len(notes) != 1 || !strings.Contains(notes[0], c.want) || c.not != "" && strings.Contains(notes[0], c.not) {
+			t.Errorf("keep %g: %q", c.keep, notes)
+		}
 	}
 }
