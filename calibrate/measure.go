@@ -14,10 +14,6 @@ import (
 	"github.com/blsim/blsim/measure"
 )
 
-// Progress reports a finished step: its index (from 1), the total, and the
-// measurement (Status failed when it did not finish).
-type Progress func(done, total int, st Step, m *measure.Measurement)
-
 // Measure runs the steps not already in done, appending each measurement
 // to w as soon as it finishes. A failed step is recorded with its error and
 // the rest go on; a cancelled ctx stops before the next step. It returns
@@ -28,18 +24,18 @@ type Progress func(done, total int, st Step, m *measure.Measurement)
 // A step that other processes disturbed is run again after a quiet moment,
 // within the bounds of policy (nil: busy's defaults); the least disturbed
 // attempt is recorded, flagged Disturbed when it stayed so.
-func Measure(ctx context.Context, steps []Step, done map[string]bool, w *measure.Writer, host *measure.Host, progress Progress) ([]measure.Measurement, error) {
+func Measure(ctx context.Context, steps []Step, done map[string]bool, w *measure.Writer, host *measure.Host, progress measure.Progress) ([]measure.Measurement, error) {
 	return MeasureWith(ctx, steps, done, w, host, progress, nil)
 }
 
 // MeasureWith is Measure under a re-run policy of its own.
-func MeasureWith(ctx context.Context, steps []Step, done map[string]bool, w *measure.Writer, host *measure.Host, progress Progress, policy *busy.Policy) ([]measure.Measurement, error) {
+func MeasureWith(ctx context.Context, steps []Step, done map[string]bool, w *measure.Writer, host *measure.Host, progress measure.Progress, policy *busy.Policy) ([]measure.Measurement, error) {
 	return measureSteps(ctx, steps, done, w, host, progress, policy, nil)
 }
 
 // measureSteps is MeasureWith, calling beforeGrid (when not nil) with the
 // measurements taken so far before the first dispatcher run it takes.
-func measureSteps(ctx context.Context, steps []Step, done map[string]bool, w *measure.Writer, host *measure.Host, progress Progress,
+func measureSteps(ctx context.Context, steps []Step, done map[string]bool, w *measure.Writer, host *measure.Host, progress measure.Progress,
 	policy *busy.Policy, beforeGrid func([]measure.Measurement)) ([]measure.Measurement, error) {
 	if policy == nil {
 		policy = &busy.Policy{}
@@ -55,7 +51,7 @@ func measureSteps(ctx context.Context, steps []Step, done map[string]bool, w *me
 		}
 		if done[st.ID] {
 			if progress != nil {
-				progress(i+1, len(steps), st, nil)
+				progress(i+1, len(steps), st.Label, nil)
 			}
 			continue
 		}
@@ -88,7 +84,7 @@ func measureSteps(ctx context.Context, steps []Step, done map[string]bool, w *me
 		}
 		out = append(out, m)
 		if progress != nil {
-			progress(i+1, len(steps), st, &m)
+			progress(i+1, len(steps), st.Label, &m)
 		}
 		if err == probe.ErrNeedLinux {
 			return out, err

@@ -177,6 +177,7 @@ func Prior(name string, engines []Engine, ms []measure.Measurement, w *model.Wor
 	set("handoff.spin_window_us_per_poll", &h.SpinWindowUSPerPoll, 1)
 	set("handoff.join_us", &h.JoinUS, 1)
 	set("handoff.timeslice_us", &h.TimesliceUS, 0) // 0: model.DefaultTimesliceUS
+	h.BackgroundCPUs, _ = BackgroundCPUs(engines, ms)
 	// The built-in dispatcher keeps a persistent driver per pool and has no
 	// repacked fast path to forfeit.
 	h.GatherUS = 5
@@ -193,4 +194,37 @@ func Prior(name string, engines []Engine, ms []measure.Measurement, w *model.Wor
 		h.GraphSplitsPerLayer, h.SplitAbsorbsGraphSplits, h.GraphSplitGapUS = perLayer, experts, h.SignalUS
 	}
 	return s
+}
+
+// BackgroundCPUs is the host's other work the calibration's runs met
+// (model.Handoff.BackgroundCPUs): the median, over the throughput runs
+// that recorded what else ran (measure.Interference), of the CPU time other
+// processes, the kernel and the hypervisor took on the engines' CPUs, SMT
+// siblings included, in CPUs; capped at model.MaxBackgroundCPUs. runs is
+// how many runs it is the median of; with none (files older than the
+// record, or runs of another machine's) it is 0, a host with nothing else
+// running. Calibrate re-runs a disturbed run and keeps the least disturbed
+// try, so the figure is the least the host's other work took, not its
+// average.
+func BackgroundCPUs(engines []Engine, ms []measure.Measurement) (cpus float64, runs int) {
+	var on []int
+	for _, en := range engines {
+		on = append(on, en.Cluster.CPUs...)
+		on = append(on, en.Cluster.SMTCPUs...)
+	}
+	var vals []float64
+	for i := range ms {
+		if m := &ms[i]; m.IsThroughput() && m.Interference != nil && len(m.Interference.CPUs) > 0 {
+			vals = append(vals, m.Interference.OthersCPUs(on))
+		}
+	}
+	if len(vals) == 0 {
+		return 0, 0
+	}
+	sort.Float64s(vals)
+	mid := vals[len(vals)/2]
+	if len(vals)%2 == 0 {
+		mid = (vals[len(vals)/2-1] + mid) / 2
+	}
+	return math.Min(mid, model.MaxBackgroundCPUs), len(vals)
 }

@@ -13,17 +13,17 @@ import (
 // a bar with the step under way and an estimate of the time left when w is
 // a terminal, and as plain lines (LineProgress) otherwise. The call with
 // total 0 (the end) finishes the bar.
-func NewProgress(w io.Writer, total int) Progress {
+func NewProgress(w io.Writer, total int) measure.Progress {
 	if !progress.Terminal(w) {
 		return LineProgress(w)
 	}
 	bar := progress.New(w, total, "calibrating")
-	return func(done, n int, st Step, m *measure.Measurement) {
+	return func(done, n int, label string, m *measure.Measurement) {
 		if n == 0 {
 			bar.Finish()
 			return
 		}
-		bar.Describe(st.Label)
+		bar.Describe(label)
 		bar.Set(done)
 	}
 }
@@ -33,19 +33,19 @@ func NewProgress(w io.Writer, total int) Progress {
 // time since LineProgress was called and what disturbed it (measure.Interference.Note),
 // "[3/20] LABEL: already measured", or the failure's status and error. The call with total 0 (the end)
 // prints nothing.
-func LineProgress(w io.Writer) Progress {
+func LineProgress(w io.Writer) measure.Progress {
 	start := time.Now()
-	return func(done, n int, st Step, m *measure.Measurement) {
+	return func(done, n int, label string, m *measure.Measurement) {
 		if n == 0 {
 			return
 		}
 		switch {
 		case m == nil:
-			fmt.Fprintf(w, "[%d/%d] %s: already measured\n", done, n, st.Label)
+			fmt.Fprintf(w, "[%d/%d] %s: already measured\n", done, n, label)
 		case m.Status != "ok":
-			fmt.Fprintf(w, "[%d/%d] %s: %s: %s\n", done, n, st.Label, m.Status, m.Error)
+			fmt.Fprintf(w, "[%d/%d] %s: %s: %s\n", done, n, label, m.Status, m.Error)
 		default:
-			fmt.Fprintf(w, "[%d/%d] %s: %.4g %s (cv %.1f%%) %s%s\n", done, n, st.Label, m.Median, m.Unit, 100*m.CV,
+			fmt.Fprintf(w, "[%d/%d] %s: %.4g %s (cv %.1f%%) %s%s\n", done, n, label, m.Median, m.Unit, 100*m.CV,
 				time.Since(start).Round(time.Second), m.Interference.Note())
 		}
 	}

@@ -61,30 +61,20 @@ var (
 	ErrMeasured = measure.ErrMeasured
 )
 
-// A SettingError is a setting of a Run that cannot be used. Setting is its
-// field's name: Grid, Repeats, Rounds or Clusters.
-type SettingError struct {
-	Setting string
-	Err     error
-}
-
-func (e *SettingError) Error() string { return "calibrate: " + e.Setting + ": " + e.Err.Error() }
-
-func (e *SettingError) Unwrap() error { return e.Err }
-
 // Open checks r's settings and finds what it calibrates: the engines
 // (topology.Discover under r.SysRoot, then r.Clusters) and the host (Host),
-// unless r gives them. Errors are a *SettingError, ErrNoCluster, or
+// unless r gives them. Errors are a *model.SettingError (its Setting a field of Run: Grid,
+// Repeats, Rounds or Clusters), ErrNoCluster, or
 // topology.Discover's.
 func Open(r Run) (*Calibration, error) {
 	if g := r.Grid; g != "" && g != FitGrid && g != HeldOutGrid && g != BothGrids {
-		return nil, &SettingError{"Grid", fmt.Errorf("%q is not fit, heldout or fit+heldout", g)}
+		return nil, &model.SettingError{Setting: "Grid", Err: fmt.Errorf("%q is not fit, heldout or fit+heldout", g)}
 	}
 	if err := model.RepeatsRange.Check(r.Repeats); err != nil {
-		return nil, &SettingError{"Repeats", err}
+		return nil, &model.SettingError{Setting: "Repeats", Err: err}
 	}
 	if err := model.RoundsRange.Check(r.Rounds); err != nil {
-		return nil, &SettingError{"Rounds", err}
+		return nil, &model.SettingError{Setting: "Rounds", Err: err}
 	}
 	root := cmp.Or(r.SysRoot, "/")
 	if len(r.Engines) == 0 {
@@ -109,10 +99,10 @@ func clusters(root string, specs []string) ([]topology.Cluster, error) {
 	if len(specs) > 0 {
 		allowed, err := probe.AllowedCPUs()
 		if err != nil {
-			return nil, &SettingError{"Clusters", err}
+			return nil, &model.SettingError{Setting: "Clusters", Err: err}
 		}
 		if t, err = topology.Override(t, specs, allowed); err != nil {
-			return nil, &SettingError{"Clusters", err}
+			return nil, &model.SettingError{Setting: "Clusters", Err: err}
 		}
 	}
 	if len(t.Clusters) == 0 {
@@ -149,7 +139,7 @@ func (c *Calibration) Header() string { return Header(&c.Settings, c.Steps, c.Do
 // progress (nil: nobody) of each and, at the end, calls it with total 0,
 // and closes Path. It returns the measurements it took; when ctx is done,
 // those and ctx's error.
-func (c *Calibration) Measure(ctx context.Context, progress Progress) ([]measure.Measurement, error) {
+func (c *Calibration) Measure(ctx context.Context, progress measure.Progress) ([]measure.Measurement, error) {
 	if c.w == nil {
 		return nil, errors.New("calibrate: Measure before Start")
 	}
@@ -168,7 +158,7 @@ func (c *Calibration) Measure(ctx context.Context, progress Progress) ([]measure
 	}
 	taken, err := measureSteps(ctx, c.Steps, c.Done, c.w, c.Host, progress, busy.NewPolicy(c.Reruns), announce)
 	if progress != nil {
-		progress(0, 0, Step{}, nil)
+		progress(0, 0, "", nil)
 	}
 	return taken, err
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/blsim/blsim/measure"
+	"github.com/blsim/blsim/model"
 )
 
 // TestOpen: the settings are checked first, each bad one a *SettingError
@@ -30,7 +31,7 @@ func TestOpen(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := Open(tc.r)
-			var se *SettingError
+			var se *model.SettingError
 			switch {
 			case err == nil:
 				t.Fatal("no error")
@@ -67,7 +68,7 @@ func TestStartMeasure(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	ended := false
-	taken, err := c.Measure(ctx, func(done, total int, _ Step, _ *measure.Measurement) { ended = total == 0 })
+	taken, err := c.Measure(ctx, func(done, total int, _ string, _ *measure.Measurement) { ended = total == 0 })
 	if len(taken) != 0 || !errors.Is(err, context.Canceled) || !ended {
 		t.Errorf("cancelled: %d taken, %v, progress ended %v", len(taken), err, ended)
 	}

@@ -105,15 +105,16 @@ func TestSMTPath(t *testing.T) {
 
 // TestSMTStepsOnCapturedTrees: on the sysfs trees of real SMT hosts
 // (hwloc's captures, topology/testdata) calibrate times one and two
-// threads on the first core of each SMT cluster: the Xeon's cpu0 and its
-// sibling cpu16, the i7-1370P's P-core cpu0 and cpu1, and nothing on its
+// threads on the first core of each SMT cluster: on the Xeon, a cluster a
+// socket, cpu0 and its sibling cpu16, and cpu8 and cpu24; the i7-1370P's P-core cpu0 and cpu1, and nothing on its
 // E-cores, which have one thread each.
 func TestSMTStepsOnCapturedTrees(t *testing.T) {
 	for _, tc := range []struct {
 		tree string
 		want []string
 	}{
-		{"xeon-silver-4108", []string{"smt/matmul/cpu/0+16", "smt/attention/cpu/0+16", "smt/dram/cpu/0+16"}},
+		{"xeon-silver-4108", []string{"smt/matmul/cpu-s0/0+16", "smt/attention/cpu-s0/0+16", "smt/dram/cpu-s0/0+16",
+			"smt/matmul/cpu-s1/8+24", "smt/attention/cpu-s1/8+24", "smt/dram/cpu-s1/8+24"}},
 		{"i7-1370p", []string{"smt/matmul/big/0+1", "smt/attention/big/0+1", "smt/dram/big/0+1"}},
 	} {
 		topo, err := topology.Discover("topology/testdata/" + tc.tree)

@@ -3,6 +3,7 @@ package measure
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -80,6 +81,21 @@ func (in *Interference) Worst() (cpu int, pct float64) {
 		}
 	}
 	return cpu, pct
+}
+
+// OthersCPUs is the CPU time other processes, the kernel and the
+// hypervisor (steal) took on the given CPUs over the run, in CPUs: the sum
+// of their OtherPct and StealPct over 100 (0.19: a fifth of one CPU's
+// time). CPUs the record does not list count nothing; nil cpus takes
+// every CPU it lists.
+func (in *Interference) OthersCPUs(cpus []int) float64 {
+	sum := 0.0
+	for _, c := range in.CPUs {
+		if cpus == nil || slices.Contains(cpus, c.CPU) {
+			sum += c.OtherPct + c.StealPct
+		}
+	}
+	return sum / 100
 }
 
 // uses reports whether the run ran on c.

@@ -29,6 +29,25 @@ var (
 // RangeOf is the range of values measured in unit, and whether there is one.
 func RangeOf(unit string) (Range, bool) { return units.RangeOf(unit) }
 
+// A SettingError is a setting of a library call that cannot be used, for
+// the caller to name as it names it (a flag, a file's field): Setting is
+// the setting's name as the call's documentation gives it (a field of
+// calibrate.Run or runner.Settings, a knob of dispatch.Knobs), Value the
+// value given ("" when Err holds it), Err why.
+type SettingError struct {
+	Setting, Value string
+	Err            error
+}
+
+func (e *SettingError) Error() string {
+	if e.Value == "" {
+		return e.Setting + ": " + e.Err.Error()
+	}
+	return e.Setting + " " + e.Value + ": " + e.Err.Error()
+}
+
+func (e *SettingError) Unwrap() error { return e.Err }
+
 // IntRange is the span of a count with physical meaning: a prompt's
 // tokens, a KV depth, an engine's cores. One table serves the flags, the
 // files (a workload, a SoC, a measurement) and a benchmark's output, so

@@ -29,7 +29,12 @@ const (
 	// task whose utilisation does not fit a small core runs on the
 	// biggest (find_energy_efficient_cpu, misfit); a spinning ggml thread
 	// is always busy, so threads fill the cores biggest first. GKI kernels
-	// tick at 250 Hz: the Linux slice.
+	// tick at 250 Hz: the Linux slice. ggml applies no thread affinity on
+	// Android, so llama.cpp's masks (and an app's, llama.rn's) do nothing:
+	// ggml-cpu.c (c392e50) sets affinity only where __gnu_linux__ is
+	// defined, which clang defines for Linux targets but not for Android's
+	// (clang/lib/Basic/Targets/OSTargets.h, LinuxTargetInfo). A CPU set
+	// (PlaceOptions.Allowed: taskset, a cgroup cpuset) still holds.
 	PlaceAndroid Placement = "android"
 	// PlaceMacOS is macOS on Apple silicon: threads of the default and
 	// user-initiated QoS classes run on the P cores, and on the E cores
@@ -197,8 +202,8 @@ func (s *SoC) Place(n int, pol Placement, o PlaceOptions) (*Placed, error) {
 		}
 		return set, nil
 	}
-	if pol == PlaceMacOS {
-		o.Mask = nil // no thread affinity on macOS: llama.cpp's mask does nothing
+	if pol == PlaceMacOS || pol == PlaceAndroid {
+		o.Mask = nil // no thread affinity from ggml there: llama.cpp's mask does nothing
 	}
 	mask, err := within(o.Mask, "--cpu-mask")
 	if err != nil {

@@ -31,7 +31,8 @@ func poolText(p model.Plan) string {
 // with SMT, 16 E-cores) -t 8 is the P-cores, -t 16 adds 8 E-cores, -t 24
 // every core, -t 32 the P-cores' siblings too, -t 40 takes turns on the
 // 32 hardware threads. Every policy but strict places so; a mask narrows
-// it; on the rk3588 -t 4 is the four A76s.
+// it, except on macOS and Android, where ggml applies no affinity; on the
+// rk3588 -t 4 is the four A76s.
 func TestPlaceOS(t *testing.T) {
 	s := loadSMT(t)
 	for _, tc := range []struct {
@@ -46,7 +47,7 @@ func TestPlaceOS(t *testing.T) {
 		{24, model.PlaceWindows, nil, "p=8 e=16"},
 		{32, model.PlaceLinux, nil, "p=16/8 e=16"},
 		{40, model.PlaceLinux, nil, "p=24/8 e=16"},
-		{8, model.PlaceAndroid, []int{16, 17, 18, 19, 20, 21, 22, 23}, "e=8[8x1]"},
+		{8, model.PlaceAndroid, []int{16, 17, 18, 19, 20, 21, 22, 23}, "p=8"},
 		{4, model.PlaceLinux, []int{0, 1, 2, 3}, "p=4/2[2x2]"},
 		{4, model.PlaceMacOS, []int{0, 1, 2, 3}, "p=4"},
 		{3, model.PlaceLinux, []int{0, 1, 2, 3}, "p=3/1[2x2]"},
@@ -108,8 +109,9 @@ func TestPlaceStrict(t *testing.T) {
 	if pl, err := amd.Place(10, model.PlaceStrict, model.PlaceOptions{Mask: ids(0, 7)}); err != nil || poolText(pl.Plan) != "p=10[8x1]" {
 		t.Errorf("amd -C 0xff -t 10 wraps: two threads share CPUs 0 and 1: %v %v", pl, err)
 	}
-	// A phone's app pins -t 5 to the five fastest CPUs while its CPU set
-	// is the four big cores: the fifth thread floats onto a big core.
+	// A strict pin of -t 5 to five CPUs while the CPU set (taskset, a
+	// cgroup cpuset) is four of them: the fifth thread floats onto one of
+	// the four.
 	phone := s.Clone()
 	phone.Engines = phone.Engines[1:]
 	phone.Engines[0].Name = "e"

@@ -303,8 +303,9 @@ type Handoff struct {
 	// BackgroundCPUs: the host's other work (its OS threads, a desktop
 	// session), in CPUs' worth of running time, that the OS must place on
 	// a pool's hardware thread when the pool leaves none idle; each stalls
-	// the whole pool at its next barrier (Plan.BackgroundStall). Optional;
-	// 0 or absent: a host with nothing else running.
+	// the whole pool at its next barrier (Plan.BackgroundStall); a
+	// calibration measures it (calibrate.BackgroundCPUs). Optional; 0 or
+	// absent: a host with nothing else running.
 	BackgroundCPUs float64 `yaml:"background_cpus,omitempty"`
 }
 

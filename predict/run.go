@@ -6,6 +6,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/blsim/blsim/measure"
 	"github.com/blsim/blsim/model"
 	"github.com/blsim/blsim/sim"
 )
@@ -59,7 +60,7 @@ type Request struct {
 	// Progress, when not nil, is called after each step of the
 	// prediction with the steps done and their total (Steps), so a long
 	// one (many ubatches) can show how far it is.
-	Progress func(done, total int)
+	Progress measure.Progress
 }
 
 // Steps is how many steps Run takes for q: what its Progress counts to.
@@ -302,7 +303,7 @@ func Run(q Request) (*Prediction, error) {
 	step := func() {
 		done++
 		if r.Progress != nil {
-			r.Progress(done, total)
+			r.Progress(done, total, "", nil)
 		}
 	}
 	native := model.NewNative(r.Engines[0], r.Threads[0], r.Poll)

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/blsim/blsim/measure"
 	"github.com/blsim/blsim/model"
 )
 
@@ -88,7 +89,7 @@ func TestProgress(t *testing.T) {
 		{SoC: s, Workload: w, Modes: []model.Mode{model.ExpertSplit}, Draws: 2},
 	} {
 		var got []int
-		q.Progress = func(done, total int) {
+		q.Progress = func(done, total int, _ string, _ *measure.Measurement) {
 			if total != q.Steps() {
 				t.Errorf("total %d, Steps %d", total, q.Steps())
 			}

@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"sync"
 
+	"github.com/blsim/blsim/measure"
 	"github.com/blsim/blsim/model"
 	"github.com/blsim/blsim/sim"
 )
@@ -46,7 +47,7 @@ type WhatIfOptions struct {
 	// Progress, when not nil, is called after each cell of the grid
 	// (an N-engine cell is a sim.Evaluator.BestN: seconds to minutes)
 	// with the cells done and their total, one call at a time.
-	Progress func(done, total int)
+	Progress measure.Progress
 }
 
 // SweepWhatIf computes, on a grid of what-if variants of s, the best
@@ -251,7 +252,7 @@ func sweepWhatIf(s *model.SoC, w *model.Workload, o WhatIfOptions, at *PlanPredi
 		if o.Progress != nil {
 			mu.Lock()
 			done++
-			o.Progress(done, len(variants))
+			o.Progress(done, len(variants), "", nil)
 			mu.Unlock()
 		}
 		return nil

@@ -80,10 +80,11 @@ var FamilyOS = map[string]model.Placement{"rk3588": model.PlaceLinux, "pi": mode
 	"mediatek": model.PlaceAndroid, "intel": model.PlaceLinux, "amd": model.PlaceLinux, "apple": model.PlaceMacOS}
 
 // Placements a row may name: pinned (Clusters says where), os (the OS
-// placed an unpinned -t N: Policy), app (an app placed them: the rows'
-// only app, PocketPal, runs llama.rn, which since 2025-09 pins thread k
-// strictly to the k-th fastest CPU by cpuinfo_max_freq: mybigday/llama.rn
-// PR #208, set_best_cores).
+// placed an unpinned -t N: Policy), app (an app ran llama.cpp: the rows'
+// only app, PocketPal, runs llama.rn, which since 2025-09 asks for thread
+// k on the k-th fastest CPU by cpuinfo_max_freq, mybigday/llama.rn PR
+// #208, set_best_cores; on Android ggml applies no affinity, so the OS
+// places them as it places an unpinned -t N: model.PlaceAndroid).
 var rowPlacements = []string{"pinned", "os", "app"}
 
 // Policy is the placement policy of the row's OS.

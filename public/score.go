@@ -140,10 +140,13 @@ func workloadOf(r Row) (*model.Workload, quantize.Scheme, []string, error) {
 }
 
 // poolOf places the row's threads: where Clusters says (a pinned row),
-// or by the row's OS's policy (model.SoC.Place: an unpinned -t N), or, for
-// an app's row, llama.rn's strict pinning to the fastest CPUs. It
-// returns the plan, the pool as the table shows it, and why the row
-// cannot be placed ("" when it can).
+// or by the row's OS's policy (model.SoC.Place: an unpinned -t N). An
+// app's row is placed by the OS's policy too: PocketPal's llama.rn fills a
+// mask of the fastest CPUs with --cpu-strict (mybigday/llama.rn PR #208,
+// set_best_cores), but ggml applies no affinity on Android
+// (model.PlaceAndroid), so the mask never reaches the threads. It returns
+// the plan, the pool as the table shows it, and why the row cannot be
+// placed ("" when it can).
 func poolOf(r Row, s *model.SoC) (model.Plan, string, string) {
 	if cc, _ := r.clusterCounts(); len(cc) > 0 {
 		var names []string
@@ -159,56 +162,11 @@ func poolOf(r Row, s *model.SoC) (model.Plan, string, string) {
 		p := model.NewPool(names, counts, Poll)
 		return p, PoolText(p), ""
 	}
-	pol, o := r.Policy(), model.PlaceOptions{Poll: Poll}
-	if r.Placement == "app" {
-		if mask := fastestCPUs(s, r.Threads); mask != nil {
-			pol, o.Mask = model.PlaceStrict, mask
-		}
-	}
-	pl, err := s.Place(r.Threads, pol, o)
+	pl, err := s.Place(r.Threads, r.Policy(), model.PlaceOptions{Poll: Poll})
 	if err != nil {
 		return model.Plan{}, "", err.Error()
 	}
 	return pl.Plan, PoolText(pl.Plan), ""
-}
-
-// fastestCPUs is llama.rn's mask for n threads: the n CPUs of the highest
-// clock (cpuinfo_max_freq), the lowest id first among equals; nil when
-// the SoC lists no CPU ids (the OS's order is then the same cores).
-func fastestCPUs(s *model.SoC, n int) []int {
-	type cpu struct {
-		id  int
-		ghz float64
-	}
-	var all []cpu
-	for _, e := range s.Engines {
-		if e.IsAccelerator() {
-			continue
-		}
-		if len(e.CPUs) != e.Cores {
-			return nil
-		}
-		for _, id := range e.CPUs {
-			all = append(all, cpu{id, e.ClockGHz})
-		}
-		for _, id := range e.SMTCPUs {
-			all = append(all, cpu{id, e.ClockGHz})
-		}
-	}
-	slices.SortStableFunc(all, func(a, b cpu) int {
-		if a.ghz != b.ghz {
-			if a.ghz > b.ghz {
-				return -1
-			}
-			return 1
-		}
-		return a.id - b.id
-	})
-	var out []int
-	for _, c := range all[:min(n, len(all))] {
-		out = append(out, c.id)
-	}
-	return out
 }
 
 // PoolText is a pool plan as the table shows it: each engine's threads,

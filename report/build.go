@@ -29,7 +29,7 @@ type Input struct {
 	Fitted    func(*measure.Measurement) bool
 	// WhatIfProgress, when not nil, is told of the what-if grid's cells
 	// done (predict.WhatIfOptions.Progress).
-	WhatIfProgress func(done, total int)
+	WhatIfProgress measure.Progress
 	// Seed says the SoC is the seed's (rk3588).
 	Seed bool
 	// Command, Version and Date end the verdict.

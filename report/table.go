@@ -297,12 +297,25 @@ func threadsAdvice(t *predict.ThreadsSweep) []string {
 		}
 		return b.String()
 	}
-	return []string{
+	lines := []string{
 		phase("prefill:", t.BestPP, t.BestPP.PPTPS, t.UnpinnedPP, t.UnpinnedPP.PPTPS, t.PPAllCores, t.FasterPP),
 		phase("decode: ", t.BestTG, t.BestTG.TGTPS, t.UnpinnedTG, t.UnpinnedTG.TGTPS, t.TGAllCores, t.FasterTG),
 		"llama-cli, llama-server: " + apart(t.BestTG, "-t", "-C", "--cpu-strict") + " (decode), " +
 			apart(t.BestPP, "-tb", "-Cb", "--cpu-strict-batch") + " (prefill); llama-bench's -t runs both",
 	}
+	// ggml sets no thread affinity on Android or macOS (model.PlaceAndroid,
+	// model.PlaceMacOS): the masks above do nothing there.
+	switch t.Placement {
+	case model.PlaceAndroid:
+		pin := fmt.Sprintf("taskset %s llama-cli -t %d", t.BestTG.CPUMask, t.BestTG.Threads)
+		if t.BestTG.CPUMask == "" {
+			pin = fmt.Sprintf("taskset MASK llama-cli -t %d, MASK the CPUs of %s", t.BestTG.Threads, strings.Join(t.BestTG.Plan.Engines, " and "))
+		}
+		lines = append(lines, "android: ggml sets no thread affinity there, so -C and --cpu-strict do nothing; pin the process for decode instead: "+pin)
+	case model.PlaceMacOS:
+		lines = append(lines, "macos: no thread affinity there, so -C and --cpu-strict do nothing; what -t N alone gives is what runs")
+	}
+	return lines
 }
 
 // apart is a pool row as llama-cli's flags of one phase: "-tb 8 -Cb 0xff

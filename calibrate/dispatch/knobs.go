@@ -1,11 +1,13 @@
 package dispatch
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"strconv"
 	"strings"
 
+	gridrunner "github.com/blsim/blsim/calibrate/runner"
 	"github.com/blsim/blsim/model"
 )
 
@@ -25,101 +27,81 @@ type Knobs struct {
 }
 
 // ApplyEnv overrides k with the seed's knobs that lookup (os.LookupEnv)
-// finds set and not empty: ORK_MOE_BIGLITTLE (0 native; 1 a split, token
-// unless ORK_BL_SPLIT or k says otherwise), ORK_BL_SPLIT (token|expert),
-// ORK_BL_LITTLE_FRAC, ORK_BL_POLL, ORK_BL_BIG_THREADS and
-// ORK_BL_LITTLE_THREADS. An error names the variable and its value.
+// finds set and not empty, read as blsim reads a run's knobs from a
+// llama-bench grid (runner.DefaultMapping's vocabulary, runner.Mapping.Read):
+// ORK_MOE_BIGLITTLE (1, true, on or yes a split, token unless
+// ORK_BL_SPLIT or k says otherwise; 0, false, off or no native),
+// ORK_BL_SPLIT (token|expert), ORK_BL_LITTLE_FRAC, ORK_BL_POLL,
+// ORK_BL_BIG_THREADS and ORK_BL_LITTLE_THREADS. Where the fork has a
+// default for a knob left unset (4 little threads), k's value is the
+// default instead: the dispatcher's defaults are its flags. As in the
+// fork, the split knob chooses the mode of a split that is on, and turns
+// none on. An error names the variable and its value.
 func (k *Knobs) ApplyEnv(lookup func(string) (string, bool)) error {
-	get := func(name string) (string, bool) {
-		v, ok := lookup(name)
-		v = strings.TrimSpace(v)
-		return v, ok && v != ""
-	}
-	envInt := func(name string, lo, hi int, dst *int) error {
-		v, ok := get(name)
-		if !ok {
-			return nil
-		}
-		n, err := strconv.Atoi(v)
-		if err != nil || n < lo || n > hi {
-			return fmt.Errorf("%s=%q: want an integer in %d..%d", name, v, lo, hi)
-		}
-		*dst = n
-		return nil
-	}
-	split, splitSet := get("ORK_BL_SPLIT")
-	if splitSet {
-		if split != "token" && split != "expert" {
-			return fmt.Errorf("ORK_BL_SPLIT=%q: want token or expert", split)
-		}
-		k.Split = split
-	}
-	if v, ok := get("ORK_MOE_BIGLITTLE"); ok {
-		switch v {
-		case "0":
-			k.Split = "native"
-		case "1":
-			if !splitSet && k.Split == "native" {
-				k.Split = "token" // the seed's default split
-			}
-		default:
-			return fmt.Errorf("ORK_MOE_BIGLITTLE=%q: want 0 (native) or 1 (split)", v)
+	m := gridrunner.DefaultMapping()
+	m.Defaults = nil
+	env := map[string]string{}
+	for _, name := range m.EnvNames() {
+		if v, ok := lookup(name); ok && strings.TrimSpace(v) != "" {
+			env[name] = v
 		}
 	}
-	if v, ok := get("ORK_BL_LITTLE_FRAC"); ok {
-		f, err := strconv.ParseFloat(v, 64)
-		if err != nil || math.IsNaN(f) || f < 0 || f > 1 {
-			return fmt.Errorf("ORK_BL_LITTLE_FRAC=%q: want a number in [0,1]", v)
-		}
-		k.Frac = f
-	}
-	if err := envInt("ORK_BL_POLL", 0, 100, &k.Poll); err != nil {
+	kp, err := m.Read(env)
+	if err != nil {
 		return err
 	}
-	if err := envInt("ORK_BL_BIG_THREADS", 1, 1<<16, &k.BigThreads); err != nil {
-		return err
+	on := k.Split != string(model.Native)
+	if kp.On != nil {
+		on = *kp.On
 	}
-	return envInt("ORK_BL_LITTLE_THREADS", 1, 1<<16, &k.LittleThreads)
-}
-
-// A KnobError is a knob of Knobs.Plan out of its range. Knob is its name
-// in lower case, words joined by '-' ("split", "frac", "poll",
-// "big-threads", "little-threads"; "cluster" for too few clusters), Value
-// the value given ("" for the clusters), Reason what is wanted.
-type KnobError struct {
-	Knob, Value, Reason string
-}
-
-func (e *KnobError) Error() string {
-	if e.Value == "" {
-		return e.Knob + ": " + e.Reason
+	switch {
+	case !on:
+		k.Split = string(model.Native)
+	case kp.Mode != nil:
+		k.Split = string(*kp.Mode)
+	case k.Split == string(model.Native):
+		k.Split = string(model.TokenSplit) // the seed's default split
 	}
-	return e.Knob + " " + e.Value + ": " + e.Reason
+	if kp.Frac != nil {
+		k.Frac = *kp.Frac
+	}
+	for _, x := range []struct {
+		v   *int
+		dst *int
+	}{{kp.Poll, &k.Poll}, {kp.BigThreads, &k.BigThreads}, {kp.LittleThreads, &k.LittleThreads}} {
+		if x.v != nil {
+			*x.dst = *x.v
+		}
+	}
+	return nil
 }
 
 // Plan is the plan the knobs make on clusters (their names and CPUs, the
 // first the big engine, the second the little one; a split needs both),
 // and the CPUs of each of its engines: the first Threads of its cluster's
-// (all of them when 0). An error is a *KnobError.
+// (all of them when 0). An error is a *model.SettingError whose Setting
+// is the knob's name in lower case, words joined by '-' ("split", "frac",
+// "poll", "big-threads", "little-threads"; "cluster" for too few
+// clusters).
 func (k Knobs) Plan(names []string, cpus [][]int) (model.Plan, map[string][]int, error) {
 	mode := model.Mode(k.Split)
 	switch mode {
 	case model.Native, model.TokenSplit, model.ExpertSplit:
 	default:
-		return model.Plan{}, nil, &KnobError{"split", strconv.Quote(k.Split), "want native, token or expert"}
+		return model.Plan{}, nil, &model.SettingError{Setting: "split", Value: strconv.Quote(k.Split), Err: errors.New("want native, token or expert")}
 	}
 	if math.IsNaN(k.Frac) || k.Frac < 0 || k.Frac > 1 {
-		return model.Plan{}, nil, &KnobError{"frac", strconv.FormatFloat(k.Frac, 'g', -1, 64), "want a number in [0,1]"}
+		return model.Plan{}, nil, &model.SettingError{Setting: "frac", Value: strconv.FormatFloat(k.Frac, 'g', -1, 64), Err: errors.New("want a number in [0,1]")}
 	}
 	if k.Poll < 0 || k.Poll > 100 {
-		return model.Plan{}, nil, &KnobError{"poll", strconv.Itoa(k.Poll), "want 0..100"}
+		return model.Plan{}, nil, &model.SettingError{Setting: "poll", Value: strconv.Itoa(k.Poll), Err: errors.New("want 0..100")}
 	}
 	need := 1
 	if mode != model.Native {
 		need = 2
 	}
 	if len(names) < need {
-		return model.Plan{}, nil, &KnobError{"cluster", "", fmt.Sprintf("a %s split needs two clusters (big and little), got %d", mode, len(names))}
+		return model.Plan{}, nil, &model.SettingError{Setting: "cluster", Err: fmt.Errorf("a %s split needs two clusters (big and little), got %d", mode, len(names))}
 	}
 	threads := make([]int, need)
 	use := map[string][]int{}
@@ -133,7 +115,7 @@ func (k Knobs) Plan(names []string, cpus [][]int) (model.Plan, map[string][]int,
 			n = len(c)
 		}
 		if n < 1 || n > len(c) {
-			return model.Plan{}, nil, &KnobError{knob, strconv.Itoa(n), fmt.Sprintf("cluster %s has %d CPUs", names[i], len(c))}
+			return model.Plan{}, nil, &model.SettingError{Setting: knob, Value: strconv.Itoa(n), Err: fmt.Errorf("cluster %s has %d CPUs", names[i], len(c))}
 		}
 		threads[i] = n
 		use[names[i]] = c[:n]

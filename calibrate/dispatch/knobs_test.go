@@ -10,8 +10,11 @@ import (
 	"github.com/blsim/blsim/model"
 )
 
-// The seed's ORK_* variables override the knobs they name; empty ones do
-// nothing; bad values are one-line errors naming the variable.
+// The seed's ORK_* variables override the knobs they name, read as a
+// llama-bench grid's records are (runner.Mapping.Read): the same words for
+// on, off and the modes, and the split knob chooses the mode of a split
+// that is on without turning one on; empty ones do nothing; bad values are
+// one-line errors naming the variable.
 func TestKnobsApplyEnv(t *testing.T) {
 	base := Knobs{Split: "native", Frac: 0.12, Poll: 50}
 	for _, tc := range []struct {
@@ -22,7 +25,10 @@ func TestKnobsApplyEnv(t *testing.T) {
 		{map[string]string{"ORK_MOE_BIGLITTLE": "0"}, "token", Knobs{Split: "native", Frac: 0.12, Poll: 50}},
 		{map[string]string{"ORK_MOE_BIGLITTLE": "1"}, "native", Knobs{Split: "token", Frac: 0.12, Poll: 50}},
 		{map[string]string{"ORK_MOE_BIGLITTLE": "1"}, "expert", Knobs{Split: "expert", Frac: 0.12, Poll: 50}},
-		{map[string]string{"ORK_BL_SPLIT": "expert", "ORK_BL_LITTLE_FRAC": "0.4"}, "native", Knobs{Split: "expert", Frac: 0.4, Poll: 50}},
+		{map[string]string{"ORK_BL_SPLIT": "expert", "ORK_BL_LITTLE_FRAC": "0.4"}, "token", Knobs{Split: "expert", Frac: 0.4, Poll: 50}},
+		{map[string]string{"ORK_BL_SPLIT": "expert", "ORK_BL_LITTLE_FRAC": "0.4"}, "native", Knobs{Split: "native", Frac: 0.4, Poll: 50}},
+		{map[string]string{"ORK_MOE_BIGLITTLE": "Yes", "ORK_BL_SPLIT": "Experts"}, "native", Knobs{Split: "expert", Frac: 0.12, Poll: 50}},
+		{map[string]string{"ORK_MOE_BIGLITTLE": "off"}, "expert", Knobs{Split: "native", Frac: 0.12, Poll: 50}},
 		{map[string]string{"ORK_MOE_BIGLITTLE": "0", "ORK_BL_SPLIT": "expert"}, "token", Knobs{Split: "native", Frac: 0.12, Poll: 50}},
 		{map[string]string{"ORK_BL_POLL": "0", "ORK_BL_BIG_THREADS": "3", "ORK_BL_LITTLE_THREADS": " 2 "}, "token", Knobs{Split: "token", Frac: 0.12, BigThreads: 3, LittleThreads: 2}},
 		{map[string]string{"ORK_BL_POLL": ""}, "native", base},
@@ -34,7 +40,7 @@ func TestKnobsApplyEnv(t *testing.T) {
 		}
 	}
 	for name, v := range map[string]string{"ORK_BL_POLL": "abc", "ORK_BL_LITTLE_FRAC": "1.5", "ORK_BL_SPLIT": "layer",
-		"ORK_MOE_BIGLITTLE": "yes", "ORK_BL_LITTLE_THREADS": "0", "ORK_BL_BIG_THREADS": "NaN"} {
+		"ORK_MOE_BIGLITTLE": "2", "ORK_BL_LITTLE_THREADS": "0", "ORK_BL_BIG_THREADS": "NaN"} {
 		k := base
 		err := k.ApplyEnv(func(n string) (string, bool) { return v, n == name })
 		if err == nil || !strings.HasPrefix(err.Error(), name+"=") || strings.Contains(err.Error(), "\n") {
@@ -45,7 +51,7 @@ func TestKnobsApplyEnv(t *testing.T) {
 
 // The knobs make a native plan on the first cluster or a split on the
 // first two, on each engine's first CPUs; a knob out of range is a
-// *KnobError.
+// *model.SettingError.
 func TestKnobsPlan(t *testing.T) {
 	names, cpus := []string{"big", "little"}, [][]int{{4, 5, 6, 7}, {0, 1, 2, 3}}
 	p, use, err := Knobs{Split: "token", Frac: 0.3, Poll: 50, LittleThreads: 2}.Plan(names, cpus)
@@ -71,7 +77,7 @@ func TestKnobsPlan(t *testing.T) {
 		{Knobs{Split: "token", LittleThreads: -1}, names, "little-threads -1: cluster little has 4 CPUs"},
 	} {
 		_, _, err := tc.k.Plan(tc.names, cpus)
-		var ke *KnobError
+		var ke *model.SettingError
 		if !errors.As(err, &ke) || err.Error() != tc.want {
 			t.Errorf("%+v: %v, want %q", tc.k, err, tc.want)
 		}

@@ -36,5 +36,5 @@
 // Settings are a grid as a user gives it, a grid file and the command,
 // axes and run settings beside it (a command line's, which win over the
 // file's); Settings.Config makes the Config, its errors telling which
-// setting is wrong (SettingError) for the caller to name as it names it.
+// setting is wrong (model.SettingError) for the caller to name as it names it.
 package runner

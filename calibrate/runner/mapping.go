@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"path"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -255,47 +257,116 @@ func (m Mapping) lookup(knobs map[string]string, names Names) (name, value strin
 	return "", "", false
 }
 
+// KnobPlan is what a run's knobs say of its plan, read by a mapping's
+// vocabulary (Mapping.Read). A field is nil when none of its knob's names
+// is set and none has a default.
+type KnobPlan struct {
+	// On is the enable knob: the split on or off.
+	On *bool
+	// Mode is the split knob's mode: token or expert.
+	Mode *model.Mode
+	// Frac is the little engine's share, in [0,1].
+	Frac *float64
+	// Poll is the poll level, 0..100.
+	Poll *int
+	// BigThreads and LittleThreads are the engines' thread counts, at
+	// least 1.
+	BigThreads, LittleThreads *int
+}
+
+// offValues are the enable knob's values that switch the split off.
+var offValues = []string{"0", "false", "off", "no"}
+
+// maxThreads bounds a thread knob.
+const maxThreads = 1 << 16
+
+// Read reads knobs (a run's knob names and values) by m's vocabulary,
+// filling in m.Defaults for the knobs a run leaves unset. It is the one
+// reading of a fork's knobs: Plan turns it into the plan a run ran, and
+// the built-in dispatcher reads its environment with it
+// (dispatch.Knobs.ApplyEnv). Every knob set is checked, whether or not
+// the plan it makes uses it: the enable knob is on for one of
+// EnableValues and off for 0, false, off or no (any case), the split one
+// of SplitValues' words, the fraction in [0,1], the poll level 0..100 and
+// the thread counts 1..65536. An error names the knob and its value.
+func (m Mapping) Read(knobs map[string]string) (KnobPlan, error) {
+	var kp KnobPlan
+	if name, v, ok := m.lookup(knobs, m.Enable); ok {
+		w := strings.TrimSpace(v)
+		on := slices.ContainsFunc(m.EnableValues, func(s string) bool { return strings.EqualFold(w, s) })
+		if !on && !slices.ContainsFunc(offValues, func(s string) bool { return strings.EqualFold(w, s) }) {
+			return kp, fmt.Errorf("%s=%q is neither on (%s) nor off (%s)", name, v, strings.Join(m.EnableValues, ", "), strings.Join(offValues, ", "))
+		}
+		kp.On = &on
+	}
+	if name, v, ok := m.lookup(knobs, m.Split); ok {
+		md, ok := m.SplitValues[strings.ToLower(strings.TrimSpace(v))]
+		if !ok {
+			return kp, fmt.Errorf("%s=%q is not a split mode the mapping knows (%s)", name, v, strings.Join(slices.Sorted(maps.Keys(m.SplitValues)), ", "))
+		}
+		mode := model.Mode(md)
+		kp.Mode = &mode
+	}
+	if name, v, ok := m.lookup(knobs, m.LittleFrac); ok {
+		f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+		if err != nil || math.IsNaN(f) || f < 0 || f > 1 {
+			return kp, fmt.Errorf("%s=%q is not a fraction in [0,1]", name, v)
+		}
+		kp.Frac = &f
+	}
+	readInt := func(names Names, lo, hi int, what string) (*int, error) {
+		name, v, ok := m.lookup(knobs, names)
+		if !ok {
+			return nil, nil
+		}
+		// llama-bench takes lists ("-t 4,8") but a grid point is one run:
+		// only a single count is meaningful here.
+		n, err := strconv.Atoi(strings.TrimSpace(v))
+		if err != nil || n < lo || n > hi {
+			return nil, fmt.Errorf("%s=%q is not %s %d..%d", name, v, what, lo, hi)
+		}
+		return &n, nil
+	}
+	var err error
+	if kp.Poll, err = readInt(m.Poll, 0, 100, "a poll level"); err != nil {
+		return kp, err
+	}
+	if kp.BigThreads, err = readInt(m.BigThreads, 1, maxThreads, "a thread count"); err != nil {
+		return kp, err
+	}
+	if kp.LittleThreads, err = readInt(m.LittleThreads, 1, maxThreads, "a thread count"); err != nil {
+		return kp, err
+	}
+	return kp, nil
+}
+
 // Plan returns the dispatch plan a run of point ran, given the record it
 // printed (for what the knobs leave unset: llama-bench's n_threads and
-// poll). The plan is native on the big engine when the enable knob is not
-// on or the little fraction is 0; otherwise a token or expert split with
-// fractions [1-f, f] and the big and little thread counts. Poll comes from
-// the poll knob, else the record's poll field, else ggml's default 50.
+// poll), from the knobs as Read reads them. The plan is native on the big
+// engine when the enable knob is not on or the little fraction is 0;
+// otherwise a token or expert split (token when the split knob is unset)
+// with fractions [1-f, f] and the big and little thread counts. Poll comes
+// from the poll knob, else the record's poll field, else ggml's default 50.
 func (m Mapping) Plan(p Point, rec llamabench.Record) (model.Plan, error) {
-	enabled := true
-	if len(m.Enable) > 0 {
-		enabled = false
-		if _, v, ok := m.lookup(p.Knobs, m.Enable); ok {
-			for _, on := range m.EnableValues {
-				if strings.EqualFold(strings.TrimSpace(v), on) {
-					enabled = true
-				}
-			}
-		}
+	kp, err := m.Read(p.Knobs)
+	if err != nil {
+		return model.Plan{}, fmt.Errorf("plan: %w", err)
 	}
+	enabled := len(m.Enable) == 0 || (kp.On != nil && *kp.On)
 	frac := 0.0
 	if enabled {
-		name, v, ok := m.lookup(p.Knobs, m.LittleFrac)
-		if !ok {
+		if kp.Frac == nil {
 			if len(m.LittleFrac) == 0 {
 				return model.Plan{}, errors.New("plan: the split is on but the mapping names no little_frac knob")
 			}
 			return model.Plan{}, fmt.Errorf("plan: the split is on but %s is not set", m.LittleFrac[0])
 		}
-		f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
-		if err != nil || math.IsNaN(f) || f < 0 || f > 1 {
-			return model.Plan{}, fmt.Errorf("plan: %s=%q is not a fraction in [0,1]", name, v)
-		}
-		frac = f
+		frac = *kp.Frac
 	}
 
 	poll := 50
-	if name, v, ok := m.lookup(p.Knobs, m.Poll); ok {
-		n, err := strconv.Atoi(strings.TrimSpace(v))
-		if err != nil || n < 0 || n > 100 {
-			return model.Plan{}, fmt.Errorf("plan: %s=%q is not a poll level 0..100", name, v)
-		}
-		poll = n
+	if kp.Poll != nil {
+		poll = *kp.Poll
 	} else if _, ok := rec.Fields["poll"]; ok {
 		poll = rec.Poll
 	}
@@ -308,47 +379,35 @@ func (m Mapping) Plan(p Point, rec llamabench.Record) (model.Plan, error) {
 		// n_threads counts both pools: the big ones are what the little
 		// knob leaves (when it is set; else the count is unknown).
 		recBig = 0
-		if _, v, ok := m.lookup(p.Knobs, m.LittleThreads); ok {
-			if n, err := strconv.Atoi(strings.TrimSpace(v)); err == nil && n > 0 && rec.NThreads > n {
-				recBig = rec.NThreads - n
-			}
+		if kp.LittleThreads != nil && rec.NThreads > *kp.LittleThreads {
+			recBig = rec.NThreads - *kp.LittleThreads
 		}
 	}
-	big, err := m.threads(p, m.BigThreads, recBig)
+	big, err := m.threads(kp.BigThreads, m.BigThreads, recBig)
 	if err != nil {
 		return model.Plan{}, err
 	}
 	if frac == 0 {
-		return model.Plan{Mode: "native", Engines: []string{m.Engines.Big}, Fracs: []float64{1},
+		return model.Plan{Mode: model.Native, Engines: []string{m.Engines.Big}, Fracs: []float64{1},
 			Threads: []int{big}, Poll: poll}, nil
 	}
-	little, err := m.threads(p, m.LittleThreads, 0)
+	little, err := m.threads(kp.LittleThreads, m.LittleThreads, 0)
 	if err != nil {
 		return model.Plan{}, err
 	}
-	mode := "token"
-	if name, v, ok := m.lookup(p.Knobs, m.Split); ok {
-		md, ok := m.SplitValues[strings.ToLower(strings.TrimSpace(v))]
-		if !ok {
-			return model.Plan{}, fmt.Errorf("plan: %s=%q is not a split mode the mapping knows", name, v)
-		}
-		mode = md
+	mode := model.TokenSplit
+	if kp.Mode != nil {
+		mode = *kp.Mode
 	}
-	return model.Plan{Mode: model.Mode(mode), Engines: []string{m.Engines.Big, m.Engines.Little},
+	return model.Plan{Mode: mode, Engines: []string{m.Engines.Big, m.Engines.Little},
 		Fracs: []float64{roundFrac(1 - frac), frac}, Threads: []int{big, little}, Poll: poll}, nil
 }
 
-// threads reads a thread count from the first of names set, else
+// threads is a thread count: the knob's (n, read from names), else
 // fallback (a record's n_threads) when positive.
-func (m Mapping) threads(p Point, names Names, fallback int) (int, error) {
-	if name, v, ok := m.lookup(p.Knobs, names); ok {
-		// llama-bench takes lists ("-t 4,8") but a grid point is one run:
-		// only a single count is meaningful here.
-		n, err := strconv.Atoi(strings.TrimSpace(v))
-		if err != nil || n < 1 {
-			return 0, fmt.Errorf("plan: %s=%q is not a thread count", name, v)
-		}
-		return n, nil
+func (m Mapping) threads(n *int, names Names, fallback int) (int, error) {
+	if n != nil {
+		return *n, nil
 	}
 	if fallback > 0 {
 		return fallback, nil

@@ -146,7 +146,7 @@ const (
 // point's arguments appended and its environment on top of this process's.
 // Measurement IDs are the point's ID, with "#i" appended when the command
 // printed several prompt-processing tests.
-func Run(ctx context.Context, cfg Config, w *measure.Writer, progress func(done, total int, last *measure.Measurement)) (Summary, error) {
+func Run(ctx context.Context, cfg Config, w *measure.Writer, progress measure.Progress) (Summary, error) {
 	var sum Summary
 	if err := cfg.Grid.Validate(); err != nil {
 		return sum, err
@@ -218,7 +218,7 @@ func Run(ctx context.Context, cfg Config, w *measure.Writer, progress func(done,
 			sum.Failed++
 		}
 		if progress != nil {
-			progress(i+1, len(todo), &ms[len(ms)-1])
+			progress(i+1, len(todo), "", &ms[len(ms)-1])
 		}
 		if why := failure(ms); i == 0 {
 			firstFailure = why

@@ -90,7 +90,7 @@ func runGrid(t *testing.T, ctx context.Context, cfg Config, path string, onProgr
 		t.Fatal(err)
 	}
 	gr := &gridRun{path: path}
-	gr.sum, gr.err = Run(ctx, cfg, w, func(done, total int, last *measure.Measurement) {
+	gr.sum, gr.err = Run(ctx, cfg, w, func(done, total int, _ string, last *measure.Measurement) {
 		gr.lines = append(gr.lines, strconv.Itoa(done)+"/"+strconv.Itoa(total)+" "+last.Status)
 		if onProgress != nil {
 			onProgress(done)

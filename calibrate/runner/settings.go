@@ -38,27 +38,12 @@ var (
 	ErrNoCommand   = errors.New("runner: no benchmark command, neither in the settings nor in a grid file")
 )
 
-// A SettingError is a setting of Settings that cannot be used. Setting is
-// its field's name (Command, Timeout, Warmup, Retries or Rounds), Value
-// its value, "" when Err holds it.
-type SettingError struct {
-	Setting, Value string
-	Err            error
-}
-
-func (e *SettingError) Error() string {
-	if e.Value == "" {
-		return "runner: " + e.Setting + ": " + e.Err.Error()
-	}
-	return "runner: " + e.Setting + " " + e.Value + ": " + e.Err.Error()
-}
-
-func (e *SettingError) Unwrap() error { return e.Err }
-
 // Config is the configuration Run takes, from the grid file and the
 // settings, and the grid file's holdout patterns (GridFile.Holdout). Its
 // errors are the grid file's, the knob mapping's and the axes' own,
-// ErrTwoCommands, ErrNoCommand, Grid.Validate's, or a *SettingError.
+// ErrTwoCommands, ErrNoCommand, Grid.Validate's, or a *model.SettingError
+// whose Setting is the field of Settings (Command, Timeout, Warmup,
+// Retries or Rounds).
 func (s Settings) Config() (cfg Config, holdout []string, err error) {
 	cfg.Timeout = DefaultTimeout
 	if s.GridFile != "" {
@@ -78,7 +63,7 @@ func (s Settings) Config() (cfg Config, holdout []string, err error) {
 		}
 		words, err := SplitCommand(s.Command)
 		if err != nil {
-			return cfg, nil, &SettingError{"Command", "", err}
+			return cfg, nil, &model.SettingError{Setting: "Command", Err: err}
 		}
 		cfg.Grid.Command = words
 	}
@@ -106,7 +91,7 @@ func (s Settings) Config() (cfg Config, holdout []string, err error) {
 	set(&cfg.Warmup, s.Warmup)
 	set(&cfg.Retries, s.Retries)
 	if cfg.Timeout <= 0 {
-		return cfg, nil, &SettingError{"Timeout", cfg.Timeout.String(), errors.New("must be positive")}
+		return cfg, nil, &model.SettingError{Setting: "Timeout", Value: cfg.Timeout.String(), Err: errors.New("must be positive")}
 	}
 	cfg.Mapping = DefaultMapping()
 	if s.Knobs != "" {
@@ -138,7 +123,7 @@ var (
 // checkCounts checks the warm-ups, retries and rounds by their ranges, and
 // that the runs they make (points x rounds) are at most MaxPoints, before
 // anything is laid out: a mistyped --rounds would otherwise allocate its
-// schedule first. Errors are *SettingError.
+// schedule first. Errors are *model.SettingError.
 func (cfg *Config) checkCounts() error {
 	for _, c := range []struct {
 		setting string
@@ -146,11 +131,11 @@ func (cfg *Config) checkCounts() error {
 		r       model.IntRange
 	}{{"Warmup", cfg.Warmup, warmupRange}, {"Retries", cfg.Retries, retriesRange}, {"Rounds", cfg.Rounds, model.RoundsRange}} {
 		if err := c.r.Check(c.v); err != nil {
-			return &SettingError{c.setting, "", err}
+			return &model.SettingError{Setting: c.setting, Err: err}
 		}
 	}
 	if n, runs := cfg.Grid.Size(), max(cfg.Rounds, 1)*cfg.Grid.Size(); runs > MaxPoints {
-		return &SettingError{"Rounds", "", fmt.Errorf("%d rounds of %d points are %d runs, over the limit of %d", max(cfg.Rounds, 1), n, runs, MaxPoints)}
+		return &model.SettingError{Setting: "Rounds", Err: fmt.Errorf("%d rounds of %d points are %d runs, over the limit of %d", max(cfg.Rounds, 1), n, runs, MaxPoints)}
 	}
 	return nil
 }

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/blsim/blsim/model"
 )
 
 // TestSettingsConfig: the grid file gives the defaults, the settings add
@@ -69,14 +71,14 @@ func TestSettingsConfig(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, _, err := tc.s.Config()
-			var se *SettingError
+			var se *model.SettingError
 			switch {
 			case err == nil:
 				t.Fatal("no error")
 			case tc.is != nil && !errors.Is(err, tc.is):
 				t.Errorf("%v, want %v", err, tc.is)
 			case errors.As(err, &se) != (tc.setting != "") || (se != nil && se.Setting != tc.setting):
-				t.Errorf("%v (%T), want a *SettingError of %q", err, err, tc.setting)
+				t.Errorf("%v (%T), want a *model.SettingError of %q", err, err, tc.setting)
 			case !strings.Contains(err.Error(), tc.msg):
 				t.Errorf("%v, want %q in it", err, tc.msg)
 			}

@@ -72,7 +72,7 @@ func (c Config) Header(path string) string {
 // and, before the last run, the time the runs left will take at the pace
 // of those done: "[3/6] ORK_BL_LITTLE_FRAC=0.1 ORK_BL_POLL=0  20.00 t/s
 // (eta 1m0s)".
-func (c Config) LineProgress(w io.Writer) func(done, total int, m *measure.Measurement) {
+func (c Config) LineProgress(w io.Writer) measure.Progress {
 	varying := c.Grid.Varying()
 	if len(varying) == 0 {
 		for _, a := range append(append([]Axis(nil), c.Grid.Env...), c.Grid.Args...) {
@@ -80,7 +80,7 @@ func (c Config) LineProgress(w io.Writer) func(done, total int, m *measure.Measu
 		}
 	}
 	start := time.Now()
-	return func(done, total int, m *measure.Measurement) {
+	return func(done, total int, _ string, m *measure.Measurement) {
 		fmt.Fprintf(w, "[%d/%d] %s  %s%s\n", done, total, knobsLabel(varying, m.Knobs), outcome(m), eta(time.Since(start), done, total))
 	}
 }

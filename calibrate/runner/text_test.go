@@ -53,15 +53,15 @@ func TestTextLines(t *testing.T) {
 	cfg.Estimate, cfg.Grid.Env[0].Values = nil, []string{"1"}
 	var b strings.Builder
 	progress := cfg.LineProgress(&b)
-	progress(1, 6, &measure.Measurement{Status: "ok", Median: 20, Knobs: map[string]string{"ORK_BL_LITTLE_FRAC": "0", "ORK_BL_POLL": "50", "-t": "4"}})
-	progress(6, 6, &measure.Measurement{Status: "failed", Error: "exit status 1", Knobs: map[string]string{"ORK_BL_LITTLE_FRAC": "0.2", "ORK_BL_POLL": "0"}})
+	progress(1, 6, "", &measure.Measurement{Status: "ok", Median: 20, Knobs: map[string]string{"ORK_BL_LITTLE_FRAC": "0", "ORK_BL_POLL": "50", "-t": "4"}})
+	progress(6, 6, "", &measure.Measurement{Status: "failed", Error: "exit status 1", Knobs: map[string]string{"ORK_BL_LITTLE_FRAC": "0.2", "ORK_BL_POLL": "0"}})
 	lines := strings.Split(b.String(), "\n")
 	if !strings.HasPrefix(lines[0], "[1/6] ORK_BL_LITTLE_FRAC=0 ORK_BL_POLL=50  20.00 t/s  (eta ") || lines[1] != "[6/6] ORK_BL_LITTLE_FRAC=0.2 ORK_BL_POLL=0  failed: exit status 1" {
 		t.Errorf("progress:\n%s", b.String())
 	}
 	// Nothing varies: every knob is named.
 	b.Reset()
-	Config{Grid: Grid{Command: []string{"b"}, Args: []Axis{{Name: "-t", Values: []string{"4"}}}}}.LineProgress(&b)(1, 1, &measure.Measurement{Status: "ok", Median: 1, Knobs: map[string]string{"-t": "4"}})
+	Config{Grid: Grid{Command: []string{"b"}, Args: []Axis{{Name: "-t", Values: []string{"4"}}}}}.LineProgress(&b)(1, 1, "", &measure.Measurement{Status: "ok", Median: 1, Knobs: map[string]string{"-t": "4"}})
 	if b.String() != "[1/1] -t=4  1.00 t/s\n" {
 		t.Errorf("no varying knob: %q", b.String())
 	}

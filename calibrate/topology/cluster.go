@@ -33,6 +33,10 @@ type Cluster struct {
 	// smt_cpus). Without SMT CoreCPUs is CPUs and SMTCPUs empty.
 	CoreCPUs []int
 	SMTCPUs  []int
+	// Package is the cluster's physical_package_id (its socket) on a
+	// machine of several sockets, whose cluster names end in "-s" and that
+	// id ("cpu-s1"); 0 on a machine of one.
+	Package int
 }
 
 // Siblings is the hardware threads of the core whose first CPU is first
@@ -53,8 +57,71 @@ func (c Cluster) Siblings(first int) []int {
 const capacityTolerancePct = 5
 
 // groupCPUs applies the grouping rule described in the package doc and
-// returns clusters ranked fastest first and named.
+// returns clusters ranked fastest first and named: the clusters of each
+// package (socket) apart, where the machine has several.
 func groupCPUs(cpus []CPU) []Cluster {
+	packages := splitByPackage(cpus)
+	byID := cpusByID(cpus)
+	var clusters []Cluster
+	for _, pkg := range packages {
+		var cs []Cluster
+		for _, g := range groupByType(pkg) {
+			cs = append(cs, summarize("", g, byID))
+		}
+		rankClusters(cs)
+		for i, name := range clusterNames(len(cs)) {
+			if len(packages) > 1 {
+				name += "-s" + strconv.Itoa(pkg[0].PackageID)
+				cs[i].Package = pkg[0].PackageID
+			}
+			cs[i].Name = name
+		}
+		clusters = append(clusters, cs...)
+	}
+	rankClusters(clusters)
+	return clusters
+}
+
+// splitByPackage splits cpus by topology/physical_package_id, in the
+// order each package first appears, where the packages are sockets: CPUs
+// of different packages that share a cache are one package (arm64 kernels
+// before the cpu-map topology took the package id from the MPIDR cluster
+// affinity, so an RK3588's one DSU could read as three packages).
+func splitByPackage(cpus []CPU) [][]CPU {
+	pkgOf := map[int]int{}
+	var parts [][]CPU
+	index := map[int]int{}
+	for _, c := range cpus {
+		pkgOf[c.ID] = c.PackageID
+		i, ok := index[c.PackageID]
+		if !ok {
+			i = len(parts)
+			index[c.PackageID] = i
+			parts = append(parts, nil)
+		}
+		parts[i] = append(parts[i], c)
+	}
+	if len(parts) < 2 {
+		return [][]CPU{cpus}
+	}
+	for _, c := range cpus {
+		if c.PackageID < 0 {
+			return [][]CPU{cpus}
+		}
+		for _, cache := range []Cache{c.L1D, c.L2, c.L3} {
+			for _, id := range cache.SharedCPUs {
+				if p, ok := pkgOf[id]; ok && p != c.PackageID {
+					return [][]CPU{cpus}
+				}
+			}
+		}
+	}
+	return parts
+}
+
+// groupByType groups cpus by core type, splitting a type as the package
+// doc says.
+func groupByType(cpus []CPU) [][]CPU {
 	var groups [][]CPU
 	byType := map[string]int{}
 	var types [][]CPU
@@ -77,16 +144,7 @@ func groupCPUs(cpus []CPU) []Cluster {
 			groups = append(groups, splitByCore(members)...)
 		}
 	}
-	byID := cpusByID(cpus)
-	clusters := make([]Cluster, len(groups))
-	for i, g := range groups {
-		clusters[i] = summarize("", g, byID)
-	}
-	rankClusters(clusters)
-	for i, name := range clusterNames(len(clusters)) {
-		clusters[i].Name = name
-	}
-	return clusters
+	return groups
 }
 
 // coreKind is what tells two kinds of core apart when the kernel does

@@ -1,6 +1,7 @@
 package topology
 
 import (
+	"fmt"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -71,12 +72,16 @@ func TestDiscoverFixtures(t *testing.T) {
 			// Captured (hwloc's 32intel64-2p8co2t+8ve, a Supermicro
 			// server): two Xeon Silver 4108 of 8 cores and two threads,
 			// siblings cpuN and cpuN+16 as on AMD's numbering; no
-			// cpufreq. One cluster (blsim does not model sockets).
+			// cpufreq. A cluster a socket (physical_package_id 0: cpu0-7
+			// and 16-23; 1: cpu8-15 and 24-31), each with its own L3.
 			fixture: "xeon-silver-4108", online: "0-31", possible: "0-111",
 			clusters: []Cluster{
-				{Name: "cpu", CPUs: []int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31},
+				{Name: "cpu-s0", CPUs: []int{0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23},
 					CoreType: "Intel(R) Xeon(R) Silver 4108 CPU @ 1.80GHz", L2KiBPerCore: 1024, SharedCacheKiB: 11264,
-					SMTWays: 2, CoreCPUs: []int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15}, SMTCPUs: []int{16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31}},
+					SMTWays: 2, CoreCPUs: []int{0, 1, 2, 3, 4, 5, 6, 7}, SMTCPUs: []int{16, 17, 18, 19, 20, 21, 22, 23}},
+				{Name: "cpu-s1", CPUs: []int{8, 9, 10, 11, 12, 13, 14, 15, 24, 25, 26, 27, 28, 29, 30, 31},
+					CoreType: "Intel(R) Xeon(R) Silver 4108 CPU @ 1.80GHz", L2KiBPerCore: 1024, SharedCacheKiB: 11264,
+					SMTWays: 2, CoreCPUs: []int{8, 9, 10, 11, 12, 13, 14, 15}, SMTCPUs: []int{24, 25, 26, 27, 28, 29, 30, 31}, Package: 1},
 			},
 		},
 		{
@@ -319,5 +324,49 @@ func TestTopologyCluster(t *testing.T) {
 	}
 	if _, ok := topo.Cluster("mid"); ok {
 		t.Error("Cluster(mid) found on a two-cluster SoC")
+	}
+}
+
+// TestGroupBySocket: CPUs of two physical_package_ids that share no cache
+// are two sockets, each its own clusters, named with their package
+// ("big-s0", "little-s0", "big-s1"), fastest first; package ids that share
+// a cache (an arm64 kernel that took the package id from the MPIDR
+// cluster, beside one DSU's L3) or that the tree lacks (-1) split nothing.
+func TestGroupBySocket(t *testing.T) {
+	cpu := func(id, pkg int, kind string, l1, l2 int, l3 []int) CPU {
+		return CPU{ID: id, PackageID: pkg, CoreType: kind, ClusterID: -1, CoreID: id, ThreadSiblings: []int{id},
+			L1D: Cache{SizeKiB: l1, SharedCPUs: []int{id}}, L2: Cache{SizeKiB: l2, SharedCPUs: []int{id}}, L3: Cache{SizeKiB: 4096, SharedCPUs: l3}}
+	}
+	names := func(cs []Cluster) []string {
+		var out []string
+		for _, c := range cs {
+			out = append(out, fmt.Sprintf("%s=%s/%d", c.Name, FormatCPUList(c.CPUs), c.Package))
+		}
+		return out
+	}
+	s0, s1, all := []int{0, 1, 2}, []int{3, 4, 5}, []int{0, 1, 2, 3, 4, 5}
+	// A hybrid part in two sockets: two P-cores and an E-core each.
+	twoSockets := []CPU{cpu(0, 0, "P", 48, 1280, s0), cpu(1, 0, "P", 48, 1280, s0), cpu(2, 0, "E", 32, 2048, s0),
+		cpu(3, 1, "P", 48, 1280, s1), cpu(4, 1, "P", 48, 1280, s1), cpu(5, 1, "E", 32, 2048, s1)}
+	twoSockets[2].MaxFreqKHz, twoSockets[5].MaxFreqKHz = 1, 1
+	for i := range twoSockets {
+		if twoSockets[i].CoreType == "P" {
+			twoSockets[i].MaxFreqKHz = 2
+		}
+	}
+	if got, want := names(groupCPUs(twoSockets)), []string{"big-s0=0-1/0", "big-s1=3-4/1", "little-s0=2/0", "little-s1=5/1"}; !slices.Equal(got, want) {
+		t.Errorf("two sockets: %v, want %v", got, want)
+	}
+	shared := slices.Clone(twoSockets)
+	for i := range shared {
+		shared[i].L3.SharedCPUs = all
+	}
+	if got, want := names(groupCPUs(shared)), []string{"big=0-1,3-4/0", "little=2,5/0"}; !slices.Equal(got, want) {
+		t.Errorf("package ids sharing an L3: %v, want %v", got, want)
+	}
+	unknown := slices.Clone(twoSockets)
+	unknown[0].PackageID = -1
+	if got, want := names(groupCPUs(unknown)), []string{"big=0-1,3-4/0", "little=2,5/0"}; !slices.Equal(got, want) {
+		t.Errorf("a package id missing: %v, want %v", got, want)
 	}
 }

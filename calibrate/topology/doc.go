@@ -9,6 +9,14 @@
 //
 // # Grouping rule
 //
+// A machine of several sockets is split by socket first
+// (topology/physical_package_id), and each socket's CPUs are grouped as
+// below: every socket has its own caches and memory controllers, so a
+// pool spread over two runs as two engines, not one (hwloc's capture of a
+// two-socket Xeon Silver 4108, in testdata). Package ids that share a
+// cache are not sockets and split nothing: arm64 kernels before the
+// cpu-map topology took the package id from the MPIDR cluster affinity.
+//
 // CPUs are grouped into clusters by core type first: the MIDR part number on
 // arm64 (for example Cortex-A76), the P-core/E-core lists on Intel hybrid
 // parts, or the cpuinfo model name elsewhere. CPUs of one core type stay in
@@ -28,7 +36,9 @@
 //
 // Clusters are ranked by capacity, then maximum frequency, and named "cpu"
 // when there is one, "big" and "little" for two, "big", "mid" and "little"
-// for three, and "big", "mid1", "mid2", ..., "little" beyond that.
+// for three, and "big", "mid1", "mid2", ..., "little" beyond that. On a
+// machine of several sockets each socket's clusters are named so, with
+// "-s" and the package id after the name ("cpu-s0", "cpu-s1").
 //
 // Users who know better override the result with --cluster flags; see
 // ParseClusterFlag, ParseClusters and Override. Their errors quote the

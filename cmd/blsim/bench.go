@@ -50,9 +50,10 @@ llama-bench-compatible record per run (json, jsonl, csv or md).
 The first --cluster is the big (main) engine, the second the little one. On a
 machine with 2 CPUs the default is big=1 little=0.
 
-The knobs of the seed experiment override the flags when set:
-ORK_MOE_BIGLITTLE (0 native, 1 split), ORK_BL_SPLIT (token|expert),
-ORK_BL_LITTLE_FRAC, ORK_BL_POLL, ORK_BL_BIG_THREADS, ORK_BL_LITTLE_THREADS.`,
+The knobs of the seed experiment override the flags when set, read as
+'calibrate --bench' reads a run's knobs: ORK_MOE_BIGLITTLE (1 split, 0 native),
+ORK_BL_SPLIT (token|expert: the mode of a split that is on), ORK_BL_LITTLE_FRAC,
+ORK_BL_POLL, ORK_BL_BIG_THREADS, ORK_BL_LITTLE_THREADS.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if runF != nil {

@@ -113,7 +113,9 @@ func TestBenchResolveEnv(t *testing.T) {
 	}{
 		{map[string]string{"ORK_MOE_BIGLITTLE": "0"}, benchOptions{Knobs: dispatch.Knobs{Split: "token"}}, model.Native, 1, 50, []int{1}},
 		{map[string]string{"ORK_MOE_BIGLITTLE": "1"}, benchOptions{Knobs: dispatch.Knobs{Split: "native"}}, model.TokenSplit, 0.12, 50, []int{1, 1}},
-		{map[string]string{"ORK_BL_SPLIT": "expert", "ORK_BL_LITTLE_FRAC": "0.4"}, benchOptions{Knobs: dispatch.Knobs{Split: "native"}}, model.ExpertSplit, 0.4, 50, []int{1, 1}},
+		{map[string]string{"ORK_BL_SPLIT": "expert", "ORK_BL_LITTLE_FRAC": "0.4"}, benchOptions{Knobs: dispatch.Knobs{Split: "token"}}, model.ExpertSplit, 0.4, 50, []int{1, 1}},
+		// As in the fork (and a grid's records), the split knob turns no split on.
+		{map[string]string{"ORK_BL_SPLIT": "expert", "ORK_BL_LITTLE_FRAC": "0.4"}, benchOptions{Knobs: dispatch.Knobs{Split: "native"}}, model.Native, 1, 50, []int{1}},
 		{map[string]string{"ORK_MOE_BIGLITTLE": "0", "ORK_BL_SPLIT": "expert"}, benchOptions{Knobs: dispatch.Knobs{Split: "token"}}, model.Native, 1, 50, []int{1}},
 		{map[string]string{"ORK_BL_POLL": "0", "ORK_BL_BIG_THREADS": "1", "ORK_BL_LITTLE_THREADS": "1"}, benchOptions{Knobs: dispatch.Knobs{Split: "token", Poll: 100}}, model.TokenSplit, 0.12, 0, []int{1, 1}},
 		{map[string]string{"ORK_BL_POLL": ""}, benchOptions{Knobs: dispatch.Knobs{Split: "native"}}, model.Native, 1, 50, []int{1}},
@@ -152,7 +154,7 @@ func TestBenchErrors(t *testing.T) {
 		{map[string]string{"ORK_BL_POLL": "101"}, two, nil, "ORK_BL_POLL"},
 		{map[string]string{"ORK_BL_LITTLE_FRAC": "1.5"}, two, nil, "ORK_BL_LITTLE_FRAC"},
 		{map[string]string{"ORK_BL_SPLIT": "layer"}, two, nil, "ORK_BL_SPLIT"},
-		{map[string]string{"ORK_MOE_BIGLITTLE": "yes"}, two, nil, "ORK_MOE_BIGLITTLE"},
+		{map[string]string{"ORK_MOE_BIGLITTLE": "2"}, two, nil, "ORK_MOE_BIGLITTLE"},
 		{map[string]string{"ORK_BL_LITTLE_THREADS": "0"}, two, nil, "ORK_BL_LITTLE_THREADS"},
 		{map[string]string{"ORK_BL_BIG_THREADS": "3"}, two, nil, "--big-threads 3"},
 		{nil, two, []string{"--split", "layer"}, "--split"},

@@ -151,6 +151,15 @@ func TestThreadsSweep(t *testing.T) {
 	if _, errs, code := runCLI(t, "predict", "--threads-sweep", "--frac", "0.2"); code == 0 || !strings.Contains(errs, "--frac: --threads-sweep tries every thread count") {
 		t.Errorf("--frac: exit %d %q", code, errs)
 	}
+	// On Android and macOS ggml sets no affinity: the advice says so, and
+	// gives taskset's mask on Android.
+	for pol, want := range map[string]string{"android": "android: ggml sets no thread affinity there, so -C and --cpu-strict do nothing; pin the process for decode instead: taskset 0xf0 llama-cli -t 4",
+		"macos": "macos: no thread affinity there", "linux": ""} {
+		out, errs, code := runCLI(t, "predict", "--threads-sweep", "--gen", "16", "--placement", pol)
+		if code != 0 || want != "" && !strings.Contains(out, want) || want == "" && strings.Contains(out, "no thread affinity") {
+			t.Errorf("--placement %s: exit %d %s: want %q in\n%s", pol, code, errs, want, out)
+		}
+	}
 	// A hybrid SMT chip: every hardware thread, the OS's placement named,
 	// and -t and -tb apart.
 	out, errs, code = runCLI(t, "predict", "--threads-sweep", "--gen", "8", "--soc", "i9-13900k", "--workload", "llama-2-7b", "--placement", "windows")

@@ -74,7 +74,7 @@ func (o *BenchGrid) Config() (runner.Config, error) {
 	cfg, holdout, err := s.Config()
 	cfg.Reruns = o.Reruns
 	o.fileHoldout = holdout
-	var se *runner.SettingError
+	var se *model.SettingError
 	switch {
 	case errors.Is(err, runner.ErrTwoCommands):
 		return cfg, fmt.Errorf("--bench and the command of %s: give one of them", o.Grid)

@@ -166,7 +166,7 @@ var benchOnlyFlags = []string{"env", "arg", "knobs", "timeout", "warmup", "retri
 // calibrateError names the flag behind an error of calibrate.Open or
 // Start; path is the measurements file.
 func calibrateError(err error, path string) error {
-	var se *calibrate.SettingError
+	var se *model.SettingError
 	switch {
 	case errors.Is(err, calibrate.ErrNoCluster):
 		return errors.New("found no CPU cluster; name one with --cluster big=CPUS")

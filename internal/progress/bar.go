@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/blsim/blsim/internal/termsafe"
+	"github.com/blsim/blsim/measure"
 	"github.com/schollz/progressbar/v3"
 )
 
@@ -73,10 +74,10 @@ func Terminal(w io.Writer) bool {
 // w from its first call (set(done, total): a caller that only knows the
 // total once under way), and finish, which erases the bar if set drew one.
 // Both may be called from several goroutines.
-func Lazy(w io.Writer, description string) (set func(done, total int), finish func()) {
+func Lazy(w io.Writer, description string) (set measure.Progress, finish func()) {
 	var mu sync.Mutex
 	var bar *Bar
-	set = func(done, total int) {
+	set = func(done, total int, _ string, _ *measure.Measurement) {
 		mu.Lock()
 		defer mu.Unlock()
 		if bar == nil {

@@ -1,0 +1,124 @@
+package sim
+
+import (
+	"bufio"
+	"encoding/json"
+	"math"
+	"os"
+	"slices"
+	"testing"
+
+	"github.com/blsim/blsim/model"
+)
+
+// bgRecord is what TestRecordedBackgroundWork reads of a llama-bench JSONL
+// record, with the background task's share of one CPU over the run.
+type bgRecord struct {
+	Threads int     `json:"n_threads"`
+	Prompt  int     `json:"n_prompt"`
+	Gen     int     `json:"n_gen"`
+	TPS     float64 `json:"avg_ts"`
+	Share   float64 `json:"background_share"`
+}
+
+// readBackground reads one configuration's records: the median t/s by
+// threads and test, and the mean background share of its rounds.
+func readBackground(t *testing.T, path string) (map[[3]int]float64, float64) {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	vals := map[[3]int][]float64{}
+	share, n := 0.0, 0
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		var r bgRecord
+		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		k := [3]int{r.Threads, r.Prompt, r.Gen}
+		vals[k] = append(vals[k], r.TPS)
+		share += r.Share
+		n++
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	out := map[[3]int]float64{}
+	for k, v := range vals {
+		slices.Sort(v)
+		out[k] = (v[(len(v)-1)/2] + v[len(v)/2]) / 2
+	}
+	return out, share / float64(max(n, 1))
+}
+
+// TestRecordedBackgroundWork: real llama.cpp on the 2-vCPU VM beside an
+// unpinned background task that runs 1 ms in 10, 1 in 5 and 3 in 10
+// (testdata/llamacpp-background: its CPU share, 0.11, 0.20 and 0.29 of a
+// CPU, read from /proc/PID/stat as calibration's interference record
+// counts others' time), against blsim with handoff.background_cpus set to
+// that share, as ratios to the same -t on the idle machine. A pool of two
+// threads fills both CPUs and waits for every burst: the model's decode
+// keeps 1 - background_cpus of its speed. A pool of one leaves a CPU for
+// the task and the model charges nothing.
+//
+// Asserted: tg16 at -t 2 within 10% of the measured ratio (measured 0.85,
+// 0.76, 0.65; the model 0.89, 0.80, 0.71: the bursts cost 1.2-1.4 times
+// their share); -t 1 within 5% (measured 0.95-0.99). pp64 at -t 2 is
+// logged only: the model's background_cpus/n assumes a prompt's ops far
+// longer than the bursts, while this small model's pp64 ops (about 0.4 ms
+// of 382 nodes) are shorter than them, and the loss is decode-like
+// (measured 0.93, 0.83, 0.73; the model 0.95, 0.90, 0.86).
+func TestRecordedBackgroundWork(t *testing.T) {
+	s, err := model.LoadSoCFile("../calibrate/fit/testdata/llamacpp-tg/prior.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Handoff.GraphSplitsPerLayer = 0
+	s.Engines[0].SgemmHeadBarriers = true // an x86 build with llamafile, as recorded
+	w, err := model.LoadWorkloadFile("../calibrate/fit/testdata/llamacpp/workload.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	idle, idleShare := readBackground(t, "testdata/llamacpp-background/idle.jsonl")
+	if idleShare != 0 {
+		t.Fatalf("idle runs record a background share of %g", idleShare)
+	}
+	pp := model.Run{PromptTokens: 64, Ubatch: 512}
+	tg16 := model.Run{Ubatch: 512, GenTokens: 16}
+	for _, cfg := range []string{"burst1-9", "burst1-4", "burst3-7"} {
+		got, share := readBackground(t, "testdata/llamacpp-background/"+cfg+".jsonl")
+		bg := *s
+		bg.Handoff.BackgroundCPUs = share
+		for _, tc := range []struct {
+			name    string
+			run     model.Run
+			threads int
+			tolPct  float64 // 0: logged only
+		}{
+			{"tg16 -t 2", tg16, 2, 10},
+			{"tg16 -t 1", tg16, 1, 5},
+			{"pp64 -t 1", pp, 1, 5},
+			{"pp64 -t 2", pp, 2, 0},
+		} {
+			t.Run(cfg+"/"+tc.name, func(t *testing.T) {
+				key := [3]int{tc.threads, tc.run.PromptTokens, tc.run.GenTokens}
+				if got[key] == 0 || idle[key] == 0 {
+					t.Fatalf("no record for %v", key)
+				}
+				wl := withRun(w, tc.run)
+				p := model.NewPool([]string{"big"}, []int{tc.threads}, 50)
+				pred := mustRun(t, &bg, wl, p).TPS / mustRun(t, s, wl, p).TPS
+				meas := got[key] / idle[key]
+				errPct := 100 * (pred/meas - 1)
+				t.Logf("background %.3f CPUs: predicted %.3f of idle, measured %.3f (%.4g against %.4g t/s): %+.1f%%",
+					share, pred, meas, got[key], idle[key], errPct)
+				if tc.tolPct > 0 && !(math.Abs(errPct) <= tc.tolPct) {
+					t.Errorf("%+.1f%% off the measured ratio, want within %g%%", errPct, tc.tolPct)
+				}
+			})
+		}
+	}
+}
