@@ -63,9 +63,13 @@ static void fill(struct ggml_tensor * t, int causal_kv0) {
         ggml_backend_tensor_set(t, h, 0, n * sizeof(ggml_fp16_t));
         free(h);
     } else if (t->type == GGML_TYPE_I32) {
+        // "ids N": expert ids for MUL_MAT_ID, token j's k-th choice
+        // (k·n_tokens + j) mod N, so every expert gets the same share of
+        // the tokens; else positions from 1000.
+        const int experts = strncmp(ggml_get_name(t), "ids ", 4) ? 0 : atoi(ggml_get_name(t) + 4);
         int32_t * p = malloc(n * sizeof(int32_t));
         for (int64_t i = 0; i < n; i++) {
-            p[i] = (int32_t) (1000 + i);
+            p[i] = experts > 0 ? (int32_t) ((i % t->ne[0]) * t->ne[1] + i / t->ne[0]) % experts : (int32_t) (1000 + i);
         }
         ggml_backend_tensor_set(t, p, 0, n * sizeof(int32_t));
         free(p);
@@ -165,6 +169,26 @@ static struct perf_case mul_mat(enum ggml_type ta, int m, int n, int k) {
     return c;
 }
 
+// mul_mat_id is a MoE layer's expert product as llama.cpp builds it
+// (build_moe_ffn): n tokens, each routed to top_k of experts experts of
+// m x k weights; the ids spread the tokens evenly, n·top_k/experts an
+// expert.
+static struct perf_case mul_mat_id(enum ggml_type ta, int m, int k, int experts, int top_k, int n) {
+    struct perf_case c = { 0 };
+    c.ctx = new_ctx();
+    struct ggml_tensor * as = ggml_new_tensor_3d(c.ctx, ta, k, m, experts);
+    struct ggml_tensor * b = ggml_new_tensor_3d(c.ctx, GGML_TYPE_F32, k, 1, n);
+    struct ggml_tensor * ids = ggml_new_tensor_2d(c.ctx, GGML_TYPE_I32, top_k, n);
+    char iname[32];
+    snprintf(iname, sizeof iname, "ids %d", experts);
+    ggml_set_name(ids, iname);
+    c.out = ggml_mul_mat_id(c.ctx, as, b, ids);
+    c.flops = 2.0 * m * k * (double) n * top_k;
+    snprintf(c.name, sizeof c.name, "MUL_MAT_ID(type_a=%s,m=%d,k=%d,experts=%d,top_k=%d,n=%d)", ggml_type_name(ta), m, k,
+             experts, top_k, n);
+    return c;
+}
+
 static struct perf_case unary(const char * op, int ne0, int ne1, int ne2) {
     struct perf_case c = { 0 };
     c.ctx = new_ctx();
@@ -235,6 +259,24 @@ int main(int argc, char ** argv) {
             struct perf_case c = attention(at[i][0], at[i][1], 16, 4, 64, fa);
             run_case(be, &c, filter);
         }
+    }
+    // The random MoE's expert products (8 experts top-2, hidden 1024,
+    // FFN 1536, Q8_0): gate/up (m=1536, k=1024) and down (m=1024,
+    // k=1536) at ubatches of 16 to 512 tokens (4 to 128 tokens an
+    // expert), one generated token (n=1: two experts of one token), and
+    // the dense Q8_0 product of the same size for reference.
+    static const int moe_n[] = { 1, 16, 32, 64, 128, 256, 512 };
+    for (int i = 0; i < 7; i++) {
+        struct perf_case c = mul_mat_id(GGML_TYPE_Q8_0, 1536, 1024, 8, 2, moe_n[i]);
+        run_case(be, &c, filter);
+    }
+    for (int i = 0; i < 7; i++) {
+        struct perf_case c = mul_mat_id(GGML_TYPE_Q8_0, 1024, 1536, 8, 2, moe_n[i]);
+        run_case(be, &c, filter);
+    }
+    for (int i = 0; i < 7; i++) {
+        struct perf_case c = mul_mat(GGML_TYPE_Q8_0, 1536, moe_n[i], 1024);
+        run_case(be, &c, filter);
     }
     ggml_backend_free(be);
     return 0;
