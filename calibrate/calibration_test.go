@@ -44,12 +44,14 @@ func TestSteps(t *testing.T) {
 		t.Fatal(err)
 	}
 	micro := MicroSteps(s)
-	if len(micro) == 0 || len(all) <= len(micro) || all[0].ID != micro[0].ID || !strings.HasPrefix(all[len(micro)].ID, "dispatcher/") {
+	// The engines at once (on the dispatcher's weights) between them.
+	if len(micro) == 0 || len(all) <= len(micro)+1 || all[0].ID != micro[0].ID || !strings.HasPrefix(all[len(micro)].ID, "atonce/") ||
+		!strings.HasPrefix(all[len(micro)+1].ID, "dispatcher/") {
 		t.Fatalf("%d steps, %d microbenchmarks first: %s", len(all), len(micro), all[0].ID)
 	}
 	s.NoMicro = true
 	only, err := Steps(s)
-	if err != nil || len(only) != len(all)-len(micro) || !strings.HasPrefix(only[0].ID, "dispatcher/") {
+	if err != nil || len(only) != len(all)-len(micro)-1 || !strings.HasPrefix(only[0].ID, "dispatcher/") {
 		t.Fatalf("NoMicro: %d steps, %v", len(only), err)
 	}
 	done := map[string]bool{only[0].ID: true, only[2].ID: true, "other": true}
@@ -61,7 +63,7 @@ func TestSteps(t *testing.T) {
 		t.Errorf("header\n %s\nwant\n %s", got, want)
 	}
 	want = fmt.Sprintf("calibrate: big=1 little=0; %d steps (0 already measured): %d microbenchmarks, about %v, and %d dispatcher runs (their time once the microbenchmarks are in); workload",
-		len(all), len(micro), (time.Duration(len(micro)) * 450 * time.Millisecond).Round(time.Second), len(only))
+		len(all), len(micro)+1, (time.Duration(len(micro)+1) * 450 * time.Millisecond).Round(time.Second), len(only))
 	if got := Header(s, all, nil, "runs.jsonl"); !strings.HasPrefix(got, want) {
 		t.Errorf("header\n %s\nwant it to start\n %s", got, want)
 	}

@@ -37,6 +37,11 @@ func DispatcherSteps(s *Settings, workloadYAML string) ([]Step, error) {
 	pred := fit.NewPredictor()
 	var m *dispatch.Model
 	var steps []Step
+	if !s.NoMicro {
+		// What the engines share at once: for the fit's prior, as the
+		// microbenchmarks, but on the dispatcher's weights.
+		steps = atOnceSteps(s, &m)
+	}
 	for round := 1; round <= rounds; round++ {
 		these := append([]Point(nil), plans...)
 		if s.Shuffle {

@@ -22,23 +22,7 @@ func TestRecordedQuickFitsThreadLoss(t *testing.T) {
 	skipShort(t)
 	for _, name := range []string{"try5", "try9"} {
 		t.Run(name, func(t *testing.T) {
-			ms, errs := measure.ReadFile("testdata/quick-vm/" + name + ".jsonl")
-			if len(errs) > 0 {
-				t.Fatal(errs[0])
-			}
-			var w *model.Workload
-			for i := range ms {
-				if ms[i].Kind == measure.Dispatcher && ms[i].WorkloadYAML != "" {
-					var err error
-					if w, err = model.ParseWorkload([]byte(ms[i].WorkloadYAML), name); err != nil {
-						t.Fatal(err)
-					}
-					break
-				}
-			}
-			if w == nil {
-				t.Fatal("no dispatcher record with its workload")
-			}
+			ms, w := recordedQuick(t, "testdata/quick-vm/"+name+".jsonl")
 			engines := NewEngines([]topology.Cluster{{Name: "big", CPUs: []int{0, 1}}})
 			prior := Prior("quick-vm", engines, ms, w)
 			r, err := fit.Fit(prior, ms, fit.Options{})
@@ -63,4 +47,25 @@ func TestRecordedQuickFitsThreadLoss(t *testing.T) {
 			}
 		})
 	}
+}
+
+// recordedQuick reads a recorded calibration's measurements and the
+// workload its dispatcher runs carry.
+func recordedQuick(t *testing.T, path string) ([]measure.Measurement, *model.Workload) {
+	t.Helper()
+	ms, errs := measure.ReadFile(path)
+	if len(errs) > 0 {
+		t.Fatal(errs[0])
+	}
+	for i := range ms {
+		if ms[i].Kind == measure.Dispatcher && ms[i].WorkloadYAML != "" {
+			w, err := model.ParseWorkload([]byte(ms[i].WorkloadYAML), path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return ms, w
+		}
+	}
+	t.Fatalf("%s: no dispatcher record with its workload", path)
+	return nil, nil
 }

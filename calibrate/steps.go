@@ -245,25 +245,21 @@ func handoffSteps(from, to int, pair string, ps *probe.Settings, across string) 
 }
 
 // gemvEfficiency measures a one-token walk's rate (Q8_0 4×1) over a tile's
-// (Q8_0 4×2) on cpus, sample by sample: the share of the kernel rate a gemv
-// reaches (model.Engine.GemvEfficiency).
+// (Q8_0 4×2) on the first of cpus: the share of the kernel rate a gemv
+// reaches (model.Engine.GemvEfficiency). The two are timed in alternation
+// within each sample (probe.KernelRatio), so that the machine's drift
+// cancels in their ratio; timed as two series one after the other, the
+// ratio's CV was 3.1% on one CPU of the development VM and 14.9% on the
+// other (docs/busy-machine.md).
 func gemvEfficiency(param, engine, id string, cpus []int, ps *probe.Settings) (measure.Measurement, error) {
 	m := measure.Measurement{ID: id, Kind: measure.Kernel, Param: param, Engine: engine, Unit: "fraction"}
-	gemv, err := probe.KernelThroughput(cpus, 1, probe.KernelQ8Q8Gemv, ps)
+	st, err := probe.KernelRatio(cpus[0], probe.KernelQ8Q8Gemv, probe.KernelQ8Q8Tile, ps)
 	if err != nil {
-		return m, err
+		return m, fmt.Errorf("gemv efficiency: %w", err)
 	}
-	tile, err := probe.KernelThroughput(cpus, 1, probe.KernelQ8Q8Tile, ps)
-	if err != nil {
-		return m, err
-	}
-	if tile.Median <= 0 {
-		return m, fmt.Errorf("gemv efficiency: the tile kernel measured %g GOPS", tile.Median)
-	}
-	for _, v := range gemv.Samples {
-		m.Samples = append(m.Samples, math.Min(1, v/tile.Median))
+	for _, v := range st.Samples {
+		m.Samples = append(m.Samples, math.Min(1, v))
 	}
 	m.Summarize()
-	m.CV = math.Hypot(gemv.CV, tile.CV)
 	return m, nil
 }

@@ -32,6 +32,11 @@ const (
 	Spawn           = "spawn"            // µs
 	Barrier         = "barrier"          // µs
 	Timeslice       = "timeslice"        // µs a barrier of one thread more than the cores
+	// AtOnce is two engines' dispatcher runs alone and at once (a
+	// fraction: the smaller of their at-once speeds over alone); it
+	// informs no parameter by itself (Param is empty), but tells the fit
+	// whether the engines share DRAM bandwidth (calibrate/fit.AtOnceKeep).
+	AtOnce = "at_once"
 )
 
 // Statuses of a measurement.

@@ -50,7 +50,41 @@ func microPrior(ms []measure.Measurement, path string) (float64, float64, bool) 
 	if isKernelRate(path) || hasSuffix(path, "gemv_efficiency") {
 		floor = KernelPriorRelSigma
 	}
+	if keep, ok := AtOnceKeep(ms); path == "dram.sustained_gb_s" && ok && keep >= AtOnceUnshared {
+		// The dispatcher's own engines kept their speed at once: what
+		// they stream together is what the streams at once measured, as
+		// sure as a kernel rate, and the fit may not take sustained DRAM
+		// far below it for what a split run loses to something else.
+		floor = KernelPriorRelSigma
+	}
 	return v, v * math.Max(floor, 3*cv), true
+}
+
+// AtOnceUnshared is the at-once keep (AtOnceKeep) from which two engines
+// are taken not to share DRAM bandwidth. At the calibration's decode-like
+// shape about half a run is DRAM-bound in the build machine's fits
+// (docs/busy-machine.md), so an engine that keeps 0.9 of its speed at once
+// gets at least about 0.8 of its bandwidth alone; the build machine's
+// engines kept 0.93–1.02 (BenchmarkEnginesAtOnce), its streams 57.13 GB/s
+// at once against 57.16 alone.
+const AtOnceUnshared = 0.9
+
+// AtOnceKeep is the at-once step's value (calibrate's atOnceSteps, kind
+// measure.AtOnce): the smaller of two engines' dispatcher speeds at once
+// over alone, the median over the records of it; ok is false when ms has
+// none.
+func AtOnceKeep(ms []measure.Measurement) (float64, bool) {
+	var vals []float64
+	for _, m := range ms {
+		if m.Kind == measure.AtOnce && m.OK() && m.Median > 0 {
+			vals = append(vals, m.Median)
+		}
+	}
+	if len(vals) == 0 {
+		return 0, false
+	}
+	sort.Float64s(vals)
+	return vals[len(vals)/2], true
 }
 
 func boundFor(prior *model.SoC, path string, v float64) lm.Bound {

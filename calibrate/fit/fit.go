@@ -346,7 +346,7 @@ func Fit(prior *model.SoC, ms []measure.Measurement, o Options) (*Result, error)
 	for i := range r.Residuals {
 		r.Residuals[i].InFit = true
 	}
-	r.Notes = append(notes, capNotes(out, r.Params)...)
+	r.Notes = append(notes, capNotes(out, r.Params, ms)...)
 	for _, g := range gaps {
 		r.Notes = append(r.Notes, g.Line)
 	}
@@ -384,8 +384,9 @@ func stockGraph(prior *model.SoC, obs []measure.Measurement) (*model.SoC, string
 }
 
 // capNotes explains an unidentified sustained DRAM bandwidth that no run
-// can reach: the engines' own caps, all streaming at once, sum below it.
-func capNotes(s *model.SoC, params []ParamFit) []string {
+// can reach: the engines' own caps, all streaming at once, sum below it;
+// and, where the at-once step ran (AtOnceKeep), what it says.
+func capNotes(s *model.SoC, params []ParamFit, ms []measure.Measurement) []string {
 	const path = "dram.sustained_gb_s"
 	for _, p := range params {
 		if p.Path != path || p.Identifiable {
@@ -404,6 +405,12 @@ func capNotes(s *model.SoC, params []ParamFit) []string {
 				value = fmt.Sprintf("the fit moved it from %.4g to %.4g", p.Prior, p.Value)
 			case p.PriorFrom == PriorMicrobenchmark:
 				value += ", the microbenchmark's (all engines streaming at once)"
+			}
+			if keep, ok := AtOnceKeep(ms); ok {
+				value += fmt.Sprintf("; the dispatcher's engines kept %.2f of their speed or more running at once", keep)
+				if keep >= AtOnceUnshared {
+					value += ", so DRAM is not what they share"
+				}
 			}
 			return []string{fmt.Sprintf("%s never limits a run here: the engines' own caps (bandwidth_max_gb_s) sum to %.3g GB/s, "+
 				"no more than its %.3g, so no run, however DRAM-bound, tells what it is; %s",

@@ -262,3 +262,77 @@ func KernelThroughput(cpus []int, threads int, kind Kernel, s *Settings) (Stats,
 	sink.Add(uint64(math.Float32bits(acc)))
 	return st, err
 }
+
+// KernelRatio measures kernel num's rate over kernel den's on one thread
+// pinned to cpu, with operands in the L1 cache, and returns the ratio's
+// Stats (unit "ratio"). The two are timed in alternation, num den den num
+// within each sample (each window about 2ms, as KernelThroughput's
+// sample), on the thread's CPU clock, and a sample is num's ops per
+// second over den's across its four windows. A drift of the machine's
+// speed that is slow next to a sample (the clock, a neighbour's memory
+// traffic) reaches both kernels alike and cancels in the ratio; time the
+// thread spends preempted by another process, which would fall on
+// whichever window it interrupts, is not on its CPU clock.
+func KernelRatio(cpu int, num, den Kernel, s *Settings) (Stats, error) {
+	const unit = "ratio"
+	if !haveLinux {
+		return Stats{Unit: unit}, ErrNeedLinux
+	}
+	for _, k := range []Kernel{num, den} {
+		if k < KernelQ4Q8 || k >= kernelCount {
+			return Stats{Unit: unit}, fmt.Errorf("probe: unknown kernel %d", int(k))
+		}
+	}
+	cfg, err := s.resolve()
+	if err != nil {
+		return Stats{Unit: unit}, err
+	}
+	p, err := NewPool([]int{cpu}, 0)
+	if err != nil {
+		return Stats{Unit: unit}, fmt.Errorf("probe: kernel %v over %v: %w", num, den, err)
+	}
+	defer p.Close()
+	var d *kernelData
+	var rn, rd int
+	p.Run(func(int) {
+		d = newKernelData(1)
+		_, err = threadCPUNanos()
+		// Size each kernel's window as KernelThroughput sizes its sample.
+		size := func(k Kernel) int {
+			reps := 1
+			for reps < 1<<30 {
+				t0 := now()
+				d.run(k, reps)
+				if time.Duration(now()-t0) >= kernelSample/2 {
+					break
+				}
+				reps *= 2
+			}
+			return 2 * reps
+		}
+		rn, rd = size(num), size(den)
+	})
+	if err != nil {
+		return Stats{Unit: unit}, err
+	}
+	st, err := repeat(cfg, unit, func() (float64, error) {
+		var ops [2]float64
+		var ns [2]int64
+		p.Run(func(int) {
+			t0, _ := threadCPUNanos()
+			for _, i := range [4]int{0, 1, 1, 0} {
+				k, reps := num, rn
+				if i == 1 {
+					k, reps = den, rd
+				}
+				ops[i] += d.run(k, reps)
+				t1, _ := threadCPUNanos()
+				ns[i] += max(t1-t0, 1)
+				t0 = t1
+			}
+		})
+		return (ops[0] / float64(ns[0])) / (ops[1] / float64(ns[1])), nil
+	})
+	sink.Add(uint64(math.Float32bits(d.acc)))
+	return st, err
+}

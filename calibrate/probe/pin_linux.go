@@ -134,3 +134,14 @@ func threadAsleep(tid int) (bool, error) {
 	}
 	return b[i+2] == 'S', nil
 }
+
+// threadCPUNanos is the CPU time the calling OS thread has run, in
+// nanoseconds (CLOCK_THREAD_CPUTIME_ID): unlike the wall clock, it does
+// not run while the thread waits for its CPU.
+func threadCPUNanos() (int64, error) {
+	var ts unix.Timespec
+	if err := unix.ClockGettime(unix.CLOCK_THREAD_CPUTIME_ID, &ts); err != nil {
+		return 0, fmt.Errorf("probe: thread CPU clock: %w", err)
+	}
+	return ts.Nano(), nil
+}

@@ -23,3 +23,5 @@ func CurrentCPU() (int, error) { return -1, ErrNeedLinux }
 func gettid() int { return 0 }
 
 func threadAsleep(int) (bool, error) { return false, ErrNeedLinux }
+
+func threadCPUNanos() (int64, error) { return 0, ErrNeedLinux }

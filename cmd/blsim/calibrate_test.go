@@ -40,11 +40,11 @@ func TestCalibrateQuick(t *testing.T) {
 	if !strings.Contains(stderr, "dispatcher kernels: "+quant.Impl()) {
 		t.Errorf("calibrate does not say which kernels ran:\n%s", stderr)
 	}
-	if !strings.Contains(stderr, "[35/35] dispatcher") || !refused && !strings.Contains(stdout, "wrote "+prof) {
+	if !strings.Contains(stderr, "[36/36] dispatcher") || !refused && !strings.Contains(stdout, "wrote "+prof) {
 		t.Errorf("progress/output:\n%s\n%s", stderr, stdout)
 	}
 	ms, errs := measure.ReadFile(runs)
-	if len(errs) != 0 || len(ms) != 35 {
+	if len(errs) != 0 || len(ms) != 36 {
 		t.Fatalf("%d measurements, errors %v", len(ms), errs)
 	}
 	for _, m := range ms {
@@ -70,10 +70,10 @@ func TestCalibrateQuick(t *testing.T) {
 		t.Errorf("re-run without --resume: %d %s", code, stderr)
 	}
 	_, stderr, code = runCLI(t, append(args, "--resume")...)
-	if code != 0 && !refusedForLoad(t, code, stderr) || strings.Count(stderr, ": already measured") != 35 {
+	if code != 0 && !refusedForLoad(t, code, stderr) || strings.Count(stderr, ": already measured") != 36 {
 		t.Errorf("resume: exit %d\n%s", code, stderr)
 	}
-	if ms2, _ := measure.ReadFile(runs); len(ms2) != 35 {
+	if ms2, _ := measure.ReadFile(runs); len(ms2) != 36 {
 		t.Errorf("resume measured again: %d lines", len(ms2))
 	}
 }
