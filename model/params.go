@@ -132,7 +132,7 @@ func (s *SoC) param(path string) (paramRef, error) {
 	case len(parts) >= 3 && parts[0] == "engines":
 		e, _, err := s.Engine(parts[1])
 		if err != nil {
-			return bad(fmt.Sprintf("no engine %q", parts[1]))
+			return bad(fmt.Sprintf("no engine %q (have %s)", parts[1], s.engineNames()))
 		}
 		if len(parts) == 4 && parts[2] == "kernel_ops_per_cycle" {
 			k := parts[3]

@@ -33,6 +33,26 @@ func (e *Engine) MatmulGOPS(class string, threads int) float64 {
 	return e.KernelOpsPerCycle[class] * e.ClockGHz * e.ThreadRate(threads)
 }
 
+// ClockAt is the engine's clock with busy of its cores busy:
+// ClockGHzByBusyCores where it lists that count, else ClockGHz.
+func (e *Engine) ClockAt(busy int) float64 {
+	if busy >= 1 && busy <= len(e.ClockGHzByBusyCores) {
+		return e.ClockGHzByBusyCores[busy-1]
+	}
+	return e.ClockGHz
+}
+
+// AtBusy is the engine as threads threads run it: with its clock at
+// ClockAt of the cores they keep busy (a copy), or itself without a list.
+func (e *Engine) AtBusy(threads int) *Engine {
+	if len(e.ClockGHzByBusyCores) == 0 {
+		return e
+	}
+	c := *e
+	c.ClockGHz = e.ClockAt(min(threads, e.Cores))
+	return &c
+}
+
 // WalkEfficiency is the share of the kernel rate a weight walk for tokens
 // tokens reaches: GemvEfficiency g for one token, 1 from token_tile
 // tokens on. Each walk costs its tokens' multiply-adds plus a load cost
@@ -40,7 +60,16 @@ func (e *Engine) MatmulGOPS(class string, threads int) float64 {
 // (T/n - 1)/(T - 1) times a full tile's (T the token tile), which is 1/g
 // at n = 1 and 1 at n = T.
 func (e *Engine) WalkEfficiency(tokens float64) float64 {
+	return e.WalkEfficiencyOf("", tokens)
+}
+
+// WalkEfficiencyOf is WalkEfficiency for a walk over weights of GGML type
+// typ: its own GemvEfficiencyByType is g where it has one ("": none).
+func (e *Engine) WalkEfficiencyOf(typ string, tokens float64) float64 {
 	g, t := e.GemvEfficiency, float64(max(e.TokenTile, 2))
+	if v, ok := e.GemvEfficiencyByType[typ]; ok {
+		g = v
+	}
 	if g <= 0 || g >= 1 || tokens >= t {
 		return 1
 	}

@@ -88,6 +88,12 @@ type Engine struct {
 	Core     string  `yaml:"core,omitempty"`
 	Cores    int     `yaml:"cores"`
 	ClockGHz float64 `yaml:"clock_ghz"`
+	// ClockGHzByBusyCores is the clock with 1, 2, ... of the engine's
+	// cores busy, where it runs faster with few (a DVFS table by active
+	// cores); from one past its end on, ClockGHz. Empty: ClockGHz at any
+	// count. A pool's op waits for its slowest thread, so with the
+	// engine's cores in several clock domains the count is the engine's.
+	ClockGHzByBusyCores []float64 `yaml:"clock_ghz_by_busy_cores,omitempty,flow"`
 	// KernelOpsPerCycle is one thread's matmul throughput per clock cycle, in
 	// operations (multiply and add count as two), by kernel
 	// class: q4, q6, q8, f16, f32 (see KernelClass), all required, and
@@ -141,6 +147,11 @@ type Engine struct {
 	// token_tile tokens the rate rises to the full one (WalkEfficiency).
 	// Zero (or absent) means 1: the kernel rate at any tile.
 	GemvEfficiency float64 `yaml:"gemv_efficiency,omitempty"`
+	// GemvEfficiencyByType is GemvEfficiency for the GGML types given, in
+	// its place: a type whose one-token kernel is not its prompt kernel's
+	// loop (ggml's repacked path runs a GEMV of its own beside the 4-row
+	// GEMM; the generic dot kernel is one loop for any count of tokens).
+	GemvEfficiencyByType map[string]float64 `yaml:"gemv_efficiency_by_type,omitempty"`
 	// MemComputeOverlap is the fraction of a burst's compute that overlaps
 	// its memory-heavy phase (0: load then compute; 1: fully pipelined).
 	MemComputeOverlap float64 `yaml:"mem_compute_overlap"`
@@ -371,11 +382,13 @@ func (s *SoC) Clone() *SoC {
 	for i, e := range s.Engines {
 		e.KernelOpsPerCycle = cloneMap(e.KernelOpsPerCycle)
 		e.ConvertBytesPerWeightByte = cloneMap(e.ConvertBytesPerWeightByte)
+		e.GemvEfficiencyByType = cloneMap(e.GemvEfficiencyByType)
 		e.Ops = append([]string(nil), e.Ops...)
 		e.SplitModes = append([]string(nil), e.SplitModes...)
 		e.RepackedTypes = append([]string(nil), e.RepackedTypes...)
 		e.CPUs = append([]int(nil), e.CPUs...)
 		e.SMTCPUs = append([]int(nil), e.SMTCPUs...)
+		e.ClockGHzByBusyCores = append([]float64(nil), e.ClockGHzByBusyCores...)
 		if e.SMTYield != nil {
 			y := *e.SMTYield
 			e.SMTYield = &y

@@ -116,6 +116,46 @@ func TestWalkEfficiency(t *testing.T) {
 	}
 }
 
+// TestWalkEfficiencyOf: a type with a one-token share of its own walks
+// at it, every other type at the engine's gemv_efficiency; a bad key or
+// share is refused naming it.
+func TestWalkEfficiencyOf(t *testing.T) {
+	e := model.Engine{GemvEfficiency: 0.8, TokenTile: 16, GemvEfficiencyByType: map[string]float64{"q4_0": 0.5}}
+	for _, tc := range []struct {
+		typ    string
+		tokens float64
+		want   float64
+	}{
+		{"q4_0", 1, 0.5},
+		{"q4_0", 16, 1},
+		{"q4_k", 1, 0.8},
+		{"", 1, 0.8},
+	} {
+		if got := e.WalkEfficiencyOf(tc.typ, tc.tokens); math.Abs(got-tc.want) > 1e-12 {
+			t.Errorf("%q at %g tokens: %g, want %g", tc.typ, tc.tokens, got, tc.want)
+		}
+	}
+	if e.WalkEfficiencyOf("q4_0", 4) >= e.WalkEfficiencyOf("q4_k", 4) {
+		t.Error("q4_0's lower share does not slow its 4-token walk below q4_k's")
+	}
+	for _, tc := range []struct {
+		m    map[string]float64
+		want string
+	}{
+		{map[string]float64{"q4_0": 1.5}, "engines[0].gemv_efficiency_by_type.q4_0: 1.5 is outside"},
+		{map[string]float64{"q4": 0.5}, "engines[0].gemv_efficiency_by_type.q4: unknown GGML type"},
+	} {
+		s, err := model.LoadSoCFile("testdata/good/soc-tiny.yaml")
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.Engines[0].GemvEfficiencyByType = tc.m
+		if err := s.Validate(); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%v: %v, want %q", tc.m, err, tc.want)
+		}
+	}
+}
+
 // TestLLCHitShare: without a cache read rate nothing is kept; with one, a
 // cache that holds a quarter of what a graph walks keeps a quarter of the
 // weights every graph touches, and a quarter of that of an expert touched
@@ -136,5 +176,18 @@ func TestLLCHitShare(t *testing.T) {
 		if got := e.LLCHitShare(tc.touch, tc.graph); math.Abs(got-tc.want) > 1e-12 {
 			t.Errorf("touch %g, graph %g B: %g, want %g", tc.touch, tc.graph, got, tc.want)
 		}
+	}
+}
+
+// TestClockAt: the list by busy cores, then clock_ghz.
+func TestClockAt(t *testing.T) {
+	e := model.Engine{ClockGHz: 3.036, ClockGHzByBusyCores: []float64{3.228, 3.132}}
+	for busy, want := range map[int]float64{0: 3.036, 1: 3.228, 2: 3.132, 3: 3.036, 8: 3.036} {
+		if got := e.ClockAt(busy); got != want {
+			t.Errorf("%d busy: %g GHz, want %g", busy, got, want)
+		}
+	}
+	if got := (&model.Engine{ClockGHz: 2.4}).ClockAt(1); got != 2.4 {
+		t.Errorf("no list: %g, want clock_ghz", got)
 	}
 }

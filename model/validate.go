@@ -176,6 +176,9 @@ func (s *SoC) Validate() error {
 			cpuCores += e.Cores
 		}
 		c.in(p+"clock_ghz", e.ClockGHz, ClockRange)
+		for j, g := range e.ClockGHzByBusyCores {
+			c.in(fmt.Sprintf("%sclock_ghz_by_busy_cores[%d]", p, j), g, ClockRange)
+		}
 		for _, k := range KernelClasses {
 			v, ok := e.KernelOpsPerCycle[k]
 			if !ok {
@@ -195,6 +198,13 @@ func (s *SoC) Validate() error {
 		}
 		c.frac(p+"moe_efficiency", e.MoEEfficiency, 0.01)
 		c.frac(p+"gemv_efficiency", e.GemvEfficiency, 0)
+		for _, k := range slices.Sorted(maps.Keys(e.GemvEfficiencyByType)) {
+			if _, typ := ggmlTypeBits[k]; !typ {
+				c.fail(p+"gemv_efficiency_by_type."+k, "unknown GGML type (q4_0, q4_k, iq4_xs, ...)")
+				continue
+			}
+			c.frac(p+"gemv_efficiency_by_type."+k, e.GemvEfficiencyByType[k], 0.01)
+		}
 		c.frac(p+"gemv_overlap", e.GemvOverlap, 0)
 		c.in(p+"scalar_ops_per_cycle", e.ScalarOpsPerCycle, KernelRateRange)
 		c.frac(p+"thread_scaling_loss", e.ThreadScalingLoss, 0)

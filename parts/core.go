@@ -86,6 +86,12 @@ type Core struct {
 	// repacked and generic, by GGML type): each is the type's rate, and
 	// together they set the path's efficiency for the other types (Rates).
 	Measured *Kernels `yaml:"measured_kernels,omitempty"`
+	// RepackedGemvEfficiency is the share of a repacked type's GEMM rate
+	// its one-token kernel reaches (a 1-row GEMV tile against the 4-row
+	// GEMM's, measured side by side): the engine's gemv_efficiency_by_type
+	// for each of its repacked types. 0: none given (the engine's
+	// gemv_efficiency holds for them).
+	RepackedGemvEfficiency float64 `yaml:"repacked_gemv_efficiency,omitempty"`
 	// Engine holds values of package model's Engine keys the part gives a
 	// cluster of it as they are (moe_efficiency, gemv_overlap, ...).
 	Engine yaml.Node `yaml:"engine"`
@@ -168,6 +174,10 @@ func (c *Core) validate(file string) error {
 		return bad("give kernels (a core's own rates) or reference (a core to derive them from), one of them")
 	case c.Measured != nil && (c.Reference == "" || len(c.Measured.Classes) > 0):
 		return bad("measured_kernels: only a derived core (with reference) gives them, by type (repacked, generic), no classes")
+	case c.RepackedGemvEfficiency < 0 || c.RepackedGemvEfficiency > 1:
+		return bad("repacked_gemv_efficiency %g is outside (0, 1]", c.RepackedGemvEfficiency)
+	case c.RepackedGemvEfficiency > 0 && len(c.RepackedTypes()) == 0:
+		return bad("repacked_gemv_efficiency given, but the core repacks no type")
 	case c.Engine.Kind != 0 && c.Engine.Kind != yaml.MappingNode:
 		return bad("engine: want a mapping of engine keys")
 	}

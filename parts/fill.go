@@ -188,6 +188,19 @@ func (f *filler) engine(e *yaml.Node, i int, sustained, peak float64) error {
 			filled["kernel_ops_per_cycle."+k] = rates[k]
 		}
 	}
+	if c.RepackedGemvEfficiency > 0 && len(repacked) > 0 {
+		gn := yamlx.Value(e, "gemv_efficiency_by_type")
+		if gn == nil {
+			gn = &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Style: yaml.FlowStyle, Line: line}
+			e.Content = append(e.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: "gemv_efficiency_by_type", Line: line}, gn)
+		}
+		if gn.Kind == yaml.MappingNode {
+			for _, t := range repacked {
+				f.put(gn, t, c.RepackedGemvEfficiency, p+"gemv_efficiency_by_type."+t,
+					part(c.Note("repacked_gemv_efficiency")), line)
+			}
+		}
+	}
 	f.put(e, "l2_kib_per_core", c.L2KiB, p+"l2_kib_per_core", part(c.Note("l2_kib")), line)
 	if l3, ok := number(yamlx.Value(f.root, "shared_cache_kib")); ok {
 		at := yamlx.Value(f.root, "shared_cache_kib").Line

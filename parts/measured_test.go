@@ -138,3 +138,23 @@ func TestMeasuredQ8Alone(t *testing.T) {
 		}
 	}
 }
+
+// TestRepackedGemvEfficiencyBadInput: a core's repacked one-token share
+// out of range, or on a core that repacks nothing, is refused.
+func TestRepackedGemvEfficiencyBadInput(t *testing.T) {
+	for _, tc := range []struct{ file, from, to, want string }{
+		{"cores/apple-m4-p.yaml", "repacked_gemv_efficiency: 0.51", "repacked_gemv_efficiency: 1.5", "repacked_gemv_efficiency 1.5 is outside (0, 1]"},
+		{"cores/cortex-a53.yaml", "engine:", "repacked_gemv_efficiency: 0.5\nengine:", "the core repacks no type"},
+	} {
+		fsys := smtCore(t, "")
+		delete(fsys, "cores/test-smt.yaml")
+		b := string(fsys[tc.file].Data)
+		if !strings.Contains(b, tc.from) {
+			t.Fatalf("%s has no %q", tc.file, tc.from)
+		}
+		fsys[tc.file].Data = []byte(strings.Replace(b, tc.from, tc.to, 1))
+		if _, err := load(fsys); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v, want %q", tc.file, err, tc.want)
+		}
+	}
+}

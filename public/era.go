@@ -81,7 +81,8 @@ func (e Era) repacked(typ string, s quantize.Scheme) bool {
 //   - a type the preset repacks that the era did not runs the generic dot
 //     kernels, at the engine's generic k-quant rate (its q3_k rate: PR
 //     #8151 measured vec_dot within 5% per weight across q8_0, q4_K and
-//     q2_K) and in chunks;
+//     q2_K) and in chunks, without the repacked path's one-token
+//     efficiency (gemv_efficiency_by_type);
 //   - before PR #6915 every matmul gives each thread a fixed slice;
 //   - sgemm's types take fixed slices (tinyBLAS divides its tiles evenly),
 //     and, before PR #9330, a generated token of a model whose matmuls
@@ -108,6 +109,8 @@ func (e Era) Apply(s *model.SoC, w *model.Workload, scheme quantize.Scheme) (*mo
 				if hasGeneric {
 					eng.KernelOpsPerCycle[t] = generic
 				}
+				// The generic dot loop has no one-token kernel of its own.
+				delete(eng.GemvEfficiencyByType, t)
 			}
 		}
 		eng.RepackedTypes = fixed

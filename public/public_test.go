@@ -172,6 +172,21 @@ func TestPackedRow(t *testing.T) {
 	if g := stock.Engines[0].KernelOpsPerCycle["q8_0"]; g >= want {
 		t.Errorf("stock 2025-11 q8_0 rate %g, want the generic rate below the repacked %g", g, want)
 	}
+	// The repacked path's one-token share goes with the path: the generic
+	// dot loop is one kernel for any count of tokens.
+	g, ok := s.Engines[0].GemvEfficiencyByType["q8_0"]
+	if !ok || g >= 1 {
+		t.Fatalf("apple-m4's big q8_0 one-token share %g (given %v): want the part's", g, ok)
+	}
+	if got, ok := big.GemvEfficiencyByType["q8_0"]; !ok || got != g {
+		t.Errorf("packed: q8_0 one-token share %g (given %v), want %g", got, ok, g)
+	}
+	if got, ok := stock.Engines[0].GemvEfficiencyByType["q8_0"]; ok {
+		t.Errorf("stock 2025-11 (generic q8_0): one-token share %g, want none", got)
+	}
+	if _, ok := s.Engines[0].GemvEfficiencyByType["q8_0"]; !ok {
+		t.Error("Apply changed the preset's map")
+	}
 	rows, err := Rows()
 	if err != nil {
 		t.Fatal(err)

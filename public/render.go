@@ -77,6 +77,9 @@ func pct(v float64, ok bool) string {
 
 func (r *Report) markdown(w io.Writer) error {
 	var b strings.Builder
+	if len(r.WhatIf) > 0 {
+		fmt.Fprintf(&b, "What-if: %s on every row's SoC, as the row's build runs it. These are not the presets' predictions.\n\n", joinSets(r.WhatIf))
+	}
 	b.WriteString("| id | source | SoC | model | -t | pool | test | date | measured t/s | blsim t/s | error | ratio measured | ratio blsim | ratio error | status |\n")
 	b.WriteString("|---|---|---|---|--:|---|---|---|--:|--:|--:|--:|--:|--:|---|\n")
 	for _, x := range r.Results {

@@ -47,7 +47,10 @@ type Target struct {
 
 // Report is the scored table.
 type Report struct {
-	Family  string   `json:"family,omitempty"`
+	Family string `json:"family,omitempty"`
+	SoC    string `json:"soc,omitempty"`
+	// WhatIf are the changes made to every row's SoC (Options.Sets).
+	WhatIf  []Set    `json:"what_if,omitempty"`
 	Results []Result `json:"rows"`
 	Sweeps  []Sweep  `json:"sweeps"`
 	// Targets are over the scored rows, the gapped ones left out (what
@@ -59,15 +62,32 @@ type Report struct {
 
 // Score predicts every row (of family, or all with "") and scores them.
 func Score(rows []Row, family string) (*Report, error) {
-	if family != "" && !slices.Contains(Families, family) {
-		return nil, fmt.Errorf("family %q: want one of %s", family, strings.Join(Families, ", "))
+	return ScoreWith(rows, Options{Family: family})
+}
+
+// Options narrow a check and change what it predicts.
+type Options struct {
+	// Family and SoC keep the rows of one family, or of one SoC preset
+	// (PlannedSoCs); "" keeps all.
+	Family, SoC string
+	// Sets are what-if changes made to every row's SoC (Predict).
+	Sets []Set
+}
+
+// ScoreWith is Score with a SoC filter and what-if changes.
+func ScoreWith(rows []Row, o Options) (*Report, error) {
+	if o.Family != "" && !slices.Contains(Families, o.Family) {
+		return nil, fmt.Errorf("family %q: want one of %s", o.Family, strings.Join(Families, ", "))
 	}
-	rep := &Report{Family: family}
+	if o.SoC != "" && !slices.Contains(PlannedSoCs, o.SoC) {
+		return nil, fmt.Errorf("soc %q: no row names it (want one of %s)", o.SoC, strings.Join(PlannedSoCs, ", "))
+	}
+	rep := &Report{Family: o.Family, SoC: o.SoC, WhatIf: o.Sets}
 	for _, r := range rows {
-		if family != "" && r.Family != family {
+		if (o.Family != "" && r.Family != o.Family) || (o.SoC != "" && r.SoC != o.SoC) {
 			continue
 		}
-		res, err := Predict(r)
+		res, err := Predict(r, o.Sets...)
 		if err != nil {
 			return nil, err
 		}

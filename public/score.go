@@ -51,8 +51,10 @@ type Result struct {
 // and scheme (or workload), its test and its threads. A row blsim cannot
 // express comes back with Status NotExpressible and why; a row naming a
 // SoC preset outside PlannedSoCs, or a model or workload preset that does
-// not exist, is an error naming the row.
-func Predict(r Row) (Result, error) {
+// not exist, is an error naming the row. Sets, if any, change the row's
+// SoC before it is simulated (a what-if: the presets' values are then not
+// what is checked).
+func Predict(r Row, sets ...Set) (Result, error) {
 	res := Result{Row: r, Status: Scored}
 	switch {
 	case r.Sets != "":
@@ -103,6 +105,12 @@ func Predict(r Row) (Result, error) {
 		s.Handoff.BackgroundCPUs = FamilyBackgroundCPUs[r.Family]
 	}
 	res.Notes = append(notes, eraNotes...)
+	if len(sets) > 0 {
+		if err := applySets(s, sets); err != nil {
+			return res, fmt.Errorf("row %s: %w", r.ID, err)
+		}
+		res.Notes = append(res.Notes, "what-if: "+joinSets(sets))
+	}
 	plan, pool, why := poolOf(r, s)
 	if why != "" {
 		return no(why)

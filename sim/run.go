@@ -150,6 +150,9 @@ func newRunner(s *model.SoC, w *model.Workload, p model.Plan) *runner {
 		if p.Mode == model.PoolPlan && e != nil {
 			e = p.PoolEngine(i, e)
 		}
+		if e != nil && i < len(p.Threads) {
+			e = e.AtBusy(p.Threads[i])
+		}
 		r.eng = append(r.eng, e)
 		r.keeps = r.keeps || (e != nil && e.LLCBandwidthGBs > 0 && !e.IsAccelerator())
 	}
@@ -368,7 +371,7 @@ func (r *runner) partFor(op *model.Op, i int, frac, lo, hi float64, sharedBy int
 	var gops, hit float64
 	switch op.Kind {
 	case model.Matmul:
-		gops = r.matmulGOPS(i, op.Class, r.wl.TensorType(op), op.Kind) * e.WalkEfficiency(float64(op.Tokens))
+		gops = r.matmulGOPS(i, op.Class, r.wl.TensorType(op), op.Kind) * e.WalkEfficiencyOf(r.wl.TensorType(op), float64(op.Tokens))
 		passes := 1.0
 		if op.WeightBytes/float64(slice) > cache {
 			passes = math.Ceil(float64(op.Tokens) / float64(e.TokenTile))
@@ -391,7 +394,7 @@ func (r *runner) partFor(op *model.Op, i int, frac, lo, hi float64, sharedBy int
 			// The tokens one walk over an expert's weights serves: those
 			// routed to it, at most the kernel's tile (1 for a gemv per
 			// routed token).
-			gops *= e.WalkEfficiency(math.Min(st.Assignments/st.Touched, float64(e.ExpertTokenTile)))
+			gops *= e.WalkEfficiencyOf(r.wl.TensorType(op), math.Min(st.Assignments/st.Touched, float64(e.ExpertTokenTile)))
 		}
 		walks := st.Touched
 		if op.ExpertBytes/float64(slice) > cache {

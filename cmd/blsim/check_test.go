@@ -36,7 +36,13 @@ func TestCheckPublic(t *testing.T) {
 	if out, _, code := runCLI(t, "check", "public", "--family", "amd", "-o", "csv"); code != 0 || !strings.HasPrefix(out, "id,family,source") || !strings.Contains(out, "SMT-7/t16") {
 		t.Errorf("csv: exit %d\n%s", code, out)
 	}
-	for _, args := range [][]string{{"--family", "bogus"}, {"-o", "xml"}} {
+	out, _, code = runCLI(t, "check", "public", "--soc", "i9-13900k", "--set", "engines.*.gemv_overlap=0.73")
+	for _, want := range []string{"What-if: engines.*.gemv_overlap=0.73 on every row's SoC", "| INT-1/t8 |"} {
+		if code != 0 || !strings.Contains(out, want) || strings.Contains(out, "| RK-") {
+			t.Errorf("--soc i9-13900k --set: exit %d; output lacks %q or has other SoCs' rows:\n%s", code, want, out)
+		}
+	}
+	for _, args := range [][]string{{"--family", "bogus"}, {"-o", "xml"}, {"--soc", "pi6"}, {"--set", "gemv_overlap"}, {"--set", "engines.*.gemv_overlap=2"}} {
 		_, errs, code := runCLI(t, append([]string{"check", "public"}, args...)...)
 		if code == 0 || strings.Count(strings.TrimSpace(errs), "\n") > 0 {
 			t.Errorf("%v: exit %d, %q", args, code, errs)
