@@ -72,16 +72,7 @@ func readBackground(t *testing.T, path string) (map[[3]int]float64, float64) {
 // of 382 nodes) are shorter than them, and the loss is decode-like
 // (measured 0.93, 0.83, 0.73; the model 0.95, 0.90, 0.86).
 func TestRecordedBackgroundWork(t *testing.T) {
-	s, err := model.LoadSoCFile("../calibrate/fit/testdata/llamacpp-tg/prior.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	s.Handoff.GraphSplitsPerLayer = 0
-	s.Engines[0].SgemmHeadBarriers = true // an x86 build with llamafile, as recorded
-	w, err := model.LoadWorkloadFile("../calibrate/fit/testdata/llamacpp/workload.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
+	s, w := recordedLlamaCpp(t)
 	idle, idleShare := readBackground(t, "testdata/llamacpp-background/idle.jsonl")
 	if idleShare != 0 {
 		t.Fatalf("idle runs record a background share of %g", idleShare)

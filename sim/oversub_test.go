@@ -59,16 +59,7 @@ func readBench(t *testing.T, path string) map[[3]int]float64 {
 // thread decoding beside two busy cores, 0.43 of its idle speed, where
 // the model's fair shares give 0.56 (+45% against -t 2).
 func TestRecordedOversubscription(t *testing.T) {
-	s, err := model.LoadSoCFile("../calibrate/fit/testdata/llamacpp-tg/prior.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	s.Handoff.GraphSplitsPerLayer = 0
-	s.Engines[0].SgemmHeadBarriers = true // an x86 build with llamafile, as recorded
-	w, err := model.LoadWorkloadFile("../calibrate/fit/testdata/llamacpp/workload.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
+	s, w := recordedLlamaCpp(t)
 	idle := readBench(t, "testdata/llamacpp-oversub/idle.jsonl")
 	busy1 := readBench(t, "testdata/llamacpp-oversub/busy1.jsonl")
 	busy2 := readBench(t, "testdata/llamacpp-oversub/busy2.jsonl")
@@ -112,4 +103,23 @@ func TestRecordedOversubscription(t *testing.T) {
 			}
 		})
 	}
+}
+
+// recordedLlamaCpp is the VM's profile fitted to real llama.cpp (the
+// llamacpp-tg fixture of calibrate/fit), as stock llama.cpp runs it (one
+// backend split, llamafile's sgemm in attention on this x86 build), and
+// the workload of the MoE those recordings ran.
+func recordedLlamaCpp(t *testing.T) (*model.SoC, *model.Workload) {
+	t.Helper()
+	s, err := model.LoadSoCFile("../calibrate/fit/testdata/llamacpp-tg/prior.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Handoff.GraphSplitsPerLayer = 0
+	s.Engines[0].SgemmHeadBarriers = true // an x86 build with llamafile, as recorded
+	w, err := model.LoadWorkloadFile("../calibrate/fit/testdata/llamacpp/workload.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, w
 }

@@ -89,18 +89,10 @@ func groupCPUs(cpus []CPU) []Cluster {
 // affinity, so an RK3588's one DSU could read as three packages).
 func splitByPackage(cpus []CPU) [][]CPU {
 	pkgOf := map[int]int{}
-	var parts [][]CPU
-	index := map[int]int{}
 	for _, c := range cpus {
 		pkgOf[c.ID] = c.PackageID
-		i, ok := index[c.PackageID]
-		if !ok {
-			i = len(parts)
-			index[c.PackageID] = i
-			parts = append(parts, nil)
-		}
-		parts[i] = append(parts[i], c)
 	}
+	parts := groupBy(cpus, func(c CPU) int { return c.PackageID })
 	if len(parts) < 2 {
 		return [][]CPU{cpus}
 	}
@@ -123,18 +115,7 @@ func splitByPackage(cpus []CPU) [][]CPU {
 // doc says.
 func groupByType(cpus []CPU) [][]CPU {
 	var groups [][]CPU
-	byType := map[string]int{}
-	var types [][]CPU
-	for _, c := range cpus {
-		i, ok := byType[c.CoreType]
-		if !ok {
-			i = len(types)
-			byType[c.CoreType] = i
-			types = append(types, nil)
-		}
-		types[i] = append(types[i], c)
-	}
-	for _, members := range types {
+	for _, members := range groupBy(cpus, func(c CPU) string { return c.CoreType }) {
 		switch {
 		case slices.ContainsFunc(members, func(c CPU) bool { return c.CapacityUnits > 0 }):
 			groups = append(groups, splitByTolerance(members, func(c CPU) int { return c.CapacityUnits })...)
@@ -158,19 +139,27 @@ type coreKind struct{ l1d, l2, threads int }
 // has P-cores of 48K L1d, 1280K L2 and two threads, and E-cores of 32K,
 // 2048K shared by a module of four, and one thread.
 func splitByCore(members []CPU) [][]CPU {
-	var parts [][]CPU
-	index := map[coreKind]int{}
-	for _, c := range members {
-		k := coreKind{c.L1D.SizeKiB, c.L2.SizeKiB, max(len(c.ThreadSiblings), 1)}
+	return groupBy(members, func(c CPU) coreKind {
+		return coreKind{c.L1D.SizeKiB, c.L2.SizeKiB, max(len(c.ThreadSiblings), 1)}
+	})
+}
+
+// groupBy groups cpus by key, the groups in the order each key first
+// appears and each group in cpus' order.
+func groupBy[K comparable](cpus []CPU, key func(CPU) K) [][]CPU {
+	var groups [][]CPU
+	index := map[K]int{}
+	for _, c := range cpus {
+		k := key(c)
 		i, ok := index[k]
 		if !ok {
-			i = len(parts)
+			i = len(groups)
 			index[k] = i
-			parts = append(parts, nil)
+			groups = append(groups, nil)
 		}
-		parts[i] = append(parts[i], c)
+		groups[i] = append(groups[i], c)
 	}
-	return parts
+	return groups
 }
 
 // splitByTolerance splits members wherever key drops more than
