@@ -37,8 +37,6 @@ func NewEngines(cs []topology.Cluster) []Engine {
 	return out
 }
 
-// median returns the median of the ok microbenchmarks informing path and
-// their largest CV; ok is false when none did.
 // measuredOn says whether the measurements were taken on arch (Go's
 // GOARCH): the first one that records its host says; with none, this
 // process's.
@@ -51,6 +49,8 @@ func measuredOn(ms []measure.Measurement, arch string) bool {
 	return runtime.GOARCH == arch
 }
 
+// median returns the median of the ok microbenchmarks informing path and
+// their largest CV; ok is false when none did.
 func median(ms []measure.Measurement, path string) (v, cv float64, ok bool) {
 	var vals []float64
 	for _, m := range ms {

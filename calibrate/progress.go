@@ -29,7 +29,8 @@ func NewProgress(w io.Writer, total int) measure.Progress {
 }
 
 // LineProgress reports each finished step as one line on w, for a log or
-// a pipe: "[3/20] q4 kernel, big: 4.27 ops/cycle (cv 1.2%) 5s" with the
+// a pipe: "[3/20] q4 kernel, big: 4.27 ops/cycle (cv 1.2%) 5s" (no cv for
+// a value without samples or spread, such as the at-once step's ratio) with the
 // time since LineProgress was called and what disturbed it (measure.Interference.Note),
 // "[3/20] LABEL: already measured", or the failure's status and error. The call with total 0 (the end)
 // prints nothing.
@@ -45,7 +46,11 @@ func LineProgress(w io.Writer) measure.Progress {
 		case m.Status != "ok":
 			fmt.Fprintf(w, "[%d/%d] %s: %s: %s\n", done, n, label, m.Status, m.Error)
 		default:
-			fmt.Fprintf(w, "[%d/%d] %s: %.4g %s (cv %.1f%%) %s%s\n", done, n, label, m.Median, m.Unit, 100*m.CV,
+			cv := "" // a value without samples or spread (a ratio of runs) has no cv to give
+			if m.CV > 0 || len(m.Samples) > 1 {
+				cv = fmt.Sprintf(" (cv %.1f%%)", 100*m.CV)
+			}
+			fmt.Fprintf(w, "[%d/%d] %s: %.4g %s%s %s%s\n", done, n, label, m.Median, m.Unit, cv,
 				time.Since(start).Round(time.Second), m.Interference.Note())
 		}
 	}
