@@ -54,6 +54,43 @@ func (ns *Names) UnmarshalYAML(n *yaml.Node) error {
 	return nil
 }
 
+// SplitWords maps the words of a fork's split knob to the split modes
+// they mean (model.SplitModes).
+type SplitWords map[string]model.Mode
+
+// UnmarshalYAML reads a mapping of words to split modes; a mode that is
+// not a split mode is an error naming its line, word and the split modes.
+func (w *SplitWords) UnmarshalYAML(n *yaml.Node) error {
+	if n.Kind == yaml.AliasNode {
+		n = n.Alias
+	}
+	if n.Kind != yaml.MappingNode {
+		return fmt.Errorf("line %d: split_values: want a mapping of the knob's words to %s", n.Line, model.ModeList(model.SplitModes()))
+	}
+	out := SplitWords{}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		if v.Kind == yaml.AliasNode {
+			v = v.Alias
+		}
+		m := model.Mode(v.Value)
+		if v.Kind != yaml.ScalarNode || !m.IsSplit() {
+			return fmt.Errorf("line %d: split_values.%s: %q is not a split mode (known: %s)", v.Line, k.Value, v.Value, strings.Join(splitModeNames(), ", "))
+		}
+		out[k.Value] = m
+	}
+	*w = out
+	return nil
+}
+
+func splitModeNames() []string {
+	var s []string
+	for _, m := range model.SplitModes() {
+		s = append(s, m.String())
+	}
+	return s
+}
+
 // Engines names the two engines of a split plan, as the SoC profile calls
 // them.
 type Engines struct {
@@ -89,7 +126,7 @@ type Mapping struct {
 	LittleFrac    Names             `yaml:"little_frac"`
 	Poll          Names             `yaml:"poll"`
 	Split         Names             `yaml:"split"`
-	SplitValues   map[string]string `yaml:"split_values"`
+	SplitValues   SplitWords        `yaml:"split_values"`
 	LittleThreads Names             `yaml:"little_threads"`
 	BigThreads    Names             `yaml:"big_threads"`
 	Defaults      map[string]string `yaml:"defaults"`
@@ -131,10 +168,10 @@ func DefaultMapping() Mapping {
 		LittleFrac:    Names{"ORK_BL_LITTLE_FRAC"},
 		Poll:          Names{"ORK_BL_POLL", "--poll"},
 		Split:         Names{"ORK_BL_SPLIT"},
-		SplitValues:   map[string]string{"token": "token", "tokens": "token", "expert": "expert", "experts": "expert"},
+		SplitValues:   SplitWords{"token": model.TokenSplit, "tokens": model.TokenSplit, "expert": model.ExpertSplit, "experts": model.ExpertSplit},
 		LittleThreads: Names{"ORK_BL_LITTLE_THREADS"},
 		BigThreads:    Names{"ORK_BL_BIG_THREADS", "-t", "--threads"},
-		Defaults:      map[string]string{"ORK_BL_SPLIT": "token", "ORK_BL_LITTLE_THREADS": "4"},
+		Defaults:      map[string]string{"ORK_BL_SPLIT": string(model.TokenSplit), "ORK_BL_LITTLE_THREADS": "4"},
 		Engines:       Engines{Big: "big", Little: "little"},
 	}
 }
@@ -188,8 +225,8 @@ func (m Mapping) Validate() error {
 		return fmt.Errorf("engines %q and %q must be two different names", m.Engines.Big, m.Engines.Little)
 	}
 	for k, v := range m.SplitValues {
-		if v != "token" && v != "expert" {
-			return fmt.Errorf("split_values: %q means %q, want token or expert", k, v)
+		if !v.IsSplit() {
+			return fmt.Errorf("split_values: %q means %q, want %s", k, v, model.ModeList(model.SplitModes()))
 		}
 	}
 	if len(m.Enable) > 0 && len(m.EnableValues) == 0 {
@@ -300,11 +337,10 @@ func (m Mapping) Read(knobs map[string]string) (KnobPlan, error) {
 		kp.On = &on
 	}
 	if name, v, ok := m.lookup(knobs, m.Split); ok {
-		md, ok := m.SplitValues[strings.ToLower(strings.TrimSpace(v))]
+		mode, ok := m.SplitValues[strings.ToLower(strings.TrimSpace(v))]
 		if !ok {
 			return kp, fmt.Errorf("%s=%q is not a split mode the mapping knows (%s)", name, v, strings.Join(slices.Sorted(maps.Keys(m.SplitValues)), ", "))
 		}
-		mode := model.Mode(md)
 		kp.Mode = &mode
 	}
 	if name, v, ok := m.lookup(knobs, m.LittleFrac); ok {
