@@ -112,7 +112,7 @@ func Prior(name string, engines []Engine, ms []measure.Measurement, w *model.Wor
 		if _, _, ok := median(ms, p+"kernel_ops_per_cycle.q8"); !ok {
 			s.Uncertainty[p+"kernel_ops_per_cycle.q8"] = s.Uncertainty[p+"kernel_ops_per_cycle.q4"]
 		}
-		e.KernelOpsPerCycle["q4"], e.KernelOpsPerCycle["q6"], e.KernelOpsPerCycle["q8"] = q4, q4, q8
+		e.KernelOpsPerCycle[string(model.ClassQ4)], e.KernelOpsPerCycle[string(model.ClassQ6)], e.KernelOpsPerCycle[string(model.ClassQ8)] = q4, q4, q8
 		// f16: attention's products as llama.cpp runs them, where
 		// measured; else (older measurement files) the f32 rate.
 		f16 := f32
