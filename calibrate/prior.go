@@ -117,7 +117,7 @@ func Prior(name string, engines []Engine, ms []measure.Measurement, w *model.Wor
 		// measured; else (older measurement files) the f32 rate.
 		f16 := f32
 		set(p+"kernel_ops_per_cycle.f16", &f16, f32)
-		e.KernelOpsPerCycle["f16"], e.KernelOpsPerCycle["f32"] = f16, f32
+		e.KernelOpsPerCycle[string(model.ClassF16)], e.KernelOpsPerCycle[string(model.ClassF32)] = f16, f32
 		// The rest of llama.cpp's attention path, where measured: with the
 		// softmax's rate the engine runs attention as llama.cpp does
 		// (model.Engine.AttentionWork).

@@ -239,7 +239,7 @@ func (w *Workload) graph(n, start int, logits, decode bool) []Op {
 				matmul(l, "attn_qkv", "attention", d, q+2*a.KVHeads*a.HeadDim, bpw.Attention)
 			}
 			sc := w.scores(l, n, start, decode)
-			add("attn_scores", Op{Layer: l, Kind: AttentionScores, Class: "f16", Tokens: n,
+			add("attn_scores", Op{Layer: l, Kind: AttentionScores, Class: ClassF16, Tokens: n,
 				Ops: sc.ops, KVOps: sc.kvOps, Elems: sc.elems, ActBytes: sc.bytes})
 			matmul(l, "attn_output", "attention", a.Heads*a.VDim(), d, bpw.Attention)
 		case 'L':

@@ -102,7 +102,7 @@ type KernelFallback struct {
 func KernelFallbacks(s *SoC, w *Workload, names ...string) []KernelFallback {
 	types := map[string]bool{}
 	for _, t := range w.Model.Types {
-		if _, ok := ggmlTypeBits[t]; ok && t != "f32" && t != "f16" { // those classes are the types
+		if _, ok := ggmlTypeBits[t]; ok && !isClass(t) { // f32 and f16: those classes are the types
 			types[t] = true
 		}
 	}

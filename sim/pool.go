@@ -175,7 +175,7 @@ func (r *runner) attention(i int, op *model.Op) (ops, gops float64) {
 		}
 	}
 	if s <= 0 || ops <= 0 {
-		return ops, r.matmulGOPS(i, "f16", "", op.Kind)
+		return ops, r.matmulGOPS(i, model.ClassF16, "", op.Kind)
 	}
 	return ops, ops / s / 1e9
 }
