@@ -273,7 +273,8 @@ func (r *resolved) plan(mode model.Mode, fracs []float64) model.Plan {
 // over every mode's best and dispatcher-alone plans); and what was asked
 // for besides. One sim.Evaluator makes every simulation of it: the best
 // shares over the whole simplex (Evaluator.Best), balance points for two
-// CPU engines, and intervals that share native's parameter draws.
+// CPU engines, and intervals that share native's perturbed SoCs (its runs
+// at ±σ, or its Monte Carlo draws).
 func Run(q Request) (*Prediction, error) {
 	if len(q.Busy) > 0 {
 		return nil, fieldErr("busy", -1, "busy cores are for a thread sweep's pools; the split dispatcher's plans run on idle cores")

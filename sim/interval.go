@@ -22,6 +22,14 @@ type Interval struct {
 	Draws int `json:"draws"`
 }
 
+// IntervalRule is how blsim's 90% intervals are made, in words (blsim
+// predict --help).
+const IntervalRule = `The 90% intervals are first-order by default: each uncertain parameter of
+the SoC's uncertainty table at +σ and at −σ, the others at their values
+(two runs each); each parameter's larger move of the gain down and up, added
+in quadrature, times 1.645. It ignores how the parameters interact.
+--draws N makes them Monte Carlo instead: the central 90% of N random draws.`
+
 // IntervalMethod is how an interval is made from the SoC's uncertainty
 // table, whose parameters are independent normals.
 type IntervalMethod string
