@@ -189,24 +189,13 @@ func (e *Evaluator) Balance(p model.Plan) (BalancePoint, error) {
 		}
 		return r.Split.EngineS[0] - r.Split.EngineS[1], nil
 	}
-	lo, hi := 1e-3, 0.999
-	dlo, err := diff(lo)
-	if err != nil {
-		return BalancePoint{}, err
-	}
-	dhi, err := diff(hi)
-	if err != nil {
-		return BalancePoint{}, err
-	}
-	switch {
-	case dlo < 0:
-		return BalancePoint{None: fmt.Sprintf("%s takes longer over the split ops than %s even with a share of %g", p.Engines[1], p.Engines[0], lo)}, nil
-	case dhi > 0:
-		return BalancePoint{None: fmt.Sprintf("%s takes longer over the split ops than %s even with a share of %g", p.Engines[0], p.Engines[1], 1-hi)}, nil
-	}
-	// Narrow [lo, hi] to one step of Best's grid (balanceGrid) by
+	// Bracket the share to one step of Best's grid (balanceGrid) by
 	// bisection over the grid's shares, which a prediction's best-share
-	// search has already run (remembered, so free), then bisect within it.
+	// search has already run (remembered, so free): i is the first grid
+	// share where the second engine takes as long or longer, or the last
+	// one. The ends, 0.001 and 0.999, are run only when the balance lies
+	// beyond the grid's first or last inner share (the time difference
+	// falls with the share, as the bisection assumes).
 	i, j := 1, balanceGrid-1
 	for j > i {
 		m := (i + j) / 2
@@ -220,18 +209,29 @@ func (e *Evaluator) Balance(p model.Plan) (BalancePoint, error) {
 			j = m
 		}
 	}
-	// i is the first grid share where the second engine takes as long or
-	// longer (the root lies within the step below it), or the last one.
-	f := float64(i) / balanceGrid
-	d, err := diff(f)
+	lo, hi := float64(i-1)/balanceGrid, float64(i)/balanceGrid
+	d, err := diff(hi)
 	if err != nil {
 		return BalancePoint{}, err
 	}
 	if d > 0 {
-		lo = f
-	} else {
-		hi = f
-		lo = math.Max(lo, float64(i-1)/balanceGrid)
+		lo, hi = hi, 0.999
+		dhi, err := diff(hi)
+		if err != nil {
+			return BalancePoint{}, err
+		}
+		if dhi > 0 {
+			return BalancePoint{None: fmt.Sprintf("%s takes longer over the split ops than %s even with a share of %g", p.Engines[0], p.Engines[1], 1-hi)}, nil
+		}
+	} else if i == 1 {
+		lo = 1e-3
+		dlo, err := diff(lo)
+		if err != nil {
+			return BalancePoint{}, err
+		}
+		if dlo < 0 {
+			return BalancePoint{None: fmt.Sprintf("%s takes longer over the split ops than %s even with a share of %g", p.Engines[1], p.Engines[0], lo)}, nil
+		}
 	}
 	for hi-lo > 1e-4 {
 		mid := (lo + hi) / 2
