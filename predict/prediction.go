@@ -127,10 +127,10 @@ type Prediction struct {
 	Depth int    `json:"depth,omitempty"`
 	Test  string `json:"test"`
 	// Engines of the split, main first, their kinds and threads.
-	Engines []string `json:"engines"`
-	Kinds   []string `json:"kinds"`
-	Threads []int    `json:"threads"`
-	Poll    int      `json:"poll"`
+	Engines []string           `json:"engines"`
+	Kinds   []model.EngineKind `json:"kinds"`
+	Threads []int              `json:"threads"`
+	Poll    int                `json:"poll"`
 	// Method is how the intervals were made from the SoC's uncertainty:
 	// "first-order" (the default: each uncertain parameter at ±σ),
 	// "monte-carlo" (Request.Draws random draws) or "none" (no
