@@ -26,8 +26,8 @@ type ThreadsRequest struct {
 	Prompt *model.Run
 	Gen    int
 	Poll   int
-	// Draws are the parameter samples of the recommendation's intervals
-	// (0: sim.DefaultDraws).
+	// Draws chooses the recommendation's intervals: 0, first-order; N,
+	// Monte Carlo over N parameter draws (Request.Draws).
 	Draws int
 	// Busy is how many cores of each swept engine (by name) run something
 	// else at full load, which every pool shares them with
