@@ -51,14 +51,24 @@ func microPrior(ms []measure.Measurement, path string) (float64, float64, bool) 
 		floor = KernelPriorRelSigma
 	}
 	if keep, ok := AtOnceKeep(ms); path == "dram.sustained_gb_s" && ok && keep >= AtOnceUnshared {
-		// The dispatcher's own engines kept their speed at once: what
-		// they stream together is what the streams at once measured, as
-		// sure as a kernel rate, and the fit may not take sustained DRAM
-		// far below it for what a split run loses to something else.
-		floor = KernelPriorRelSigma
+		// The dispatcher's own engines kept their speed at once: DRAM is
+		// not what they share, so what every CPU streams at once is the
+		// parameter itself, measured (MeasuredDirectly), and the fit may
+		// not take sustained DRAM below it for what a split run loses to
+		// something else. Its σ is the measurement's: three times a
+		// sample's CV, and no less than its calls spread.
+		floor = StreamTogetherSpread
 	}
 	return v, v * math.Max(floor, 3*cv), true
 }
+
+// StreamTogetherSpread is the narrowest relative σ of sustained DRAM
+// measured by every CPU streaming at once (probe.StreamReadTogether): the
+// spread (CV) of the values of ten calls measured side by side on the
+// 2-vCPU build machine in a quiet window, 5.2%, rounded up
+// (BenchmarkStreamTogether; docs/busy-machine.md). Two calls minutes apart
+// there can differ by more: the host's DRAM is shared with other guests.
+const StreamTogetherSpread = 0.06
 
 // AtOnceUnshared is the at-once keep (AtOnceKeep) from which two engines
 // are taken not to share DRAM bandwidth. At the calibration's decode-like
