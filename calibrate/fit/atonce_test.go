@@ -20,6 +20,10 @@ func TestAtOnceHoldsSustainedDRAM(t *testing.T) {
 	atOnce := func(keep float64, status string) measure.Measurement {
 		return measure.Measurement{ID: "a", Kind: measure.AtOnce, Median: keep, Status: status}
 	}
+	disturbed := func(m measure.Measurement) measure.Measurement {
+		m.Interference = &measure.Interference{Disturbed: true}
+		return m
+	}
 	for _, c := range []struct {
 		name  string
 		extra []measure.Measurement
@@ -30,6 +34,7 @@ func TestAtOnceHoldsSustainedDRAM(t *testing.T) {
 		{"kept 0.9", []measure.Measurement{atOnce(0.9, "ok")}, StreamTogetherSpread},
 		{"kept 0.7: they share", []measure.Measurement{atOnce(0.7, "ok")}, 0.25},
 		{"failed", []measure.Measurement{atOnce(0.97, "failed")}, 0.25},
+		{"kept 0.97, but disturbed", []measure.Measurement{disturbed(atOnce(0.97, "ok"))}, 0.25},
 		{"median of three", []measure.Measurement{atOnce(0.6, "ok"), atOnce(0.95, "ok"), atOnce(0.99, "ok")}, StreamTogetherSpread},
 	} {
 		ms := append([]measure.Measurement{stream, bw}, c.extra...)

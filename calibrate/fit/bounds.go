@@ -82,11 +82,12 @@ const AtOnceUnshared = 0.9
 // AtOnceKeep is the at-once step's value (calibrate's atOnceSteps, kind
 // measure.AtOnce): the smaller of two engines' dispatcher speeds at once
 // over alone, the median over the records of it; ok is false when ms has
-// none.
+// none. A record that stayed disturbed (measure.Interference.Disturbed)
+// is left out: what it lost at once may be another process's doing.
 func AtOnceKeep(ms []measure.Measurement) (float64, bool) {
 	var vals []float64
 	for _, m := range ms {
-		if m.Kind == measure.AtOnce && m.OK() && m.Median > 0 {
+		if m.Kind == measure.AtOnce && m.OK() && m.Median > 0 && (m.Interference == nil || !m.Interference.Disturbed) {
 			vals = append(vals, m.Median)
 		}
 	}
