@@ -16,11 +16,7 @@ import (
 // time the first Min of every run took. So a quiet machine spends nothing
 // extra, and a noisy one spends a bounded share more where the noise is.
 type Repeats struct {
-	Min, Max int
-	// PoolMax, when above Max, is the most repeats of a run whose plan
-	// runs more than one thread: a pool that waits at barriers, whose
-	// repeats spread most.
-	PoolMax    int
+	Min, Max   int
 	TargetPct  float64
 	ExtraShare float64
 
@@ -30,9 +26,7 @@ type Repeats struct {
 // NewRepeats is the policy of s: s.Repeats (2 when 0) at least; when not
 // s.FixedRepeats, up to three times as many, for a confidence interval of
 // ±2% (±3% when Quick), within as much extra time again as the first
-// repeats took. When Quick (and not FixedRepeats), a run of a pool of
-// more than one thread takes up to QuickPoolRepeats, within
-// QuickExtraShare times the first repeats' time.
+// repeats took.
 func NewRepeats(s *Settings) *Repeats {
 	n := s.Repeats
 	if n == 0 {
@@ -44,43 +38,19 @@ func NewRepeats(s *Settings) *Repeats {
 	}
 	if !s.FixedRepeats {
 		r.Max = 3 * n
-		if s.Quick {
-			r.PoolMax, r.ExtraShare = max(QuickPoolRepeats, r.Max), QuickExtraShare
-		}
 	}
 	return r
 }
-
-// QuickPoolRepeats is the most repeats a quick calibration's run of a
-// pool of more than one thread takes. On the 2-vCPU build machine a
-// repeat of such a run spread by 8.3% (median CV over the 110 two-thread
-// runs of ten quiet quick calibrations; 2.3% over the one-thread runs),
-// so a median of 6 repeats, the most before, was unsure by about 4%, and
-// the quick grid's held-out score, which compares such medians, followed
-// that noise (docs/busy-machine.md). A median of 20 is within about 2.3%
-// (1.25 × 8.3% / √20).
-const QuickPoolRepeats = 20
-
-// QuickExtraShare is how much time, as a multiple of the first repeats'
-// time of every run, a quick calibration's extra repeats may take: a
-// two-thread run of the quick grid going from 2 repeats to
-// QuickPoolRepeats takes about that much more (its warm-up and 2 first
-// repeats against 18 more).
-const QuickExtraShare = 4
 
 // Run runs cfg (cfg.Repeats is replaced by r.Min), then single repeats
 // without warm-up while More says so, and returns every repeat's samples
 // in one Result.
 func (r *Repeats) Run(m *dispatch.Model, cfg dispatch.Config) (dispatch.Result, error) {
 	cfg.Repeats = r.Min
-	most := r.Max
-	if threads := sum(cfg.Plan.Threads); threads > 1 {
-		most = max(most, r.PoolMax)
-	}
 	t0 := time.Now()
 	res, err := m.Run(cfg)
 	r.base += time.Since(t0)
-	for err == nil && r.more(res.TPS, most) {
+	for err == nil && r.More(res.TPS) {
 		cfg.Repeats, cfg.Warmup = 1, 0
 		t1 := time.Now()
 		more, e := m.Run(cfg)
@@ -97,22 +67,11 @@ func (r *Repeats) Run(m *dispatch.Model, cfg dispatch.Config) (dispatch.Result, 
 // More reports whether a run with these samples takes another repeat: it
 // has fewer than Max, the budget is not spent, and the interval is wider
 // than the target (HalfWidthPct).
-func (r *Repeats) More(samples []float64) bool { return r.more(samples, r.Max) }
-
-// more is More with most in place of Max.
-func (r *Repeats) more(samples []float64, most int) bool {
-	if len(samples) >= most || float64(r.extra) >= r.ExtraShare*float64(r.base) {
+func (r *Repeats) More(samples []float64) bool {
+	if len(samples) >= r.Max || float64(r.extra) >= r.ExtraShare*float64(r.base) {
 		return false
 	}
 	return HalfWidthPct(samples) > r.TargetPct
-}
-
-func sum(xs []int) int {
-	n := 0
-	for _, x := range xs {
-		n += x
-	}
-	return n
 }
 
 // HalfWidthPct is the half-width of the 95% confidence interval of the

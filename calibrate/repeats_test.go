@@ -41,44 +41,7 @@ func TestRepeatsMore(t *testing.T) {
 	if r.More(noisy) {
 		t.Error("more repeats past the budget")
 	}
-	if f := NewRepeats(&Settings{Repeats: 3, FixedRepeats: true, Quick: true}); f.Max != 3 || f.TargetPct != 3 || f.PoolMax > 3 {
+	if f := NewRepeats(&Settings{Repeats: 3, FixedRepeats: true, Quick: true}); f.Max != 3 || f.TargetPct != 3 {
 		t.Errorf("fixed: %+v", f)
-	}
-	if r.PoolMax > r.Max {
-		t.Errorf("a full calibration's pools take more repeats: %+v", r)
-	}
-}
-
-// TestQuickPoolRepeats: a quick calibration's run of a pool of more than
-// one thread takes up to QuickPoolRepeats while its interval is wide,
-// within QuickExtraShare of the first repeats' time; a one-thread run
-// stops at Max.
-func TestQuickPoolRepeats(t *testing.T) {
-	r := NewRepeats(&Settings{Quick: true})
-	if r.Max != 6 || r.PoolMax != QuickPoolRepeats || r.ExtraShare != QuickExtraShare || r.TargetPct != 3 {
-		t.Fatalf("%+v", r)
-	}
-	r.base = time.Second
-	noisy := make([]float64, 6)
-	for i := range noisy {
-		noisy[i] = 100 + 20*float64(i%2)
-	}
-	if r.More(noisy) {
-		t.Error("a one-thread run past Max")
-	}
-	if !r.more(noisy, r.PoolMax) {
-		t.Error("a pool's noisy run stops at Max")
-	}
-	r.extra = time.Duration(QuickExtraShare-1) * time.Second
-	if !r.more(noisy, r.PoolMax) {
-		t.Error("a pool's run stops before the quick budget is spent")
-	}
-	r.extra = QuickExtraShare * time.Second
-	if r.more(noisy, r.PoolMax) {
-		t.Error("more repeats past the quick budget")
-	}
-	r.extra = 0
-	if r.more(append(noisy, make([]float64, QuickPoolRepeats)...), r.PoolMax) {
-		t.Error("more repeats than PoolMax")
 	}
 }

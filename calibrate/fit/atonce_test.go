@@ -76,13 +76,17 @@ func TestCapNoteSaysAtOnce(t *testing.T) {
 	}
 }
 
-// TestStreamTogetherSigma: a stream at once whose samples spread widely
-// keeps three times their CV as its σ, whatever the at-once step says.
+// TestStreamTogetherSigma: where the engines keep their speed at once, a
+// stream at once whose samples spread more than StreamTogetherSpread takes
+// their CV as its σ; without the at-once step, three times it.
 func TestStreamTogetherSigma(t *testing.T) {
 	stream := measure.Measurement{ID: "s", Kind: measure.StreamContended, Param: "dram.sustained_gb_s", Median: 50, CV: 0.135, Status: "ok"}
 	atOnce := measure.Measurement{ID: "a", Kind: measure.AtOnce, Median: 0.95, Status: "ok"}
-	if _, sigma, _ := microPrior([]measure.Measurement{stream, atOnce}, "dram.sustained_gb_s"); math.Abs(sigma-3*0.135*50) > 1e-9 {
-		t.Errorf("σ %g, want %g", sigma, 3*0.135*50)
+	if _, sigma, _ := microPrior([]measure.Measurement{stream, atOnce}, "dram.sustained_gb_s"); math.Abs(sigma-0.135*50) > 1e-9 {
+		t.Errorf("σ %g, want %g", sigma, 0.135*50)
+	}
+	if _, sigma, _ := microPrior([]measure.Measurement{stream}, "dram.sustained_gb_s"); math.Abs(sigma-3*0.135*50) > 1e-9 {
+		t.Errorf("no at-once step: σ %g, want %g", sigma, 3*0.135*50)
 	}
 }
 

@@ -55,19 +55,23 @@ func microPrior(ms []measure.Measurement, path string) (float64, float64, bool) 
 		// not what they share, so what every CPU streams at once is the
 		// parameter itself, measured (MeasuredDirectly), and the fit may
 		// not take sustained DRAM below it for what a split run loses to
-		// something else. Its σ is the measurement's: three times a
-		// sample's CV, and no less than its calls spread.
-		floor = StreamTogetherSpread
+		// something else. Its σ is the measurement's own: the spread of
+		// one sample (one pass of every CPU, its CV), no less than the
+		// spread of whole calls' values. No dispatcher's use of DRAM
+		// differs from the stream here for a wider prior (3 × CV) to
+		// leave room for: no run reaches it.
+		return v, v * math.Max(StreamTogetherSpread, cv), true
 	}
 	return v, v * math.Max(floor, 3*cv), true
 }
 
 // StreamTogetherSpread is the narrowest relative σ of sustained DRAM
 // measured by every CPU streaming at once (probe.StreamReadTogether): the
-// spread (CV) of the values of ten calls measured side by side on the
-// 2-vCPU build machine in a quiet window, 5.2%, rounded up
-// (BenchmarkStreamTogether; docs/busy-machine.md). Two calls minutes apart
-// there can differ by more: the host's DRAM is shared with other guests.
+// spread (CV) of whole calls' values on the 2-vCPU build machine in quiet
+// windows, 3.70% over 8 calls (BenchmarkStreamTogether) and 5.25% over 6
+// calls of the same code minutes later, rounded up (docs/busy-machine.md).
+// Calls further apart can differ by more: the host's DRAM is shared with
+// other guests (34 GB/s in one window, 54 in another ten minutes later).
 const StreamTogetherSpread = 0.06
 
 // AtOnceUnshared is the at-once keep (AtOnceKeep) from which two engines
