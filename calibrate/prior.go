@@ -78,7 +78,7 @@ func median(ms []measure.Measurement, path string) (v, cv float64, ok bool) {
 func Prior(name string, engines []Engine, ms []measure.Measurement, w *model.Workload) *model.SoC {
 	s := &model.SoC{Schema: model.SoCSchema, Name: name,
 		Description: "calibrated by blsim on this machine",
-		DRAM:        model.DRAM{Sharing: "maxmin"}, Uncertainty: map[string]float64{}}
+		DRAM:        model.DRAM{Sharing: model.ShareMaxMin}, Uncertainty: map[string]float64{}}
 	set := func(path string, v *float64, def float64) {
 		m, cv, ok := median(ms, path)
 		if ok && m > 0 {
@@ -92,7 +92,7 @@ func Prior(name string, engines []Engine, ms []measure.Measurement, w *model.Wor
 	maxBW := 0.0
 	for _, en := range engines {
 		c := en.Cluster
-		e := model.Engine{Name: c.Name, Kind: "cpu", CoreType: c.CoreType, Cores: len(c.CPUs), ClockGHz: en.ClockGHz,
+		e := model.Engine{Name: c.Name, Kind: model.KindCPU, CoreType: c.CoreType, Cores: len(c.CPUs), ClockGHz: en.ClockGHz,
 			KernelOpsPerCycle: map[string]float64{}, MoEEfficiency: 1, ThreadScalingLoss: 0.02,
 			L2KiBPerCore: float64(c.L2KiBPerCore), SharedCacheKiB: float64(c.SharedCacheKiB), CacheUsableFrac: 0.5,
 			// ggml's generic MUL_MAT and MUL_MAT_ID, and the built-in

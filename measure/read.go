@@ -31,7 +31,7 @@ type MoreBadLines struct {
 }
 
 func (e *MoreBadLines) Error() string {
-	return fmt.Sprintf("%s: %d more bad lines, the last at line %d", e.File, e.N, e.LastLineNo)
+	return fmt.Sprintf("%s: %d more bad %s, the last at line %d", e.File, e.N, lines(e.N), e.LastLineNo)
 }
 
 // MaxKeptErrors is how many bad lines Read returns one by one.

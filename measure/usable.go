@@ -36,14 +36,14 @@ func Check(name string, good int, errs []error) (warnings []string, err error) {
 		case good == 0 && bad == 0:
 			return nil, fmt.Errorf("%s has no measurements", name)
 		case good == 0:
-			return nil, fmt.Errorf("%s has no readable measurements (%d bad lines; first: %v)", name, bad, errs[0])
+			return nil, fmt.Errorf("%s has no readable measurements (%d bad %s; first: %v)", name, bad, lines(bad), errs[0])
 		}
 		return nil, fmt.Errorf("%s: %d of its %d lines are bad, more than a tenth (first: %v); fix or remove them",
 			name, bad, good+bad, errs[0])
 	}
 	for i, e := range errs {
 		if i == MaxListed {
-			warnings = append(warnings, fmt.Sprintf("%d more bad lines in %s", bad-MaxListed, name))
+			warnings = append(warnings, fmt.Sprintf("%d more bad %s in %s", bad-MaxListed, lines(bad-MaxListed), name))
 			break
 		}
 		warnings = append(warnings, fmt.Sprintf("skipped %v", e))
@@ -64,4 +64,12 @@ func ReadUsable(path string, check func(*Measurement) error) ([]Measurement, []s
 		return nil, nil, err
 	}
 	return ms, warnings, nil
+}
+
+// lines is "line" for one and "lines" for any other count.
+func lines(n int) string {
+	if n == 1 {
+		return "line"
+	}
+	return "lines"
 }

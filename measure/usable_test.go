@@ -32,8 +32,12 @@ func TestCheck(t *testing.T) {
 		{"seven in seventy", 63, bad(7), []string{"skipped m.jsonl:1: not a measurement", "skipped m.jsonl:2: not a measurement",
 			"skipped m.jsonl:3: not a measurement", "skipped m.jsonl:4: not a measurement", "skipped m.jsonl:5: not a measurement",
 			"2 more bad lines in m.jsonl"}, ""},
+		{"six in seventy", 64, bad(6), []string{"skipped m.jsonl:1: not a measurement", "skipped m.jsonl:2: not a measurement",
+			"skipped m.jsonl:3: not a measurement", "skipped m.jsonl:4: not a measurement", "skipped m.jsonl:5: not a measurement",
+			"1 more bad line in m.jsonl"}, ""},
 		{"empty", 0, nil, nil, "m.jsonl has no measurements"},
 		{"nothing readable", 0, bad(2), nil, "m.jsonl has no readable measurements (2 bad lines; first: m.jsonl:1: not a measurement)"},
+		{"one unreadable", 0, bad(1), nil, "m.jsonl has no readable measurements (1 bad line; first: m.jsonl:1: not a measurement)"},
 		{"too many bad", 2, bad(2), nil, "m.jsonl: 2 of its 4 lines are bad, more than a tenth (first: m.jsonl:1: not a measurement); fix or remove them"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

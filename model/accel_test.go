@@ -46,7 +46,7 @@ func TestNPUEngineValidation(t *testing.T) {
 		{"shares_dram missing", "    shares_dram: true\n", "", "engines[2].shares_dram: required for kind npu"},
 		{"convert class unknown", "{q4: 0.78, q6: 0.22}", "{q4: 0.78, q5: 0.22}", "engines[2].convert_bytes_per_weight_byte.q5: unknown kernel class"},
 		{"convert negative", "{q4: 0.78, q6: 0.22}", "{q4: -1, q6: 0.22}", "engines[2].convert_bytes_per_weight_byte.q4"},
-		{"unknown kind", "kind: npu", "kind: gpu", `engines[2].kind: "gpu" is not a known engine kind (cpu, npu)`},
+		{"unknown kind", "kind: npu", "kind: gpu", `engines[2].kind: "gpu" is not an engine kind (known: cpu, npu)`},
 		{"cpu with submit", "    kind: cpu\n    core_type: Cortex-A55\n", "    kind: cpu\n    core_type: Cortex-A55\n    submit_us: 10\n", "engines[1].submit_us: only for accelerator engines"},
 		{"cpu with ops", "    kind: cpu\n    core_type: Cortex-A55\n", "    kind: cpu\n    core_type: Cortex-A55\n    ops: [matmul]\n", "engines[1].ops: only for accelerator engines"},
 		{"cpu with shares_dram", "    kind: cpu\n    core_type: Cortex-A55\n", "    kind: cpu\n    core_type: Cortex-A55\n    shares_dram: true\n", "engines[1].shares_dram: only for accelerator engines"},

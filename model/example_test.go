@@ -31,7 +31,7 @@ func ExampleParseSoC() {
 	}, "\n")), "board.yaml")
 	fmt.Println(err)
 	// Output:
-	// board.yaml:1: engines: missing required key
+	// board.yaml:6: dram.sharing: "fair" is not a sharing policy (known: maxmin, proportional)
 }
 
 func ExampleSoC_Get() {

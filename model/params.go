@@ -164,7 +164,7 @@ func (s *SoC) param(path string) (paramRef, error) {
 	}
 	var found reflect.Value
 	walkNumeric(rv, func(key string, f reflect.Value) {
-		if key == parts[1] && !(rv.Type() == reflect.TypeOf(Engine{}) && accelOnly[key] && rv.FieldByName("Kind").String() == KindCPU) {
+		if key == parts[1] && !(rv.Type() == reflect.TypeOf(Engine{}) && accelOnly[key] && rv.FieldByName("Kind").String() == string(KindCPU)) {
 			found = f
 		}
 	})

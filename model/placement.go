@@ -73,6 +73,13 @@ func ParsePlacement(s string) (Placement, error) {
 	return "", fmt.Errorf("placement %q: want one of %s", s, strings.Join(names, ", "))
 }
 
+// Pins says whether llama.cpp's --cpu-mask and --cpu-strict pin threads
+// under the policy: not on Android or macOS, where ggml sets no thread
+// affinity (PlaceAndroid, PlaceMacOS); only a CPU set narrows them there.
+func (p Placement) Pins() bool {
+	return p != PlaceAndroid && p != PlaceMacOS
+}
+
 // TimesliceUS is the policy's scheduler slice in microseconds: what a
 // barrier waits for a thread that is runnable but not running, where the
 // profile measured none (Handoff.TimesliceUS).
@@ -202,7 +209,7 @@ func (s *SoC) Place(n int, pol Placement, o PlaceOptions) (*Placed, error) {
 		}
 		return set, nil
 	}
-	if pol == PlaceMacOS || pol == PlaceAndroid {
+	if !pol.Pins() {
 		o.Mask = nil // no thread affinity from ggml there: llama.cpp's mask does nothing
 	}
 	mask, err := within(o.Mask, "--cpu-mask")

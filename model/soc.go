@@ -32,8 +32,9 @@ type DRAM struct {
 	// at once; utilisation figures are relative to it.
 	SustainedGBs float64 `yaml:"sustained_gb_s"`
 	// Sharing says how SustainedGBs is divided among engines whose demand
-	// exceeds it: "maxmin" (max-min fair) or "proportional" (to demand).
-	Sharing string `yaml:"sharing"`
+	// exceeds it: ShareMaxMin (max-min fair) or ShareProportional (to
+	// demand).
+	Sharing Sharing `yaml:"sharing"`
 	// Type names the memory part (package parts: lpddr4x, lpddr5, ddr5,
 	// ...) whose bus and transfer rate give PeakGBs, and whose sustained
 	// share gives SustainedGBs, where the file gives none. Optional, as
@@ -51,22 +52,9 @@ type DRAM struct {
 	Controller string `yaml:"controller,omitempty"`
 }
 
-// Engine kinds.
-const (
-	// KindCPU is a CPU cluster run by a ggml-style thread pool.
-	KindCPU = "cpu"
-	// KindNPU is an accelerator the dispatcher submits jobs to: it runs
-	// only the ops it lists, pays a per-submit latency and a per-op setup
-	// instead of a pool wake, and may need its weights in its own format.
-	KindNPU = "npu"
-)
-
 // MaxEngines is the most engines a SoC may have: far more clusters and
 // accelerators than any SoC has, few enough that every sweep stays fast.
 const MaxEngines = 64
-
-// EngineKinds are the known engine kinds.
-var EngineKinds = []string{KindCPU, KindNPU}
 
 // Engine is one thread pool's worth of hardware: a CPU cluster, or an
 // accelerator (kind npu).
@@ -79,9 +67,9 @@ var EngineKinds = []string{KindCPU, KindNPU}
 // tokens that share one weight walk. Its scalar rate is never used (it runs
 // no scalar ops) but must be positive.
 type Engine struct {
-	Name     string `yaml:"name"`
-	Kind     string `yaml:"kind"` // "cpu" or "npu"
-	CoreType string `yaml:"core_type,omitempty"`
+	Name     string     `yaml:"name"`
+	Kind     EngineKind `yaml:"kind"` // KindCPU or KindNPU
+	CoreType string     `yaml:"core_type,omitempty"`
 	// Core names the core part (package parts: cortex-a76, zen4, ...)
 	// that gives the engine every value its file leaves out: kernel
 	// rates, overlaps, caches, SMT ways, per-core bandwidth. Optional.

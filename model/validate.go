@@ -147,8 +147,8 @@ func (s *SoC) Validate() error {
 	if c.err == nil && d.SustainedGBs > d.PeakGBs {
 		c.fail("dram.sustained_gb_s", "%g exceeds peak_gb_s %g", d.SustainedGBs, d.PeakGBs)
 	}
-	if d.Sharing != "maxmin" && d.Sharing != "proportional" {
-		c.fail("dram.sharing", "%q is not maxmin or proportional", d.Sharing)
+	if !d.Sharing.Known() {
+		c.fail("dram.sharing", "%q is not a sharing policy (known: %s)", d.Sharing, nameList(Sharings))
 	}
 	if len(s.Engines) == 0 {
 		c.fail("engines", "at least one engine is needed")
@@ -168,8 +168,8 @@ func (s *SoC) Validate() error {
 			c.fail(p+"name", "engine %q listed twice", e.Name)
 		}
 		names[e.Name] = true
-		if !contains(EngineKinds, e.Kind) {
-			c.fail(p+"kind", "%q is not a known engine kind (%s)", e.Kind, strings.Join(EngineKinds, ", "))
+		if !e.Kind.Known() {
+			c.fail(p+"kind", "%q is not an engine kind (known: %s)", e.Kind, nameList(EngineKinds))
 		}
 		c.integer(p+"cores", e.Cores, 1, CPUCoresRange.Max)
 		if e.Kind == KindCPU {

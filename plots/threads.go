@@ -86,7 +86,7 @@ func Threads(t *predict.ThreadsSweep) (*Figure, error) {
 		}
 		sc.GlyphStyle = draw.GlyphStyle{Color: black, Radius: vg.Points(6), Shape: draw.RingGlyph{}}
 		p.Add(sc)
-		label := fmt.Sprintf("%s: %s, %.2f t/s", phase.name, b.Flags(), phase.tps(b))
+		label := fmt.Sprintf("%s: %s, %.2f t/s", phase.name, b.Flags(t.Placement), phase.tps(b))
 		fig.Legend = append(fig.Legend, LegendEntry{label, sc})
 		fig.Labels = append(fig.Labels, label)
 		p.Y.Min, p.Y.Max = 0, ymax*1.1

@@ -23,7 +23,7 @@ func TestThreadsFigure(t *testing.T) {
 	}
 	text := strings.Join(fig.Texts(), "\n")
 	for _, want := range []string{"big+little", "little", "pp512 t/s", "tg8 t/s",
-		fmt.Sprintf("pp512: %s, %.2f t/s", th.BestPP.Flags(), th.BestPP.PPTPS), "split (pp: token split"} {
+		fmt.Sprintf("pp512: %s, %.2f t/s", th.BestPP.Flags(th.Placement), th.BestPP.PPTPS), "split (pp: token split"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("figure lacks %q:\n%s", want, text)
 		}

@@ -127,10 +127,10 @@ type Prediction struct {
 	Depth int    `json:"depth,omitempty"`
 	Test  string `json:"test"`
 	// Engines of the split, main first, their kinds and threads.
-	Engines []string `json:"engines"`
-	Kinds   []string `json:"kinds"`
-	Threads []int    `json:"threads"`
-	Poll    int      `json:"poll"`
+	Engines []string           `json:"engines"`
+	Kinds   []model.EngineKind `json:"kinds"`
+	Threads []int              `json:"threads"`
+	Poll    int                `json:"poll"`
 	// Draws is the parameter samples behind each interval.
 	Draws int `json:"draws"`
 	// Native is everything on the first engine alone.

@@ -117,15 +117,24 @@ func describeSplit(p model.Plan) string {
 	return fmt.Sprintf("%s split %s", p.Mode, p.Shares())
 }
 
-// Flags is the llama.cpp command-line of a pool row: -t N and its
-// --cpu-mask, in hex with --cpu-strict 1 where the profile gives the
-// clusters' CPU ids (CPUMask), else the clusters the mask must cover.
-func (r ThreadsRow) Flags() string {
+// Flags is the llama.cpp command-line of a pool row under placement pol:
+// -t N and its --cpu-mask, in hex with --cpu-strict 1 where the profile
+// gives the clusters' CPU ids (CPUMask), else the clusters the mask must
+// cover. Where ggml sets no thread affinity (pol.Pins is false) no mask is
+// given: on Android the row's CPUs are a CPU set (taskset), on macOS
+// nothing can pin them.
+func (r ThreadsRow) Flags(pol model.Placement) string {
 	parts := r.Where()
-	if r.Unpinned {
+	switch {
+	case r.Unpinned:
 		return fmt.Sprintf("-t %d alone (%s)", r.Threads, parts)
-	}
-	if r.CPUMask != "" {
+	case pol == model.PlaceAndroid && r.CPUMask != "":
+		return fmt.Sprintf("-t %d under taskset %s (%s)", r.Threads, r.CPUMask, parts)
+	case pol == model.PlaceAndroid:
+		return fmt.Sprintf("-t %d under taskset of %s's cores (%s)", r.Threads, strings.Join(r.Plan.Engines, " and "), parts)
+	case !pol.Pins():
+		return fmt.Sprintf("-t %d, which %s cannot pin (%s)", r.Threads, pol, parts)
+	case r.CPUMask != "":
 		return fmt.Sprintf("-t %d --cpu-mask %s --cpu-strict 1 (%s)", r.Threads, r.CPUMask, parts)
 	}
 	return fmt.Sprintf("-t %d, --cpu-mask of %s's cores (%s)", r.Threads, strings.Join(r.Plan.Engines, " and "), parts)

@@ -55,6 +55,13 @@ type Result struct {
 // SoC before it is simulated (a what-if: the presets' values are then not
 // what is checked).
 func Predict(r Row, sets ...Set) (Result, error) {
+	res, _, err := simulate(r, sets)
+	return res, err
+}
+
+// simulate is Predict with the simulation itself (nil where the row is
+// not expressible): what bounds each row's time (sim.Result.Bound, Pool).
+func simulate(r Row, sets []Set) (Result, *sim.Result, error) {
 	res := Result{Row: r, Status: Scored}
 	switch {
 	case r.Sets != "":
@@ -62,12 +69,12 @@ func Predict(r Row, sets ...Set) (Result, error) {
 	case r.Gap != "":
 		res.Status, res.Why = Gapped, r.Gap
 	}
-	no := func(why string) (Result, error) {
+	no := func(why string) (Result, *sim.Result, error) {
 		res.Status, res.Why = NotExpressible, why
-		return res, nil
+		return res, nil, nil
 	}
 	if !slices.Contains(PlannedSoCs, r.SoC) {
-		return res, fmt.Errorf("row %s: soc %q is not a preset blsim has or plans (%s)", r.ID, r.SoC, strings.Join(PlannedSoCs, ", "))
+		return res, nil, fmt.Errorf("row %s: soc %q is not a preset blsim has or plans (%s)", r.ID, r.SoC, strings.Join(PlannedSoCs, ", "))
 	}
 	if r.NotExpressible != "" {
 		return no(r.NotExpressible)
@@ -80,11 +87,11 @@ func Predict(r Row, sets ...Set) (Result, error) {
 		s, err = presets.SoCWithDRAM(r.SoC, r.DRAM)
 	}
 	if err != nil {
-		return res, fmt.Errorf("row %s: %w", r.ID, err)
+		return res, nil, fmt.Errorf("row %s: %w", r.ID, err)
 	}
 	w, scheme, notes, err := workloadOf(r)
 	if err != nil {
-		return res, fmt.Errorf("row %s: %w", r.ID, err)
+		return res, nil, fmt.Errorf("row %s: %w", r.ID, err)
 	}
 	run, _ := r.Run()
 	w = w.WithRun(run)
@@ -107,7 +114,7 @@ func Predict(r Row, sets ...Set) (Result, error) {
 	res.Notes = append(notes, eraNotes...)
 	if len(sets) > 0 {
 		if err := applySets(s, sets); err != nil {
-			return res, fmt.Errorf("row %s: %w", r.ID, err)
+			return res, nil, fmt.Errorf("row %s: %w", r.ID, err)
 		}
 		res.Notes = append(res.Notes, "what-if: "+joinSets(sets))
 	}
@@ -118,11 +125,11 @@ func Predict(r Row, sets ...Set) (Result, error) {
 	res.Pool = pool
 	out, err := sim.Run(s, w, plan)
 	if err != nil {
-		return res, fmt.Errorf("row %s: %w", r.ID, err)
+		return res, nil, fmt.Errorf("row %s: %w", r.ID, err)
 	}
 	res.Predicted = out.TPS
 	res.ErrPct = 100 * (out.TPS/r.TPS - 1)
-	return res, nil
+	return res, out, nil
 }
 
 // workloadOf is the row's workload: its model preset built with its

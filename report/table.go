@@ -283,7 +283,7 @@ func ThreadsTable(w io.Writer, t *predict.ThreadsSweep) error {
 func threadsAdvice(t *predict.ThreadsSweep) []string {
 	phase := func(name string, best predict.ThreadsRow, tps float64, unpinned predict.ThreadsRow, utps float64, all predict.Judgement, faster *predict.Alternative) string {
 		var b strings.Builder
-		fmt.Fprintf(&b, "%s %s: %.2f t/s", name, best.Flags(), tps)
+		fmt.Fprintf(&b, "%s %s: %.2f t/s", name, best.Flags(t.Placement), tps)
 		if unpinned.Threads > 0 && (best.CPUMask != "" || unpinned.Where() != best.Where()) {
 			fmt.Fprintf(&b, "; -t %d alone gives %.2f (%s places %s)", unpinned.Threads, utps, t.Placement, unpinned.Where())
 		}
@@ -300,8 +300,8 @@ func threadsAdvice(t *predict.ThreadsSweep) []string {
 	lines := []string{
 		phase("prefill:", t.BestPP, t.BestPP.PPTPS, t.UnpinnedPP, t.UnpinnedPP.PPTPS, t.PPAllCores, t.FasterPP),
 		phase("decode: ", t.BestTG, t.BestTG.TGTPS, t.UnpinnedTG, t.UnpinnedTG.TGTPS, t.TGAllCores, t.FasterTG),
-		"llama-cli, llama-server: " + apart(t.BestTG, "-t", "-C", "--cpu-strict") + " (decode), " +
-			apart(t.BestPP, "-tb", "-Cb", "--cpu-strict-batch") + " (prefill); llama-bench's -t runs both",
+		"llama-cli, llama-server: " + apart(t.BestTG, t.Placement, "-t", "-C", "--cpu-strict") + " (decode), " +
+			apart(t.BestPP, t.Placement, "-tb", "-Cb", "--cpu-strict-batch") + " (prefill); llama-bench's -t runs both",
 	}
 	// ggml sets no thread affinity on Android or macOS (model.PlaceAndroid,
 	// model.PlaceMacOS): the masks above do nothing there.
@@ -319,8 +319,12 @@ func threadsAdvice(t *predict.ThreadsSweep) []string {
 }
 
 // apart is a pool row as llama-cli's flags of one phase: "-tb 8 -Cb 0xff
-// --cpu-strict-batch 1", or "-t 4 on big's cores" without CPU ids.
-func apart(r predict.ThreadsRow, threads, mask, strict string) string {
+// --cpu-strict-batch 1", or "-t 4 on big's cores" without CPU ids, or
+// "-tb 8" alone where the policy's masks do nothing (model.Placement.Pins).
+func apart(r predict.ThreadsRow, pol model.Placement, threads, mask, strict string) string {
+	if !pol.Pins() {
+		return fmt.Sprintf("%s %d", threads, r.Threads)
+	}
 	if r.CPUMask != "" {
 		return fmt.Sprintf("%s %d %s %s %s 1", threads, r.Threads, mask, r.CPUMask, strict)
 	}

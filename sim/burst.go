@@ -1,6 +1,10 @@
 package sim
 
-import "math"
+import (
+	"math"
+
+	"github.com/blsim/blsim/model"
+)
 
 // part is one engine's partition of one op: what it must move and compute.
 type part struct {
@@ -33,7 +37,7 @@ type timing struct {
 // bursting while i bursts is j's duty cycle; the bandwidth i receives is the
 // expectation over which others are bursting. Duty cycles depend on that
 // bandwidth, so the system is iterated to a fixed point.
-func solve(parts []part, totalBs float64, policy string, out []timing) {
+func solve(parts []part, totalBs float64, policy model.Sharing, out []timing) {
 	n := len(parts)
 	for i, p := range parts {
 		c := p.computeS * p.slowdown
@@ -137,7 +141,7 @@ func (t *timing) finish(p part, computeS, totalBs float64) {
 
 // peakUtil is the highest DRAM utilisation among the burst states that have
 // a non-negligible chance: all partitions whose duty exceeds 1% bursting.
-func peakUtil(parts []part, ts []timing, totalBs float64, policy string) float64 {
+func peakUtil(parts []part, ts []timing, totalBs float64, policy model.Sharing) float64 {
 	n := len(parts)
 	var dbuf, abuf [8]float64
 	demand, alloc := dbuf[:0], abuf[:0]

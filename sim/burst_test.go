@@ -4,6 +4,8 @@ import (
 	"math"
 	"reflect"
 	"testing"
+
+	"github.com/blsim/blsim/model"
 )
 
 func TestShareBandwidth(t *testing.T) {
@@ -15,17 +17,17 @@ func TestShareBandwidth(t *testing.T) {
 		name   string
 		demand []float64
 		total  float64
-		policy string
+		policy model.Sharing
 		want   []float64
 	}{
-		{"under total: all served", []float64{3, 4}, 10, "maxmin", []float64{3, 4}},
-		{"maxmin: small demand served first", []float64{2, 20}, 10, "maxmin", []float64{2, 8}},
-		{"maxmin: order of engines does not matter", []float64{20, 2}, 10, "maxmin", []float64{8, 2}},
-		{"maxmin: equal split of big demands", []float64{20, 30}, 10, "maxmin", []float64{5, 5}},
-		{"maxmin: ties", []float64{6, 6, 1}, 10, "maxmin", []float64{4.5, 4.5, 1}},
-		{"proportional", []float64{10, 30}, 20, "proportional", []float64{5, 15}},
-		{"one idle engine", []float64{0, 30}, 20, "maxmin", []float64{0, 20}},
-		{"many engines", many, 11, "maxmin", []float64{1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1}},
+		{"under total: all served", []float64{3, 4}, 10, model.ShareMaxMin, []float64{3, 4}},
+		{"maxmin: small demand served first", []float64{2, 20}, 10, model.ShareMaxMin, []float64{2, 8}},
+		{"maxmin: order of engines does not matter", []float64{20, 2}, 10, model.ShareMaxMin, []float64{8, 2}},
+		{"maxmin: equal split of big demands", []float64{20, 30}, 10, model.ShareMaxMin, []float64{5, 5}},
+		{"maxmin: ties", []float64{6, 6, 1}, 10, model.ShareMaxMin, []float64{4.5, 4.5, 1}},
+		{"proportional", []float64{10, 30}, 20, model.ShareProportional, []float64{5, 15}},
+		{"one idle engine", []float64{0, 30}, 20, model.ShareMaxMin, []float64{0, 20}},
+		{"many engines", many, 11, model.ShareMaxMin, []float64{1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -82,9 +84,9 @@ func TestSolveContention(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			alone := make([]timing, 1)
-			solve([]part{tc.a}, total, "maxmin", alone)
+			solve([]part{tc.a}, total, model.ShareMaxMin, alone)
 			both := make([]timing, 2)
-			solve([]part{tc.a, tc.b}, total, "maxmin", both)
+			solve([]part{tc.a, tc.b}, total, model.ShareMaxMin, both)
 			if slow := both[0].totalS > alone[0].totalS*(1+1e-12); slow != tc.wantSlow {
 				t.Errorf("alone %g s, with the other %g s; want slower=%v", alone[0].totalS, both[0].totalS, tc.wantSlow)
 			}

@@ -1,9 +1,11 @@
 package sim
 
+import "github.com/blsim/blsim/model"
+
 // shareBandwidth divides total among demands: each gets at most its demand;
-// "maxmin" fills the smallest demands first, "proportional" scales all
-// demands down together. out must have len(demand).
-func shareBandwidth(out, demand []float64, total float64, policy string) {
+// model.ShareMaxMin fills the smallest demands first, model.ShareProportional
+// scales all demands down together. out must have len(demand).
+func shareBandwidth(out, demand []float64, total float64, policy model.Sharing) {
 	sum := 0.0
 	for _, d := range demand {
 		sum += d
@@ -12,7 +14,7 @@ func shareBandwidth(out, demand []float64, total float64, policy string) {
 		copy(out, demand)
 		return
 	}
-	if policy == "proportional" {
+	if policy == model.ShareProportional {
 		for i, d := range demand {
 			out[i] = d * total / sum
 		}

@@ -159,6 +159,22 @@ func TestThreadsSweep(t *testing.T) {
 		if code != 0 || want != "" && !strings.Contains(out, want) || want == "" && strings.Contains(out, "no thread affinity") {
 			t.Errorf("--placement %s: exit %d %s: want %q in\n%s", pol, code, errs, want, out)
 		}
+		// Where masks do nothing, no advice line gives one: the pinned
+		// pool is a taskset on Android, and nothing on macOS.
+		pins := pol == "linux"
+		for _, line := range strings.Split(out, "\n") {
+			if !strings.HasPrefix(line, "prefill:") && !strings.HasPrefix(line, "decode:") && !strings.HasPrefix(line, "llama-cli") {
+				continue
+			}
+			masked := strings.Contains(line, "--cpu-mask") || strings.Contains(line, " -C ") || strings.Contains(line, " -Cb ") || strings.Contains(line, "--cpu-strict")
+			if masked != pins {
+				t.Errorf("--placement %s: a mask in the advice is %v, want %v: %s", pol, masked, pins, line)
+			}
+		}
+	}
+	if out, _, _ := runCLI(t, "predict", "--threads-sweep", "--gen", "16", "--placement", "android"); !strings.Contains(out, "prefill: -t 4 under taskset 0xf0 (4 on big)") ||
+		!strings.Contains(out, "llama-cli, llama-server: -t 4 (decode), -tb 4 (prefill)") {
+		t.Errorf("--placement android: the pinned pool is not a CPU set:\n%s", out)
 	}
 	// A hybrid SMT chip: every hardware thread, the OS's placement named,
 	// and -t and -tb apart.

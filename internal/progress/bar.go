@@ -73,9 +73,28 @@ func Terminal(w io.Writer) bool {
 // Lazy returns set, which draws a transient bar headed by description on
 // w from its first call (set(done, total): a caller that only knows the
 // total once under way), and finish, which erases the bar if set drew one.
-// Both may be called from several goroutines.
+// On a writer that is not a terminal (a log, a pipe) it writes plain lines
+// instead, "description (done/total)", one each time another tenth is
+// done, so a long task leaves at most eleven lines there. Both may be
+// called from several goroutines.
 func Lazy(w io.Writer, description string) (set measure.Progress, finish func()) {
 	var mu sync.Mutex
+	if !Terminal(w) {
+		last := -1
+		set = func(done, total int, _ string, _ *measure.Measurement) {
+			mu.Lock()
+			defer mu.Unlock()
+			tenth := 10
+			if total > 0 {
+				tenth = min(10, 10*done/total)
+			}
+			if tenth > last {
+				last = tenth
+				fmt.Fprintf(w, "%s (%d/%d)\n", description, done, total)
+			}
+		}
+		return set, func() {}
+	}
 	var bar *Bar
 	set = func(done, total int, _ string, _ *measure.Measurement) {
 		mu.Lock()

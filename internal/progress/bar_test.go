@@ -47,3 +47,23 @@ func TestTerminal(t *testing.T) {
 		t.Error("a regular file or a buffer is taken for a terminal")
 	}
 }
+
+// TestLazyOnALog: on a writer that is not a terminal, Lazy writes a plain
+// line when it starts and each time another tenth is done: 120 steps leave
+// eleven lines, never a redrawn bar.
+func TestLazyOnALog(t *testing.T) {
+	var buf bytes.Buffer
+	set, finish := Lazy(&buf, "what-if cells")
+	for done := 1; done <= 120; done++ {
+		set(done, 120, "", nil)
+	}
+	finish()
+	out := buf.String()
+	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+	if len(lines) != 11 || strings.Contains(out, "\r") {
+		t.Errorf("120 steps on a log wrote %d lines (want 11: the start and one a tenth):\n%q", len(lines), out)
+	}
+	if lines[len(lines)-1] != "what-if cells (120/120)" || lines[0] != "what-if cells (1/120)" {
+		t.Errorf("first and last lines %q, %q", lines[0], lines[len(lines)-1])
+	}
+}

@@ -1,0 +1,154 @@
+package public
+
+import (
+	"math"
+	"testing"
+
+	"github.com/blsim/blsim/presets"
+	"github.com/blsim/blsim/sim"
+)
+
+// sweepRun is one row of a sweep as measured and as blsim simulates it.
+type sweepRun struct {
+	row Row
+	res Result
+	out *sim.Result
+}
+
+// sweepOf simulates the rows of a sweep by their -t, with the sets made
+// on every row's SoC.
+func sweepOf(t *testing.T, id string, sets ...Set) map[int]sweepRun {
+	t.Helper()
+	rows, err := Rows()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[int]sweepRun{}
+	for _, r := range rows {
+		if r.Sweep != id {
+			continue
+		}
+		res, o, err := simulate(r, sets)
+		if err != nil || o == nil {
+			t.Fatalf("%s: %v (%s)", r.ID, err, res.Why)
+		}
+		out[r.Threads] = sweepRun{r, res, o}
+	}
+	return out
+}
+
+// ratioMAPE is a sweep's within-sweep ratio MAPE as blsim check public
+// scores it (the scored rows against the measured best).
+func ratioMAPE(t *testing.T, id, family string, sets ...Set) float64 {
+	t.Helper()
+	rows, err := Rows()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := ScoreWith(rows, Options{Family: family, Sets: sets})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var errs []float64
+	for _, r := range rep.Results {
+		if r.Sweep == id && r.Status == Scored && r.HasRatio {
+			errs = append(errs, r.RatioErrPct)
+		}
+	}
+	return mape(errs)
+}
+
+// TestIntelSweepMisses holds docs/threads.md's diagnosis of the 13900K
+// sweeps' ratio misses (INT-1 tg128, INT-2 pp512; "Why INT-1, INT-2 and
+// SMT-7 miss"): what bounds each missing row's time in blsim, and which
+// way each candidate mechanism moves the scores. Nothing here is set
+// from the rows; the what-ifs are not applied to the presets.
+func TestIntelSweepMisses(t *testing.T) {
+	tg := sweepOf(t, "INT-1")
+	for _, n := range []int{4, 8, 16, 24, 32} {
+		r := tg[n]
+		b := r.out.Bound
+		t.Logf("%s: measured %.2f, blsim %.2f t/s; compute %.2f, DRAM %.2f, cluster cap %.2f, handoff %.2f of the time; DRAM utilisation %.2f",
+			r.row.ID, r.row.TPS, r.res.Predicted, b.Compute, b.DRAM, b.EngineCap, b.Handoff, r.out.DRAMUtilMean)
+	}
+	// -t 8: the measured token moves the weights at the DRAM's sustained
+	// rate, which only loads overlapped with the compute reach; blsim's
+	// x86 one-token overlap is the prefill's (0.086), so its t8 is a
+	// quarter low and every INT-1 ratio to it (the measured best) is off.
+	t8 := tg[8]
+	run, err := t8.row.Run()
+	if err != nil {
+		t.Fatal(err)
+	}
+	gbs := t8.row.TPS * t8.out.BytesDemanded / float64(run.GenTokens) / 1e9
+	sustained := t8.out.BytesMoved / t8.out.WallS / t8.out.DRAMUtilMean / 1e9
+	t.Logf("INT-1/t8 measured moves %.1f GB/s against the DRAM's sustained %.1f; blsim's token has compute %.2f of its time beside DRAM %.2f", gbs, sustained, t8.out.Bound.Compute, t8.out.Bound.DRAM)
+	if !(gbs >= 0.95*sustained && t8.out.Bound.Compute > 0.2 && t8.res.Predicted < 0.8*t8.row.TPS) {
+		t.Errorf("INT-1/t8: measured %.1f GB/s (sustained %.1f), blsim compute share %.2f, %.2f against %.2f t/s: the diagnosis no longer holds", gbs, sustained, t8.out.Bound.Compute, t8.res.Predicted, t8.row.TPS)
+	}
+	// -t 24: the E-cores' share of 2023's fixed slices goes through the
+	// E cluster's cap (gracemont's derived 0.5 x sustained), so blsim's
+	// -t 24 falls below its -t 16 where the measured one rises.
+	if b := tg[24].out.Bound; !(b.EngineCap > 0.3) || !(tg[24].res.Predicted < tg[16].res.Predicted) || !(tg[24].row.TPS > tg[16].row.TPS) {
+		t.Errorf("INT-1/t24: cap share %.2f, blsim %.2f against t16 %.2f, measured %.2f against %.2f: want the cap to bind and blsim to fall where the rows rise",
+			b.EngineCap, tg[24].res.Predicted, tg[16].res.Predicted, tg[24].row.TPS, tg[16].row.TPS)
+	}
+
+	// INT-2: -t 24 and -t 32 both wait for the E-cores at every op (fixed
+	// slices), so blsim's ratio of the two is 24/32 whatever the E-cores'
+	// rate; the measured 0.852 wants -t 32 gated below the E-cores (the
+	// P-cores' second threads, a matmul SMT yield below about -0.04).
+	for _, sets := range [][]Set{nil, {{Path: "engines.little.kernel_ops_per_cycle.q4_0", Value: 12}}} {
+		pp := sweepOf(t, "INT-2", sets...)
+		ratio := pp[24].res.Predicted / pp[32].res.Predicted
+		idle24 := pp[24].out.Engines[0].IdleS / pp[24].out.WallS
+		idle32 := pp[32].out.Engines[0].IdleS / pp[32].out.WallS
+		t.Logf("INT-2 %v: -t 24 over -t 32 blsim %.3f, measured %.3f; the P-cores idle %.2f and %.2f of the time", sets, ratio, pp[24].row.TPS/pp[32].row.TPS, idle24, idle32)
+		if math.Abs(ratio/0.75-1) > 0.02 || idle24 < 0.15 || idle32 < 0.15 {
+			t.Errorf("INT-2 %v: -t 24 over -t 32 %.3f, P idle %.2f/%.2f: want 24/32 within 2%% with the P-cores waiting", sets, ratio, idle24, idle32)
+		}
+	}
+
+	// SMT-7/t1: the zen3 part's one-thread decode, compute and the core's
+	// own stream, well below the measured even at the one-core boost.
+	one := sweepOf(t, "SMT-7")[1]
+	t.Logf("%s: measured %.2f, blsim %.2f t/s; compute %.2f, DRAM %.2f, the core's stream cap %.2f of the time",
+		one.row.ID, one.row.TPS, one.res.Predicted, one.out.Bound.Compute, one.out.Bound.DRAM, one.out.Bound.EngineCap)
+	if !(one.res.Predicted < 0.75*one.row.TPS && one.out.Bound.Compute > 0.3 && one.out.Bound.EngineCap > 0.2) {
+		t.Errorf("SMT-7/t1: blsim %.2f against %.2f, compute %.2f, cap %.2f: the diagnosis no longer holds", one.res.Predicted, one.row.TPS, one.out.Bound.Compute, one.out.Bound.EngineCap)
+	}
+
+	// SMT-6 (the 6800H's compute-bound prompt): its cores' clock falls
+	// with the cores busy, from AMD's single-core max boost to the
+	// all-core clock (docs/threads.md, "The clock by busy cores"), and a
+	// thread of -t 1 does that much more than each of -t 2's, and a little
+	// more (-t 2 pays the pool's barriers and thread-scaling loss).
+	soc, err := presets.SoC("ryzen-7-6800h")
+	if err != nil {
+		t.Fatal(err)
+	}
+	big := &soc.Engines[0]
+	for n := 2; n <= big.Cores; n++ {
+		if !(big.ClockAt(n) < big.ClockAt(n-1)) {
+			t.Errorf("ryzen-7-6800h: %.3f GHz with %d cores busy, %.3f with %d: want the clock to fall with every busy core", big.ClockAt(n), n, big.ClockAt(n-1), n-1)
+		}
+	}
+	pp := sweepOf(t, "SMT-6")
+	perThread := pp[1].res.Predicted / (pp[2].res.Predicted / 2)
+	t.Logf("SMT-6: blsim -t 1 %.2f, -t 2 %.2f t/s: one thread does %.3f of each of two's work (the clocks' %.3f; measured %.3f)",
+		pp[1].res.Predicted, pp[2].res.Predicted, perThread, big.ClockAt(1)/big.ClockAt(2), pp[1].row.TPS/(pp[2].row.TPS/2))
+	if clocks := big.ClockAt(1) / big.ClockAt(2); perThread < clocks || perThread > 1.04*clocks {
+		t.Errorf("SMT-6: -t 1 does %.3f of each -t 2 thread's work, the clocks give %.3f", perThread, big.ClockAt(1)/big.ClockAt(2))
+	}
+
+	// The x86 one-token overlap pulls the two decode sweeps apart: 0.5
+	// brings SMT-7 (the 6800H) near the target and takes INT-1 further
+	// from it, so no one value per core family meets both.
+	ov := Set{Path: "engines.*.gemv_overlap", Value: 0.5}
+	int1, int1ov := ratioMAPE(t, "INT-1", "intel"), ratioMAPE(t, "INT-1", "intel", ov)
+	smt7, smt7ov := ratioMAPE(t, "SMT-7", "amd"), ratioMAPE(t, "SMT-7", "amd", ov)
+	t.Logf("ratio MAPE with x86 gemv_overlap 0.5: INT-1 %.1f -> %.1f%%, SMT-7 %.1f -> %.1f%%", int1, int1ov, smt7, smt7ov)
+	if !(int1ov > int1 && smt7ov < smt7) {
+		t.Errorf("gemv_overlap 0.5: INT-1 %.1f -> %.1f, SMT-7 %.1f -> %.1f: want INT-1 worse and SMT-7 better", int1, int1ov, smt7, smt7ov)
+	}
+}
