@@ -42,7 +42,8 @@ func TestNPUEngineValidation(t *testing.T) {
 		{"ops missing", "    ops: [expert_matmul]\n", "", "engines[2].ops: required for kind npu"},
 		{"ops unknown", "ops: [expert_matmul]", "ops: [expert_matmul, softmax]", `engines[2].ops[1]: "softmax" is not an op kind`},
 		{"ops twice", "ops: [expert_matmul]", "ops: [expert_matmul, expert_matmul]", "listed twice"},
-		{"split mode unknown", "split_modes: [token]", "split_modes: [layer]", `engines[2].split_modes[0]: "layer" is not token or expert`},
+		{"split mode unknown", "split_modes: [token]", "split_modes: [layer]", `engines[2].split_modes[0]: "layer" is not a plan mode (known: native, token, expert, pool)`},
+		{"split mode not a split", "split_modes: [token]", "split_modes: [pool]", `engines[2].split_modes[0]: "pool" is not token or expert`},
 		{"shares_dram missing", "    shares_dram: true\n", "", "engines[2].shares_dram: required for kind npu"},
 		{"convert class unknown", "{q4: 0.78, q6: 0.22}", "{q4: 0.78, q5: 0.22}", "engines[2].convert_bytes_per_weight_byte.q5: unknown kernel class"},
 		{"convert negative", "{q4: 0.78, q6: 0.22}", "{q4: -1, q6: 0.22}", "engines[2].convert_bytes_per_weight_byte.q4"},
@@ -102,8 +103,8 @@ func TestNPUParams(t *testing.T) {
 	ce, _, _ := c.Engine("npu")
 	ce.ConvertBytesPerWeightByte["q4"] = 3
 	*ce.SharesDRAM = false
-	ce.Ops[0] = "matmul"
-	if e, _, _ := s.Engine("npu"); e.ConvertBytesPerWeightByte["q4"] != 0.78 || !*e.SharesDRAM || e.Ops[0] != "expert_matmul" {
+	ce.Ops[0] = model.Matmul
+	if e, _, _ := s.Engine("npu"); e.ConvertBytesPerWeightByte["q4"] != 0.78 || !*e.SharesDRAM || e.Ops[0] != model.ExpertMatmul {
 		t.Errorf("Clone shares the npu's maps, slices or pointers")
 	}
 }
@@ -116,7 +117,7 @@ func TestPlanValidateEngines(t *testing.T) {
 	}
 	noMatmul := s.Clone()
 	ne, _, _ := noMatmul.Engine("npu")
-	ne.Ops = []string{"matmul"}
+	ne.Ops = []model.OpKind{model.Matmul}
 	tok := model.TokenSplit
 	for _, tc := range []struct {
 		name string

@@ -7,6 +7,7 @@ import (
 
 	"github.com/blsim/blsim/model"
 	"github.com/blsim/blsim/presets"
+	"go.yaml.in/yaml/v3"
 )
 
 // TestParseBadEnum: a value of a typed enum outside its list is refused
@@ -25,6 +26,12 @@ func TestParseBadEnum(t *testing.T) {
 			"engines[2].kind", `"NPU" is not an engine kind (known: cpu, npu)`},
 		{"sharing policy", "sharing: maxmin", "sharing: fair",
 			"dram.sharing", `"fair" is not a sharing policy (known: maxmin, proportional)`},
+		{"op kind", "ops: [expert_matmul]", "ops: [expert_matmul, softmax]",
+			"engines[2].ops[1]", `"softmax" is not an op kind (known: matmul, expert_matmul, attention, scalar)`},
+		{"op kind by number", "ops: [expert_matmul]", "ops: [1]",
+			"engines[2].ops[0]", `"1" is not an op kind (known: matmul, expert_matmul, attention, scalar)`},
+		{"split mode", "split_modes: [token]", "split_modes: [layer]",
+			"engines[2].split_modes[0]", `"layer" is not a plan mode (known: native, token, expert, pool)`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			good := string(npuYAML(t, func(s string) string { return s }))
@@ -52,8 +59,19 @@ func TestEnumsRoundTrip(t *testing.T) {
 			t.Errorf("sharing %q", s)
 		}
 	}
-	if model.EngineKind("gpu").Known() || model.Sharing("").Known() {
+	if model.EngineKind("gpu").Known() || model.Sharing("").Known() || model.Mode("layer").Known() {
 		t.Error("an unknown value is Known")
+	}
+	// Op kinds are written by name and read back.
+	for _, k := range model.OpKinds {
+		b, err := yaml.Marshal([]model.OpKind{k})
+		var back []model.OpKind
+		if err != nil || string(b) != "- "+k.String()+"\n" || yaml.Unmarshal(b, &back) != nil || len(back) != 1 || back[0] != k {
+			t.Errorf("op kind %v: %q, %v, read back %v", k, b, err, back)
+		}
+	}
+	if s := model.OpKind(9).String(); s != "OpKind(9)" {
+		t.Errorf("OpKind(9) = %q", s)
 	}
 	for _, tc := range []struct {
 		edit func(*model.SoC)
@@ -61,8 +79,11 @@ func TestEnumsRoundTrip(t *testing.T) {
 	}{
 		{func(s *model.SoC) { s.Engines[1].Kind = "gpu" }, `engines[1].kind: "gpu" is not an engine kind (known: cpu, npu)`},
 		{func(s *model.SoC) { s.DRAM.Sharing = "" }, `dram.sharing: "" is not a sharing policy (known: maxmin, proportional)`},
+		{func(s *model.SoC) {
+			s.Engines[2].Ops = []model.OpKind{model.ExpertMatmul, 7}
+		}, `engines[2].ops[1]: "OpKind(7)" is not an op kind (known: matmul, expert_matmul, attention, scalar)`},
 	} {
-		s, err := presets.SoC("rk3588")
+		s, err := presets.SoC("rk3588-npu")
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -3,6 +3,8 @@ package model
 import (
 	"math"
 	"strconv"
+
+	"go.yaml.in/yaml/v3"
 )
 
 // OpKind says which kind of work an op is, and so which rate it runs at.
@@ -23,10 +25,37 @@ const (
 
 var opKindNames = [...]string{"matmul", "expert_matmul", "attention", "scalar"}
 
-func (k OpKind) String() string { return opKindNames[k] }
+// OpKinds lists the op kinds, in the order of OpKindNames.
+var OpKinds = []OpKind{Matmul, ExpertMatmul, AttentionScores, Scalar}
+
+// String is the kind's name, as engines' ops lists name it.
+func (k OpKind) String() string {
+	if k < 0 || int(k) >= len(opKindNames) {
+		return "OpKind(" + strconv.Itoa(int(k)) + ")"
+	}
+	return opKindNames[k]
+}
 
 // OpKindNames lists the op kinds by name, as engines' ops lists name them.
 func OpKindNames() []string { return opKindNames[:] }
+
+// MarshalYAML writes the kind's name.
+func (k OpKind) MarshalYAML() (any, error) { return k.String(), nil }
+
+// UnmarshalYAML reads a kind's name, one of OpKindNames.
+func (k *OpKind) UnmarshalYAML(n *yaml.Node) error {
+	var s string
+	if err := n.Decode(&s); err != nil {
+		return err
+	}
+	for _, o := range OpKinds {
+		if o.String() == s {
+			*k = o
+			return nil
+		}
+	}
+	return unknownName(n, "op kind", s, OpKinds)
+}
 
 // Op is one node of one ubatch's graph, with the facts a cost model needs.
 type Op struct {

@@ -5,6 +5,8 @@ import (
 	"math"
 	"slices"
 	"strings"
+
+	"go.yaml.in/yaml/v3"
 )
 
 // Mode says how a plan divides the work between engines: the split modes
@@ -42,6 +44,14 @@ var (
 // SplitModes are the modes that divide the routed-expert ops between
 // engines, in the order predictions list them.
 func SplitModes() []Mode { return slices.Clone(splitModes) }
+
+func (m Mode) String() string { return string(m) }
+
+// UnmarshalYAML reads a mode's name, one of the plan modes (Known); where
+// only a split mode will do, Validate says so.
+func (m *Mode) UnmarshalYAML(n *yaml.Node) error {
+	return unmarshalName(n, "plan mode", modes, m)
+}
 
 // Known says whether m is a plan mode (Modes).
 func (m Mode) Known() bool { return slices.Contains(modes, m) }
@@ -203,7 +213,7 @@ func (p Plan) Validate(s *SoC) error {
 		}
 		if i == 0 && e.IsAccelerator() {
 			return fmt.Errorf("plan: engine %q (%s) cannot be the main engine: that runs every op that is not split, and it runs only %s",
-				name, e.Kind, strings.Join(e.Ops, ", "))
+				name, e.Kind, nameList(e.Ops))
 		}
 	}
 	if p.Mode == Native {
@@ -228,9 +238,9 @@ func (p Plan) Validate(s *SoC) error {
 			continue
 		}
 		if !e.CanRun(ExpertMatmul) {
-			return fmt.Errorf("plan: engine %q cannot run expert_matmul (it runs only %s) but has fraction %g of it", p.Engines[i], strings.Join(e.Ops, ", "), f)
+			return fmt.Errorf("plan: engine %q cannot run %s (it runs only %s) but has fraction %g of it", p.Engines[i], ExpertMatmul, nameList(e.Ops), f)
 		}
-		return fmt.Errorf("plan: engine %q cannot take a share of expert_matmul in %s split mode (it splits by %s only)", p.Engines[i], p.Mode, strings.Join(e.SplitModes, ", "))
+		return fmt.Errorf("plan: engine %q cannot take a share of %s in %s split mode (it splits by %s only)", p.Engines[i], ExpertMatmul, p.Mode, nameList(e.SplitModes))
 	}
 	return nil
 }

@@ -205,14 +205,14 @@ type Engine struct {
 	// SetupUSPerOp is the accelerator's own setup per split op: register
 	// programming, task descriptors, weight handles (kind npu; 0 if absent).
 	SetupUSPerOp float64 `yaml:"setup_us_per_op,omitempty"`
-	// Ops lists the op kinds the accelerator can run (see OpKind.String:
-	// matmul, expert_matmul, attention, scalar); a plan may give it a
-	// share only of those (kind npu: required).
-	Ops []string `yaml:"ops,omitempty"`
+	// Ops lists the op kinds the accelerator can run (by name in YAML,
+	// OpKindNames: matmul, expert_matmul, attention, scalar); a plan may
+	// give it a share only of those (kind npu: required).
+	Ops []OpKind `yaml:"ops,omitempty"`
 	// SplitModes lists how the accelerator can take a share of the split
 	// ops: token (a slice of the tokens) and/or expert (a set of experts);
 	// absent means both.
-	SplitModes []string `yaml:"split_modes,omitempty"`
+	SplitModes []Mode `yaml:"split_modes,omitempty"`
 	// SharesDRAM says whether the accelerator streams from the SoC's DRAM
 	// (and so contends with the CPU clusters) or from memory of its own at
 	// bandwidth_max_gb_s (kind npu: required).
@@ -234,7 +234,7 @@ func (e *Engine) CanRun(k OpKind) bool {
 	if !e.IsAccelerator() {
 		return true
 	}
-	return contains(e.Ops, k.String())
+	return slices.Contains(e.Ops, k)
 }
 
 // CanSplit says whether the engine can take a share of the split ops in
@@ -243,7 +243,7 @@ func (e *Engine) CanSplit(m Mode) bool {
 	if !e.CanRun(ExpertMatmul) {
 		return false
 	}
-	return len(e.SplitModes) == 0 || contains(e.SplitModes, string(m))
+	return len(e.SplitModes) == 0 || slices.Contains(e.SplitModes, m)
 }
 
 // UsesSharedDRAM says whether the engine's traffic goes through the SoC's
@@ -371,8 +371,8 @@ func (s *SoC) Clone() *SoC {
 		e.KernelOpsPerCycle = cloneMap(e.KernelOpsPerCycle)
 		e.ConvertBytesPerWeightByte = cloneMap(e.ConvertBytesPerWeightByte)
 		e.GemvEfficiencyByType = cloneMap(e.GemvEfficiencyByType)
-		e.Ops = append([]string(nil), e.Ops...)
-		e.SplitModes = append([]string(nil), e.SplitModes...)
+		e.Ops = append([]OpKind(nil), e.Ops...)
+		e.SplitModes = append([]Mode(nil), e.SplitModes...)
 		e.RepackedTypes = append([]string(nil), e.RepackedTypes...)
 		e.CPUs = append([]int(nil), e.CPUs...)
 		e.SMTCPUs = append([]int(nil), e.SMTCPUs...)
@@ -385,10 +385,10 @@ func (s *SoC) Clone() *SoC {
 			e.RepackedTypes = []string{}
 		}
 		if e.Ops == nil && s.Engines[i].Ops != nil {
-			e.Ops = []string{}
+			e.Ops = []OpKind{}
 		}
 		if e.SplitModes == nil && s.Engines[i].SplitModes != nil {
-			e.SplitModes = []string{}
+			e.SplitModes = []Mode{}
 		}
 		if e.SharesDRAM != nil {
 			b := *e.SharesDRAM

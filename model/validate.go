@@ -287,10 +287,10 @@ func (c *checker) accelerator(p string, e *Engine) {
 	if len(e.Ops) == 0 {
 		c.fail(p+"ops", "required for kind %s: the op kinds it runs (%s)", e.Kind, strings.Join(OpKindNames(), ", "))
 	}
-	seen := map[string]bool{}
+	seen := map[OpKind]bool{}
 	for i, o := range e.Ops {
-		if !contains(OpKindNames(), o) {
-			c.fail(fmt.Sprintf("%sops[%d]", p, i), "%q is not an op kind (want one of %s)", o, strings.Join(OpKindNames(), ", "))
+		if !slices.Contains(OpKinds, o) {
+			c.fail(fmt.Sprintf("%sops[%d]", p, i), "%q is not an op kind (known: %s)", o, nameList(OpKinds))
 		}
 		if seen[o] {
 			c.fail(fmt.Sprintf("%sops[%d]", p, i), "%q listed twice", o)
@@ -301,7 +301,7 @@ func (c *checker) accelerator(p string, e *Engine) {
 		c.fail(p+"split_modes", "empty; leave it out for both token and expert")
 	}
 	for i, m := range e.SplitModes {
-		if !Mode(m).IsSplit() {
+		if !m.IsSplit() {
 			c.fail(fmt.Sprintf("%ssplit_modes[%d]", p, i), "%q is not %s", m, ModeList(splitModes))
 		}
 	}

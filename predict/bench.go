@@ -93,7 +93,7 @@ type Bench struct {
 // RunBench predicts every row of q: per SoC and workload, per thread
 // count and poll, per ubatch the pp tests and then the tg tests (llama-bench
 // also runs its pp tests before its tg tests). One sim.Evaluator serves every row of a test, so a row's gain
-// shares its pool's parameter draws.
+// shares its pool's perturbed SoCs (sim.Evaluator.Interval).
 func RunBench(q BenchRequest) (*Bench, error) {
 	if len(q.SoCs) == 0 || len(q.Workloads) == 0 {
 		return nil, fieldErr("soc", -1, "a bench needs a SoC and a workload")

@@ -23,7 +23,7 @@
 //	  "soc": "rk3588", "workload": "qwen3.5-35b-a3b",
 //	  "prompt": 512, "ubatch": 512, "test": "pp512",
 //	  "engines": ["big", "little"], "kinds": ["cpu", "cpu"],
-//	  "threads": [4, 4], "poll": 50, "draws": 48,
+//	  "threads": [4, 4], "poll": 50, "method": "first-order", "draws": 16,
 //	  "native": {"tps": 26.26, "wall_s": 19.49,
 //	    "bound": {"compute": 0.861, "dram": 0.131, "engine_cap": 0.008, "handoff": 0.0003},
 //	    "dram_util_mean": 0.195, "dram_util_peak": 0.962,
@@ -34,7 +34,8 @@
 //	              "fracs": [0.88, 0.12], "threads": [4, 4], "poll": 50},
 //	     "tps": 26.25, "engine_s": [6.07, 5.01], "...": "as native",
 //	     "gain_pct": -0.04,
-//	     "interval": {"lo_pct": -0.80, "hi_pct": 0.54, "draws": 48},
+//	     "interval": {"lo_pct": -0.74, "hi_pct": 0.48,
+//	                  "method": "first-order", "draws": 16},
 //	     "verdict": "PARITY"},
 //	    {"kind": "best", "...": "..."},
 //	    {"kind": "dispatcher_only", "...": "..."}
@@ -44,13 +45,17 @@
 //	             "fracs": [0.8877, 0.1123], "threads": [4, 4], "poll": 50},
 //	    "gain_pct": 0.68, "...": "as the plans"},
 //	  "balances": [{"mode": "token", "frac": 0.1458},
-//	               {"mode": "expert", "frac": 0.1637}],
+//	               {"mode": "expert", "frac": 0.1636}],
 //	  "marginal_ratio": 0.165,
 //	  "why": {"dispatcher_only_gain_pct": 0.025, "work_gain_pct": 0.655},
 //	  "warnings": [{"path": "dram.peak_gb_s", "text": "..."}]
 //	}
 //
-// Shares are exact in the document; tables print them to three places.
+// "method" is how the intervals were made (sim.IntervalMethod): by
+// default "first-order", each of the SoC's uncertain parameters at ±σ
+// ("draws": two runs per parameter, 16 here); with Request.Draws N,
+// "monte-carlo" over N draws. Shares are exact in the document; tables
+// print them to three places.
 // TestDocJSONExample checks every value above against Run's, to the
 // digits shown, so the example cannot go stale.
 // Errors from Run name the request field at fault (FieldError), never a

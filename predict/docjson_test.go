@@ -40,7 +40,7 @@ func TestDocJSONExample(t *testing.T) {
 		t.Fatalf("the doc comment's JSON does not parse: %v", err)
 	}
 	s, w := load(t, "rk3588")
-	p, err := Run(Request{SoC: s, Workload: w, Fracs: []float64{0.88, 0.12}, Poll: 50, Draws: 48})
+	p, err := Run(Request{SoC: s, Workload: w, Fracs: []float64{0.88, 0.12}, Poll: 50})
 	if err != nil {
 		t.Fatal(err)
 	}

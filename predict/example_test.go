@@ -32,12 +32,12 @@ func ExampleRun() {
 	}
 	b := p.Best
 	fmt.Printf("best: %s split, little %.3f: %.2f t/s\n", b.Plan.Mode, b.Frac(), b.TPS)
-	fmt.Printf("gain: %+.2f%%, 90%% interval [%+.1f, %+.1f]%%\n", b.GainPct, b.Interval.LoPct, b.Interval.HiPct)
+	fmt.Printf("gain: %+.2f%%, 90%% interval [%+.1f, %+.1f]%% (%s, %d runs)\n", b.GainPct, b.Interval.LoPct, b.Interval.HiPct, b.Interval.Method, b.Interval.Draws)
 	fmt.Println("verdict:", b.Verdict)
 	// Output:
 	// native: 26.26 t/s
 	// requested: token split, little 0.120: 26.25 t/s, -0.04%
 	// best: token split, little 0.112: 26.44 t/s
-	// gain: +0.68%, 90% interval [-0.0, +0.9]%
+	// gain: +0.68%, 90% interval [+0.0, +0.8]% (first-order, 16 runs)
 	// verdict: PARITY
 }

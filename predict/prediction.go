@@ -131,8 +131,13 @@ type Prediction struct {
 	Kinds   []model.EngineKind `json:"kinds"`
 	Threads []int              `json:"threads"`
 	Poll    int                `json:"poll"`
-	// Draws is the parameter samples behind each interval.
-	Draws int `json:"draws"`
+	// Method is how the intervals were made from the SoC's uncertainty:
+	// "first-order" (the default: each uncertain parameter at ±σ),
+	// "monte-carlo" (Request.Draws random draws) or "none" (no
+	// uncertainty); Draws is how many perturbed SoCs each plan was
+	// simulated on for it (two per parameter, or the draws).
+	Method sim.IntervalMethod `json:"method"`
+	Draws  int                `json:"draws"`
 	// Native is everything on the first engine alone.
 	Native Outcome `json:"native"`
 	// Plans are, per mode in order, the requested split (when there is

@@ -34,8 +34,8 @@ type Request struct {
 	Fracs []float64
 	// Poll is the pools' spin level, 0..100 (ggml's --poll).
 	Poll int
-	// Draws is the parameter samples of each interval; 0:
-	// sim.DefaultDraws.
+	// Draws chooses the intervals' method: 0, first-order
+	// (sim.FirstOrder); N > 0, Monte Carlo over N parameter draws.
 	Draws int
 	// Sweep asks, for two CPU engines, for the t/s at second-engine
 	// shares from 0 to SweepMaxFrac (0: sim.MaxSecondFrac, 0.5, or 1 when
@@ -183,11 +183,8 @@ func (q *Request) resolve() (*resolved, error) {
 	if r.Poll < 0 || r.Poll > 100 {
 		return nil, fieldErr("poll", -1, "%d is outside 0..100", r.Poll)
 	}
-	if r.Draws == 0 {
-		r.Draws = sim.DefaultDraws
-	}
-	if r.Draws < 1 || r.Draws > MaxDraws {
-		return nil, fieldErr("draws", -1, "%d is outside 1..%d (the interval needs samples)", r.Draws, MaxDraws)
+	if r.Draws < 0 || r.Draws > MaxDraws {
+		return nil, fieldErr("draws", -1, "%d is outside 0..%d (0: first-order intervals, N: Monte Carlo over N draws)", r.Draws, MaxDraws)
 	}
 	if n := r.Workload.Run.Ubatches(); n > model.MaxUbatches {
 		return nil, fieldErr("run", -1, "%d ubatches, at most %d per prediction (its cost grows with them): a larger ubatch, or a shorter prompt",
@@ -276,7 +273,8 @@ func (r *resolved) plan(mode model.Mode, fracs []float64) model.Plan {
 // over every mode's best and dispatcher-alone plans); and what was asked
 // for besides. One sim.Evaluator makes every simulation of it: the best
 // shares over the whole simplex (Evaluator.Best), balance points for two
-// CPU engines, and intervals that share native's parameter draws.
+// CPU engines, and intervals that share native's perturbed SoCs (its runs
+// at ±σ, or its Monte Carlo draws).
 func Run(q Request) (*Prediction, error) {
 	if len(q.Busy) > 0 {
 		return nil, fieldErr("busy", -1, "busy cores are for a thread sweep's pools; the split dispatcher's plans run on idle cores")
@@ -305,7 +303,7 @@ func Run(q Request) (*Prediction, error) {
 	step()
 	p := &Prediction{Schema: Schema, SoC: s.Name, Workload: wl.Name, Prompt: wl.Run.PromptTokens, Ubatch: wl.Run.Ubatch,
 		Gen: wl.Run.GenTokens, Depth: wl.Run.Depth, Test: testName(wl.Run),
-		Engines: r.Engines, Threads: r.Threads, Poll: r.Poll, Draws: r.Draws, Native: outcomeOf(nr)}
+		Engines: r.Engines, Threads: r.Threads, Poll: r.Poll, Method: ev.Method(), Draws: ev.Variants(), Native: outcomeOf(nr)}
 	for _, e := range r.engines {
 		p.Kinds = append(p.Kinds, e.Kind)
 	}
@@ -452,11 +450,11 @@ func sweep(ev *sim.Evaluator, r *resolved, nr *sim.Result) ([]SweepPoint, error)
 	return out, nil
 }
 
-// Poll0 is q's token split predicted at poll 0, with 16 draws: the
+// Poll0 is q's token split predicted at poll 0, with q's intervals: the
 // seed's poll-0 artefact, where the split dispatcher alone gains the
 // futex wakes a sleeping native pool pays.
 func Poll0(q Request) (*Prediction, error) {
-	q.Poll, q.Modes, q.Draws, q.Sweep, q.Sensitivity = 0, []model.Mode{model.TokenSplit}, 16, false, false
+	q.Poll, q.Modes, q.Sweep, q.Sensitivity = 0, []model.Mode{model.TokenSplit}, false, false
 	return Run(q)
 }
 

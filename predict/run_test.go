@@ -6,6 +6,7 @@ import (
 
 	"github.com/blsim/blsim/measure"
 	"github.com/blsim/blsim/model"
+	"github.com/blsim/blsim/sim"
 )
 
 // TestRunShape: per mode the requested split, the best and the dispatcher
@@ -153,5 +154,45 @@ func TestTokenGeneration(t *testing.T) {
 	_, err = Run(Request{SoC: s, Workload: w, Test: &model.Run{GenTokens: 32, Ubatch: 512}, Modes: []model.Mode{model.TokenSplit}})
 	if !errors.As(err, &fe) || fe.Field != "modes" {
 		t.Errorf("token split of tg32: %v", err)
+	}
+}
+
+// TestIntervalMethod: by default (Draws 0) the intervals are first-order,
+// two runs per uncertain parameter, and the ddr5 token split costs at
+// most a third of the 344 simulations it took before sim.Evaluator
+// (issue 29); Draws N makes them Monte Carlo over N draws, and the
+// prediction says which.
+func TestIntervalMethod(t *testing.T) {
+	s, w := load(t, "ddr5")
+	q := Request{SoC: s, Workload: w, Modes: []model.Mode{model.TokenSplit}, Fracs: []float64{0.88, 0.12}, Poll: 50}
+	n0 := sim.Simulations()
+	fo, err := Run(q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := sim.Simulations() - n0; n > 344/3 {
+		t.Errorf("ddr5 token split: %d simulations, want at most %d", n, 344/3)
+	}
+	q.Draws = 8
+	mc, err := Run(q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		p      *Prediction
+		method sim.IntervalMethod
+		n      int
+	}{{fo, sim.FirstOrder, 2 * len(s.Uncertainty)}, {mc, sim.MonteCarlo, 8}} {
+		if tc.p.Method != tc.method || tc.p.Draws != tc.n {
+			t.Errorf("prediction: %s, %d; want %s, %d", tc.p.Method, tc.p.Draws, tc.method, tc.n)
+		}
+		for _, pp := range tc.p.Plans {
+			if iv := pp.Interval; iv.Method != tc.method || iv.Draws != tc.n {
+				t.Errorf("%s %s interval: %s, %d; want %s, %d", pp.Plan.Mode, pp.Kind, iv.Method, iv.Draws, tc.method, tc.n)
+			}
+		}
+	}
+	if fo.Best.Interval == mc.Best.Interval {
+		t.Errorf("first-order and Monte Carlo intervals are the same: %+v", fo.Best.Interval)
 	}
 }

@@ -26,8 +26,8 @@ type ThreadsRequest struct {
 	Prompt *model.Run
 	Gen    int
 	Poll   int
-	// Draws are the parameter samples of the recommendation's intervals
-	// (0: sim.DefaultDraws).
+	// Draws chooses the recommendation's intervals: 0, first-order; N,
+	// Monte Carlo over N parameter draws (Request.Draws).
 	Draws int
 	// Busy is how many cores of each swept engine (by name) run something
 	// else at full load, which every pool shares them with
@@ -94,7 +94,8 @@ type ThreadsSweep struct {
 	// Busy is the request's busy cores by engine (nil: none).
 	Busy map[string]int `json:"busy,omitempty"`
 	// Notes are what the sweep could not use of the profile, one line
-	// each (CPU ids that do not match the cores).
+	// each (CPU ids that do not match the cores; a type of the workload's
+	// weights a cluster has no kernel rate for).
 	Notes []string `json:"notes,omitempty"`
 }
 
@@ -180,6 +181,9 @@ func Threads(q ThreadsRequest) (*ThreadsSweep, error) {
 		if len(e.CPUs) > 0 && len(e.CPUs) != e.Cores {
 			out.Notes = append(out.Notes, fmt.Sprintf("engines.%s.cpus lists %d CPU ids for %d cores: the --cpu-mask is named by cluster, not in hex", e.Name, len(e.CPUs), e.Cores))
 		}
+	}
+	for _, w := range fallbackWarnings(s, q.Workload, names) {
+		out.Notes = append(out.Notes, w.String())
 	}
 	for _, name := range slices.Sorted(maps.Keys(q.Busy)) {
 		n := q.Busy[name]

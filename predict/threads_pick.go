@@ -21,8 +21,8 @@ func workingThreads(p model.Plan) int {
 	return n
 }
 
-// Judgement is one pool's gain over another, with the interval of its
-// parameter draws and its verdict.
+// Judgement is one pool's gain over another, with its interval from the
+// SoC's uncertainty (sim.Evaluator.Interval) and its verdict.
 type Judgement struct {
 	GainPct  float64      `json:"gain_pct"`
 	Interval sim.Interval `json:"interval"`

@@ -32,11 +32,7 @@ func warnings(r *resolved) []Warning {
 	for i, e := range r.engines {
 		names[i] = e.Name
 	}
-	for _, f := range model.KernelFallbacks(s, r.Workload, names...) {
-		ws = append(ws, Warning{Path: "engines." + f.Engine + ".kernel_ops_per_cycle", Text: fmt.Sprintf(
-			"no rate for %s, a type of the workload's weights: %s's %g ops/cycle used, its nearest class; add %s to the table, or calibrate it (blsim calibrate --bench with --gguf)",
-			f.Type, f.Class, f.OpsPerCycle, f.Type)})
-	}
+	ws = append(ws, fallbackWarnings(s, r.Workload, names)...)
 	for i, e := range r.engines {
 		if r.defaults[i] && e.Cores > r.Threads[i] {
 			ws = append(ws, Warning{Path: "engines." + e.Name + ".cores", Text: fmt.Sprintf(
@@ -79,4 +75,17 @@ func threadsText(n int) string {
 		return "1 thread"
 	}
 	return fmt.Sprintf("%d threads", n)
+}
+
+// fallbackWarnings are the GGML types of w's weights that the named
+// engines of s have no kernel rate for, one warning each: the prediction
+// and the thread sweep both say them.
+func fallbackWarnings(s *model.SoC, w *model.Workload, names []string) []Warning {
+	var ws []Warning
+	for _, f := range model.KernelFallbacks(s, w, names...) {
+		ws = append(ws, Warning{Path: "engines." + f.Engine + ".kernel_ops_per_cycle", Text: fmt.Sprintf(
+			"no rate for %s, a type of the workload's weights: %s's %g ops/cycle used, its nearest class; add %s to the table, or calibrate it (blsim calibrate --bench with --gguf)",
+			f.Type, f.Class, f.OpsPerCycle, f.Type)})
+	}
+	return ws
 }

@@ -25,7 +25,7 @@ type WhatIf struct {
 	BestFrac [][]float64
 	// Verdict[j][i] is the cell's verdict (sim.JudgePlan): its gain
 	// judged with AtInterval moved to it, since a what-if SoC has no
-	// parameter draws of its own.
+	// interval of its own.
 	Verdict [][]sim.Verdict
 	// AtX, AtY locate the studied SoC; AtGain and AtFrac are its best
 	// gain (percent) and fraction, AtInterval and AtVerdict its interval

@@ -76,7 +76,7 @@ func Markdown(w io.Writer, d *Data) error {
 		parity(&b, d)
 	}
 	figures(&b, d)
-	profile(&b, d.SoC, d.Workload, p.Draws)
+	profile(&b, d.SoC, d.Workload, p.Method, p.Draws)
 	_, err := io.WriteString(w, b.String())
 	return err
 }
@@ -404,7 +404,7 @@ func figures(w io.Writer, d *Data) {
 	}
 }
 
-func profile(w io.Writer, s *model.SoC, wl *model.Workload, draws int) {
+func profile(w io.Writer, s *model.SoC, wl *model.Workload, method sim.IntervalMethod, draws int) {
 	fmt.Fprintf(w, "## Profile: %s\n\n", s.Name)
 	if s.Description != "" {
 		fmt.Fprintf(w, "%s\n\n", s.Description)
@@ -458,5 +458,12 @@ func profile(w io.Writer, s *model.SoC, wl *model.Workload, draws int) {
 	} else {
 		fmt.Fprintf(w, "Provenance: not recorded in the profile.\n\n")
 	}
-	fmt.Fprintf(w, "σ is the profile's uncertainty (one standard deviation); the 90%% intervals above sample it (%d draws).\n", draws)
+	switch method {
+	case sim.FirstOrder:
+		fmt.Fprintf(w, "σ is the profile's uncertainty (one standard deviation); the 90%% intervals above are first-order: each plan is run with each uncertain parameter at +σ and at −σ (%d runs), and each parameter's larger move of the gain either way adds in quadrature, times 1.645; it ignores how the parameters interact.\n", draws)
+	case sim.MonteCarlo:
+		fmt.Fprintf(w, "σ is the profile's uncertainty (one standard deviation); the 90%% intervals above sample it (Monte Carlo, %d draws).\n", draws)
+	default:
+		fmt.Fprintf(w, "The profile gives no uncertainty, so each interval is its point.\n")
+	}
 }

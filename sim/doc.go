@@ -32,6 +32,11 @@
 // and two later ones are simulated and the rest integrated; see
 // runner.decode. A tg prediction costs no more than a pp512 one.
 //
+// A gain's 90% interval (Evaluator.Interval) is first-order by default:
+// each uncertain parameter at ±σ, its larger moves of the gain down and up
+// added in quadrature, times 1.645 (FirstOrder; it ignores how the
+// parameters interact); an Evaluator made with N draws is Monte Carlo.
+//
 // Results are deterministic: the same inputs give the same numbers, bit for
 // bit.
 package sim

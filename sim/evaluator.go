@@ -23,11 +23,13 @@ var simulations atomic.Int64
 func Simulations() int64 { return simulations.Load() }
 
 // Evaluator predicts plans of one workload on one SoC and on the SoC's
-// parameter draws, doing each piece of work once: it builds the
-// workload's op graphs once, validates each plan once (against the SoC;
-// a draw changes numbers, not engines), simulates each plan once on the
-// SoC and once on each draw (native is simulated once per draw however
-// many intervals it is the base of), and remembers every result. Best,
+// perturbed copies (its parameters at ±σ for a first-order interval, or
+// random draws for a Monte Carlo one: Method), doing each piece of work
+// once: it builds the workload's op graphs once, validates each plan once
+// (against the SoC; a perturbed copy changes numbers, not engines),
+// simulates each plan once on the SoC and once on each perturbed copy
+// (native is simulated once per copy however many intervals it is the
+// base of), and remembers every result. Best,
 // BestN, Balance, Interval, Sweep and Sensitivity are its methods, so the
 // views of one prediction share its simulations.
 //
@@ -40,27 +42,30 @@ type Evaluator struct {
 	draws int
 
 	drawOnce sync.Once
-	variants []*model.SoC // the parameter draws, made on first use
+	// variants are the perturbed SoCs, made on first use: with draws 0
+	// (first-order) the pairs +σ, −σ of each uncertain parameter in the
+	// order of paths; else the random draws.
+	variants []*model.SoC
+	paths    []string // the uncertain parameters, sorted
 	// mains are main-engine op timings (mainmemo.go): of the SoC, and of
-	// each draw.
+	// each variant.
 	mains     *mainMemo
 	drawMains []*mainMemo
 	// perDraw: the uncertainty changes an engine's cores, so a plan is
-	// checked against each draw too.
+	// checked against each variant too.
 	perDraw bool
 
 	base    memo[*Result]   // plan key: result on soc
-	drawTPS memo[[]float64] // plan key: t/s on each draw
+	drawTPS memo[[]float64] // plan key: t/s on each variant
 	checked memo[struct{}]  // plan key: validated (on soc, and each draw when perDraw)
 	runs    atomic.Int64
 }
 
-// NewEvaluator is an evaluator of workload w on SoC s whose intervals take
-// draws parameter samples (0: DefaultDraws).
+// NewEvaluator is an evaluator of workload w on SoC s whose intervals
+// take draws random parameter samples (Monte Carlo), or with draws 0 are
+// first-order (FirstOrder: each uncertain parameter at ±σ).
 func NewEvaluator(s *model.SoC, w *model.Workload, draws int) *Evaluator {
-	if draws <= 0 {
-		draws = DefaultDraws
-	}
+	draws = max(draws, 0)
 	e := &Evaluator{soc: s, wl: w, draws: draws, g: buildGraphs(w), mains: newMainMemo()}
 	for p := range s.Uncertainty {
 		e.perDraw = e.perDraw || strings.HasSuffix(p, ".cores")
@@ -68,7 +73,7 @@ func NewEvaluator(s *model.SoC, w *model.Workload, draws int) *Evaluator {
 	return e
 }
 
-// For is an evaluator of the same workload, with the same draws, on SoC
+// For is an evaluator of the same workload, with the same method, on SoC
 // s (a what-if variant): it shares e's op graphs, built once.
 func (e *Evaluator) For(s *model.SoC) *Evaluator {
 	f := &Evaluator{soc: s, wl: e.wl, draws: e.draws, g: e.g, mains: newMainMemo()}
@@ -125,7 +130,7 @@ func (e *Evaluator) check(p model.Plan) error {
 		if e.perDraw {
 			for d, v := range e.drawSoCs() {
 				if err := p.Validate(v); err != nil {
-					return struct{}{}, fmt.Errorf("soc %s, parameter draw %d: %w", e.soc.Name, d, err)
+					return struct{}{}, fmt.Errorf("soc %s, %s: %w", e.soc.Name, e.variantName(d), err)
 				}
 			}
 		}
@@ -173,44 +178,97 @@ func (e *Evaluator) Sweep(plans []model.Plan) ([]*Result, error) {
 	return out, err
 }
 
-// drawSoCs are the SoC's parameter draws: the uncertain parameters drawn
-// as independent normals with the profile's standard deviations
-// (truncated at 5% of the value), each parameter from a stream seeded by
-// its path, so that a parameter made uncertain leaves the others' draws
-// as they were. None when the SoC has no uncertainty.
+// Method is how e's intervals are made: FirstOrder (draws 0) or
+// MonteCarlo; None when the SoC has no uncertainty.
+func (e *Evaluator) Method() IntervalMethod {
+	switch {
+	case len(e.soc.Uncertainty) == 0:
+		return None
+	case e.draws == 0:
+		return FirstOrder
+	}
+	return MonteCarlo
+}
+
+// Variants is how many perturbed SoCs each plan is simulated on for its
+// interval: two per uncertain parameter (first-order), the draws (Monte
+// Carlo), or 0 with no uncertainty.
+func (e *Evaluator) Variants() int {
+	switch e.Method() {
+	case FirstOrder:
+		return 2 * len(e.soc.Uncertainty)
+	case MonteCarlo:
+		return e.draws
+	}
+	return 0
+}
+
+// variantName names perturbed SoC d in an error.
+func (e *Evaluator) variantName(d int) string {
+	if e.draws == 0 {
+		sign := "+"
+		if d%2 == 1 {
+			sign = "-"
+		}
+		return fmt.Sprintf("%s at %sσ", e.paths[d/2], sign)
+	}
+	return fmt.Sprintf("parameter draw %d", d)
+}
+
+// drawSoCs are the SoC's perturbed copies, each built once. The uncertain
+// parameters are independent normals with the profile's standard
+// deviations, a value truncated at 5% of the parameter's. First-order
+// (draws 0): each parameter at +σ and at −σ, the others at their values.
+// Monte Carlo: every parameter drawn, each from a stream seeded by its
+// path, so that a parameter made uncertain leaves the others' draws as
+// they were. None when the SoC has no uncertainty.
 func (e *Evaluator) drawSoCs() []*model.SoC {
 	e.drawOnce.Do(func() {
 		s := e.soc
 		if len(s.Uncertainty) == 0 {
 			return
 		}
-		paths := make([]string, 0, len(s.Uncertainty))
 		for p := range s.Uncertainty {
-			paths = append(paths, p)
+			e.paths = append(e.paths, p)
 		}
-		sort.Strings(paths)
-		streams := make([]*rand.Rand, len(paths))
-		for i, p := range paths {
+		sort.Strings(e.paths)
+		set := func(v *model.SoC, p string, dev float64) {
+			x, _ := v.Get(p)
+			_ = v.SetWithTypes(p, math.Max(x+dev, x*0.05))
+		}
+		add := func(v *model.SoC) {
+			e.variants = append(e.variants, v)
+			e.drawMains = append(e.drawMains, newMainMemo())
+		}
+		if e.draws == 0 {
+			for _, p := range e.paths {
+				for _, sign := range []float64{1, -1} {
+					v := s.Clone()
+					set(v, p, sign*s.Uncertainty[p])
+					add(v)
+				}
+			}
+			return
+		}
+		streams := make([]*rand.Rand, len(e.paths))
+		for i, p := range e.paths {
 			h := fnv.New64a()
 			h.Write([]byte(p))
 			streams[i] = rand.New(rand.NewPCG(0x62_6c_73_69_6d^h.Sum64(), uint64(e.draws)))
 		}
 		for d := 0; d < e.draws; d++ {
 			v := s.Clone()
-			for i, p := range paths {
-				x, _ := v.Get(p)
-				y := x + streams[i].NormFloat64()*s.Uncertainty[p]
-				_ = v.SetWithTypes(p, math.Max(y, x*0.05))
+			for i, p := range e.paths {
+				set(v, p, streams[i].NormFloat64()*s.Uncertainty[p])
 			}
-			e.variants = append(e.variants, v)
-			e.drawMains = append(e.drawMains, newMainMemo())
+			add(v)
 		}
 	})
 	return e.variants
 }
 
-// DrawTPS is plan p's t/s on each parameter draw (nil when the SoC has no
-// uncertainty); each plan is simulated once per draw.
+// DrawTPS is plan p's t/s on each perturbed SoC (drawSoCs; nil when the
+// SoC has no uncertainty); each plan is simulated once on each.
 func (e *Evaluator) DrawTPS(p model.Plan) ([]float64, error) {
 	if err := e.check(p); err != nil {
 		return nil, err
@@ -229,11 +287,16 @@ func (e *Evaluator) DrawTPS(p model.Plan) ([]float64, error) {
 	})
 }
 
-// Interval is the spread of plan's gain over base (native, or any plan)
-// across the parameter draws: the central 90% of the draws' gains. With
-// no uncertainty it is the point gain, with no draws.
+// Interval is the 90% interval of plan's gain over base (native, or any
+// plan) from the SoC's uncertainty. First-order (FirstOrder): the
+// point gain less and plus z90 times the root sum of squares of each
+// parameter's larger downward and larger upward move of the gain at ±σ.
+// Monte Carlo: the central 90% of the draws' gains. With no uncertainty
+// it is the point gain.
 func (e *Evaluator) Interval(base, plan model.Plan) (Interval, error) {
-	if len(e.soc.Uncertainty) == 0 {
+	m := e.Method()
+	var g float64 // the point gain, which Monte Carlo does not use
+	if m != MonteCarlo {
 		r0, err := e.Run(base)
 		if err != nil {
 			return Interval{}, err
@@ -242,8 +305,10 @@ func (e *Evaluator) Interval(base, plan model.Plan) (Interval, error) {
 		if err != nil {
 			return Interval{}, err
 		}
-		g := GainPct(r1.TPS, r0.TPS)
-		return Interval{LoPct: g, HiPct: g}, nil
+		g = GainPct(r1.TPS, r0.TPS)
+	}
+	if m == None {
+		return Interval{LoPct: g, HiPct: g, Method: m}, nil
 	}
 	t0, err := e.DrawTPS(base)
 	if err != nil {
@@ -257,10 +322,8 @@ func (e *Evaluator) Interval(base, plan model.Plan) (Interval, error) {
 	for d := range gains {
 		gains[d] = GainPct(t1[d], t0[d])
 	}
-	sort.Float64s(gains)
-	n := len(gains)
-	q := func(p float64) float64 { return gains[int(math.Round(p*float64(n-1)))] }
-	return Interval{LoPct: q(0.05), HiPct: q(0.95), Draws: n}, nil
+	lo, hi := spread(m, g, gains)
+	return Interval{LoPct: lo, HiPct: hi, Method: m, Draws: len(gains)}, nil
 }
 
 // parallel calls f(0..n-1) on all cores and returns the first error by

@@ -54,6 +54,10 @@ func (e *Evaluator) Best(p model.Plan, also ...[]float64) (model.Plan, *Result, 
 	return bp, br, nil
 }
 
+// balanceGrid is the steps of Best's grid over [0, 1] for two engines,
+// whose shares Balance reuses.
+const balanceGrid = 20
+
 // bestTwo is Best for two engines.
 func (e *Evaluator) bestTwo(p model.Plan) (model.Plan, *Result, error) {
 	at := func(f float64) model.Plan {
@@ -66,7 +70,7 @@ func (e *Evaluator) bestTwo(p model.Plan) (model.Plan, *Result, error) {
 	if err := e.check(at(0.5)); err != nil {
 		return model.Plan{}, nil, err
 	}
-	f, r, err := bestShare(func(f float64) (*Result, error) { return e.Run(at(f)) }, 20, 1e-4)
+	f, r, err := bestShare(func(f float64) (*Result, error) { return e.Run(at(f)) }, balanceGrid, 1e-4)
 	if err != nil {
 		return model.Plan{}, nil, err
 	}
@@ -185,20 +189,49 @@ func (e *Evaluator) Balance(p model.Plan) (BalancePoint, error) {
 		}
 		return r.Split.EngineS[0] - r.Split.EngineS[1], nil
 	}
-	lo, hi := 1e-3, 0.999
-	dlo, err := diff(lo)
+	// Bracket the share to one step of Best's grid (balanceGrid) by
+	// bisection over the grid's shares, which a prediction's best-share
+	// search has already run (remembered, so free): i is the first grid
+	// share where the second engine takes as long or longer, or the last
+	// one. The ends, 0.001 and 0.999, are run only when the balance lies
+	// beyond the grid's first or last inner share (the time difference
+	// falls with the share, as the bisection assumes).
+	i, j := 1, balanceGrid-1
+	for j > i {
+		m := (i + j) / 2
+		d, err := diff(float64(m) / balanceGrid)
+		if err != nil {
+			return BalancePoint{}, err
+		}
+		if d > 0 {
+			i = m + 1
+		} else {
+			j = m
+		}
+	}
+	lo, hi := float64(i-1)/balanceGrid, float64(i)/balanceGrid
+	d, err := diff(hi)
 	if err != nil {
 		return BalancePoint{}, err
 	}
-	dhi, err := diff(hi)
-	if err != nil {
-		return BalancePoint{}, err
-	}
-	switch {
-	case dlo < 0:
-		return BalancePoint{None: fmt.Sprintf("%s takes longer over the split ops than %s even with a share of %g", p.Engines[1], p.Engines[0], lo)}, nil
-	case dhi > 0:
-		return BalancePoint{None: fmt.Sprintf("%s takes longer over the split ops than %s even with a share of %g", p.Engines[0], p.Engines[1], 1-hi)}, nil
+	if d > 0 {
+		lo, hi = hi, 0.999
+		dhi, err := diff(hi)
+		if err != nil {
+			return BalancePoint{}, err
+		}
+		if dhi > 0 {
+			return BalancePoint{None: fmt.Sprintf("%s takes longer over the split ops than %s even with a share of %g", p.Engines[0], p.Engines[1], 1-hi)}, nil
+		}
+	} else if i == 1 {
+		lo = 1e-3
+		dlo, err := diff(lo)
+		if err != nil {
+			return BalancePoint{}, err
+		}
+		if dlo < 0 {
+			return BalancePoint{None: fmt.Sprintf("%s takes longer over the split ops than %s even with a share of %g", p.Engines[1], p.Engines[0], lo)}, nil
+		}
 	}
 	for hi-lo > 1e-4 {
 		mid := (lo + hi) / 2

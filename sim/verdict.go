@@ -16,8 +16,8 @@ helpers no work), never a split WIN. The headline judges the best plan
 of all modes: among each mode's best and dispatcher-alone plans, a sure
 gain (WIN or ALONE) first, then PARITY, then LOSS, the larger gain first
 within each. A what-if SoC (a heatmap cell, a --sensitivity cell) has no
-parameter draws of its own: it is judged with the studied best plan's
-interval moved to its gain.`
+interval of its own: it is judged with the studied best plan's interval
+moved to its gain.`
 
 // Verdict says whether a plan pays against native.
 type Verdict string

@@ -14,8 +14,9 @@ import (
 // Knobs are the plan settings of one run of the dispatcher that the seed
 // experiment's environment variables set (ApplyEnv).
 type Knobs struct {
-	// Split is how the expert ops run: native, token or expert.
-	Split string
+	// Split is how the expert ops run: model.Native, TokenSplit or
+	// ExpertSplit.
+	Split model.Mode
 	// Frac is the little engine's share of the tokens (token) or experts
 	// (expert), in [0,1].
 	Frac float64
@@ -50,17 +51,17 @@ func (k *Knobs) ApplyEnv(lookup func(string) (string, bool)) error {
 	if err != nil {
 		return err
 	}
-	on := k.Split != string(model.Native)
+	on := k.Split != model.Native
 	if kp.On != nil {
 		on = *kp.On
 	}
 	switch {
 	case !on:
-		k.Split = string(model.Native)
+		k.Split = model.Native
 	case kp.Mode != nil:
-		k.Split = string(*kp.Mode)
-	case k.Split == string(model.Native):
-		k.Split = string(model.TokenSplit) // the seed's default split
+		k.Split = *kp.Mode
+	case k.Split == model.Native:
+		k.Split = model.TokenSplit // the seed's default split
 	}
 	if kp.Frac != nil {
 		k.Frac = *kp.Frac
@@ -84,11 +85,11 @@ func (k *Knobs) ApplyEnv(lookup func(string) (string, bool)) error {
 // "poll", "big-threads", "little-threads"; "cluster" for too few
 // clusters).
 func (k Knobs) Plan(names []string, cpus [][]int) (model.Plan, map[string][]int, error) {
-	mode := model.Mode(k.Split)
+	mode := k.Split
 	switch mode {
 	case model.Native, model.TokenSplit, model.ExpertSplit:
 	default:
-		return model.Plan{}, nil, &model.SettingError{Setting: "split", Value: strconv.Quote(k.Split), Err: errors.New("want native, token or expert")}
+		return model.Plan{}, nil, &model.SettingError{Setting: "split", Value: strconv.Quote(string(k.Split)), Err: errors.New("want native, token or expert")}
 	}
 	if math.IsNaN(k.Frac) || k.Frac < 0 || k.Frac > 1 {
 		return model.Plan{}, nil, &model.SettingError{Setting: "frac", Value: strconv.FormatFloat(k.Frac, 'g', -1, 64), Err: errors.New("want a number in [0,1]")}

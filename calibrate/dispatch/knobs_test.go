@@ -19,7 +19,7 @@ func TestKnobsApplyEnv(t *testing.T) {
 	base := Knobs{Split: "native", Frac: 0.12, Poll: 50}
 	for _, tc := range []struct {
 		env   map[string]string
-		start string
+		start model.Mode
 		want  Knobs
 	}{
 		{map[string]string{"ORK_MOE_BIGLITTLE": "0"}, "token", Knobs{Split: "native", Frac: 0.12, Poll: 50}},

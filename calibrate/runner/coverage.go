@@ -8,6 +8,7 @@ import (
 
 	"github.com/blsim/blsim/calibrate/llamabench"
 	"github.com/blsim/blsim/measure"
+	"github.com/blsim/blsim/model"
 )
 
 // Gaps says, before anything runs, what the grid lacks for a fit to tell
@@ -32,7 +33,7 @@ func (c Config) Gaps() []string {
 		// Without a record the thread count may be unknown: any count will
 		// do to tell the plan's mode.
 		if plan, err := c.Mapping.Plan(p, llamabench.Record{NThreads: 1}); err == nil {
-			if plan.Mode == "native" {
+			if plan.Mode == model.Native {
 				native++
 			} else {
 				modes[string(plan.Mode)] = true
@@ -66,8 +67,13 @@ func (c Config) Gaps() []string {
 		for m := range modes {
 			only = m
 		}
-		other := map[string]string{"token": "expert", "expert": "token"}[only]
-		gaps = append(gaps, fmt.Sprintf("the grid splits only by %s, so %s-split predictions rest on the model alone: add --env %s=token,expert", only, other, c.Mapping.Split[0]))
+		var others []string
+		for _, m := range model.SplitModes() {
+			if string(m) != only {
+				others = append(others, string(m))
+			}
+		}
+		gaps = append(gaps, fmt.Sprintf("the grid splits only by %s, so %s-split predictions rest on the model alone: add --env %s=%s", only, strings.Join(others, ","), c.Mapping.Split[0], strings.Join(splitModeNames(), ",")))
 	}
 	return gaps
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/blsim/blsim/calibrate/llamabench"
+	"github.com/blsim/blsim/model"
 )
 
 // Condition says when a knob can change a run: each knob it names must
@@ -63,7 +64,7 @@ func (m Mapping) Idle(p Point) []string {
 	// Any count tells the mode when the knobs leave the threads to the
 	// record; the poll rule below takes the count from the knobs only.
 	plan, err := m.Plan(p, llamabench.Record{NThreads: 1})
-	native := err == nil && plan.Mode == "native"
+	native := err == nil && plan.Mode == model.Native
 	if native && len(m.Enable) > 0 {
 		add(m.LittleFrac)
 		add(m.Split)

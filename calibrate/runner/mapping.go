@@ -89,7 +89,7 @@ type Mapping struct {
 	LittleFrac    Names             `yaml:"little_frac"`
 	Poll          Names             `yaml:"poll"`
 	Split         Names             `yaml:"split"`
-	SplitValues   map[string]string `yaml:"split_values"`
+	SplitValues   SplitWords        `yaml:"split_values"`
 	LittleThreads Names             `yaml:"little_threads"`
 	BigThreads    Names             `yaml:"big_threads"`
 	Defaults      map[string]string `yaml:"defaults"`
@@ -131,10 +131,10 @@ func DefaultMapping() Mapping {
 		LittleFrac:    Names{"ORK_BL_LITTLE_FRAC"},
 		Poll:          Names{"ORK_BL_POLL", "--poll"},
 		Split:         Names{"ORK_BL_SPLIT"},
-		SplitValues:   map[string]string{"token": "token", "tokens": "token", "expert": "expert", "experts": "expert"},
+		SplitValues:   SplitWords{"token": model.TokenSplit, "tokens": model.TokenSplit, "expert": model.ExpertSplit, "experts": model.ExpertSplit},
 		LittleThreads: Names{"ORK_BL_LITTLE_THREADS"},
 		BigThreads:    Names{"ORK_BL_BIG_THREADS", "-t", "--threads"},
-		Defaults:      map[string]string{"ORK_BL_SPLIT": "token", "ORK_BL_LITTLE_THREADS": "4"},
+		Defaults:      map[string]string{"ORK_BL_SPLIT": string(model.TokenSplit), "ORK_BL_LITTLE_THREADS": "4"},
 		Engines:       Engines{Big: "big", Little: "little"},
 	}
 }
@@ -188,8 +188,8 @@ func (m Mapping) Validate() error {
 		return fmt.Errorf("engines %q and %q must be two different names", m.Engines.Big, m.Engines.Little)
 	}
 	for k, v := range m.SplitValues {
-		if v != "token" && v != "expert" {
-			return fmt.Errorf("split_values: %q means %q, want token or expert", k, v)
+		if !v.IsSplit() {
+			return fmt.Errorf("split_values: %q means %q, want %s", k, v, model.ModeList(model.SplitModes()))
 		}
 	}
 	if len(m.Enable) > 0 && len(m.EnableValues) == 0 {
@@ -300,11 +300,10 @@ func (m Mapping) Read(knobs map[string]string) (KnobPlan, error) {
 		kp.On = &on
 	}
 	if name, v, ok := m.lookup(knobs, m.Split); ok {
-		md, ok := m.SplitValues[strings.ToLower(strings.TrimSpace(v))]
+		mode, ok := m.SplitValues[strings.ToLower(strings.TrimSpace(v))]
 		if !ok {
 			return kp, fmt.Errorf("%s=%q is not a split mode the mapping knows (%s)", name, v, strings.Join(slices.Sorted(maps.Keys(m.SplitValues)), ", "))
 		}
-		mode := model.Mode(md)
 		kp.Mode = &mode
 	}
 	if name, v, ok := m.lookup(knobs, m.LittleFrac); ok {

@@ -67,7 +67,7 @@ ORK_BL_POLL, ORK_BL_BIG_THREADS, ORK_BL_LITTLE_THREADS.`,
 	addGGUFFlag(cmd, &o.Workload)
 	f.BoolVar(&o.FitLLC, "fit-llc", false, "scale the workload's layers so its expert weights are at least twice the last-level cache (at most 1.5 GiB of weights)")
 	f.StringArrayVar(&o.Clusters, "cluster", nil, "a cluster as NAME=CPUS, e.g. big=4-7 (repeat; first = big engine)")
-	f.StringVar(&o.Split, "split", "native", "how to run the expert ops: native, token or expert")
+	f.StringVar((*string)(&o.Split), "split", string(model.Native), "how to run the expert ops: native, token or expert")
 	f.Float64Var(&o.Frac, "frac", 0.12, "little engine's share of the tokens (token) or experts (expert), in [0,1]")
 	f.IntVar(&o.Poll, "poll", 50, "spin level of the pools, 0..100 (ggml --poll)")
 	f.IntVar(&o.BigThreads, "big-threads", 0, "threads of the big engine (default: all of its CPUs)")

@@ -164,7 +164,7 @@ func TestBadInput(t *testing.T) {
 		{"placement unknown", []string{"predict", "--threads-sweep", "--placement", "bsd"}, []string{"--placement", `"bsd"`, "linux, android, macos or windows"}},
 		{"placement strict", []string{"predict", "--threads-sweep", "--placement", "strict"}, []string{"--placement", `"strict"`}},
 		{"bad split", []string{"predict", "--split", "layer"}, []string{"--split", "layer"}},
-		{"no draws", []string{"predict", "--draws", "0"}, []string{"--draws", "0 is outside 1..10000"}},
+		{"negative draws", []string{"predict", "--draws", "-1"}, []string{"--draws", "-1 is outside 0..10000"}},
 		{"zero prompt", []string{"predict", "--prompt", "0"}, []string{"--prompt: 0: want at least 1"}},
 		{"zero ubatch", []string{"predict", "--ubatch", "0"}, []string{"--ubatch: 0: want at least 1"}},
 		{"too many ubatches", []string{"predict", "--prompt", "1048576", "--ubatch", "1"}, []string{"--prompt 1048576 --ubatch 1", "at most 4096"}},
@@ -197,7 +197,7 @@ func TestPredictFlagsParse(t *testing.T) {
 		t.Fatal(err)
 	}
 	if got.SoC != "ddr5" || got.Workload != "qwen3.5-35b-a3b" || got.Split != "both" || got.Frac != "auto" || got.Poll != "0" ||
-		!got.Sweep || !got.JSON || got.Draws != 48 {
+		!got.Sweep || !got.JSON || got.Draws != 0 {
 		t.Errorf("options = %+v", *got)
 	}
 	q, err := got.Request()
@@ -206,7 +206,7 @@ func TestPredictFlagsParse(t *testing.T) {
 	}
 	// --big-threads given, --little-threads not: the second engine's
 	// default (0); no split requested; every mode.
-	if q.SoC.Name != "ddr5" || !slices.Equal(q.Threads, []int{2, 0}) || q.Fracs != nil || q.Modes != nil || q.Poll != 0 || q.Draws != 48 {
+	if q.SoC.Name != "ddr5" || !slices.Equal(q.Threads, []int{2, 0}) || q.Fracs != nil || q.Modes != nil || q.Poll != 0 || q.Draws != 0 {
 		t.Errorf("request = %+v", q)
 	}
 }

@@ -52,7 +52,7 @@ each beside the split's best plan (docs/llama-bench.md).
 
 Verdicts (one rule for the table, the headline, the heatmap, --sensitivity,
 the thread sweep and blsim report; docs/verdicts.md):
-` + sim.VerdictRule,
+` + sim.VerdictRule + "\n\n" + sim.IntervalRule,
 		Example: `  blsim predict
   blsim predict -p 128,512 -n 128 -t 4,8 -o md
   blsim predict --soc rk3588,pi5 -ub 128,256,512 --poll 0,50 -o csv

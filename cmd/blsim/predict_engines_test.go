@@ -157,3 +157,37 @@ func TestPredictThreadsWithoutEngines(t *testing.T) {
 		t.Errorf("engines %v threads %v, want big,little at 4,2", rep.Engines, rep.Threads)
 	}
 }
+
+// TestPredictEnginesEveryCluster: --engines takes every CPU cluster of the
+// presets with more than three (issue 25): the Snapdragon 8 Gen 3's four
+// (X4, A720 at 3.2, A720 at 3.0, A520) and the Dimensity 9300's three (X4
+// at 3.25, X4 at 2.85, A720); the best plan gives one share per cluster,
+// summing to 1.
+func TestPredictEnginesEveryCluster(t *testing.T) {
+	for soc, engines := range map[string]string{"snapdragon-8-gen3": "prime,big,mid,little", "dimensity-9300": "prime,big,little"} {
+		out, errs, code := runCLI(t, "predict", "--soc", soc, "--split", "token", "--engines", engines, "--draws", "8", "--json")
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", soc, code, errs)
+		}
+		var rep struct {
+			Engines []string `json:"engines"`
+			Best    struct {
+				Plan struct {
+					Fracs []float64 `json:"fracs"`
+				} `json:"plan"`
+				Verdict string `json:"verdict"`
+			} `json:"best"`
+		}
+		if err := json.Unmarshal([]byte(out), &rep); err != nil {
+			t.Fatal(err)
+		}
+		n := strings.Count(engines, ",") + 1
+		sum := 0.0
+		for _, f := range rep.Best.Plan.Fracs {
+			sum += f
+		}
+		if strings.Join(rep.Engines, ",") != engines || len(rep.Best.Plan.Fracs) != n || sum < 0.999 || sum > 1.001 || rep.Best.Verdict == "" {
+			t.Errorf("%s: engines %v, best %+v (sum %g), want %d shares summing to 1", soc, rep.Engines, rep.Best, sum, n)
+		}
+	}
+}

@@ -105,3 +105,30 @@ func TestSoCsShowResolved(t *testing.T) {
 		t.Errorf("parts show a76: exit %d, %s", code, out)
 	}
 }
+
+// TestSoCsShowResolvedEveryPreset: for every preset, every value `socs
+// show NAME --resolved` prints names where it came from (a part, a line
+// of the file, or a calibration), but the schema and the name.
+func TestSoCsShowResolvedEveryPreset(t *testing.T) {
+	for _, n := range presets.SoCNames() {
+		out, stderr, code := runCLI(t, "socs", "show", n, "--resolved")
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", n, code, stderr)
+		}
+		values := 0
+		for i, line := range strings.Split(out, "\n") {
+			l := strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(line), "- "))
+			if l == "" || strings.HasPrefix(l, "#") || strings.HasSuffix(l, ":") || strings.HasPrefix(l, "schema:") || strings.HasPrefix(l, "name: "+n) {
+				continue
+			}
+			values++
+			_, src, ok := strings.Cut(l, " # ")
+			if !ok || !(strings.HasPrefix(src, "part ") || strings.HasPrefix(src, "file line ") || strings.HasPrefix(src, "calibration")) {
+				t.Errorf("%s line %d: %q names no source", n, i+1, line)
+			}
+		}
+		if values < 30 {
+			t.Errorf("%s: %d values printed:\n%s", n, values, out)
+		}
+	}
+}

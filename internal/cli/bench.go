@@ -126,8 +126,8 @@ func (r *RequestFlags) Bench() (predict.BenchRequest, error) {
 			return q, err
 		}
 	}
-	if r.Draws < 1 || r.Draws > predict.MaxDraws {
-		return q, fmt.Errorf("--draws: %d is outside 1..%d (the interval needs samples)", r.Draws, predict.MaxDraws)
+	if r.Draws < 0 || r.Draws > predict.MaxDraws {
+		return q, fmt.Errorf("--draws: %d is outside 0..%d (0: first-order intervals, N: Monte Carlo over N draws)", r.Draws, predict.MaxDraws)
 	}
 	q.Draws = r.Draws
 	if q.Placement, err = predict.ParseUnpinned(r.Placement); err != nil {

@@ -12,7 +12,6 @@ import (
 	"github.com/blsim/blsim/model"
 	"github.com/blsim/blsim/predict"
 	"github.com/blsim/blsim/presets"
-	"github.com/blsim/blsim/sim"
 	"github.com/spf13/pflag"
 )
 
@@ -80,7 +79,7 @@ func (r *RequestFlags) Register(f *pflag.FlagSet) {
 	f.StringVarP(&r.Gen, "gen", "n", "", "tokens generated (llama-bench -n): beside a prompt a tg test each, as llama-bench makes them\n(predict's table); with --prompt 0 one tg test; --test pg runs a prompt and then the tokens")
 	f.StringVar(&r.Test, "test", "pp", "llama-bench test: pp (the prompt), tg (--gen tokens, default 128, no prompt) or pg (both, as -pg)")
 	f.IntVar(&r.Depth, "depth", 0, "KV-cache depth before the test (llama-bench -d; default: the workload's, 0)")
-	f.IntVar(&r.Draws, "draws", sim.DefaultDraws, "parameter samples for the uncertainty interval")
+	f.IntVar(&r.Draws, "draws", 0, "the 90% intervals: 0 is first-order (each uncertain parameter at ±σ, two runs each; it ignores\nhow parameters interact), N > 0 is Monte Carlo over N random draws")
 	f.StringVar(&r.Placement, "placement", "", "the OS policy that places -t N without a mask (a thread sweep's unpinned rows, predict's -t):\nlinux, android, macos or windows (default linux; docs/threads.md)")
 	f.StringVar(&r.Busy, "busy", "", "for a thread sweep: cores of each cluster busy with another task, which its pools share (big=1,little=2)")
 }
@@ -207,8 +206,8 @@ func (r *RequestFlags) Request() (predict.Request, error) {
 	if ubatch > 0 {
 		q.Workload.Run.Ubatch = ubatch
 	}
-	if r.Draws < 1 || r.Draws > predict.MaxDraws {
-		return q, fmt.Errorf("--draws: %d is outside 1..%d (the interval needs samples)", r.Draws, predict.MaxDraws)
+	if r.Draws < 0 || r.Draws > predict.MaxDraws {
+		return q, fmt.Errorf("--draws: %d is outside 0..%d (0: first-order intervals, N: Monte Carlo over N draws)", r.Draws, predict.MaxDraws)
 	}
 	q.Draws = r.Draws
 	if q.Busy, err = predict.ParseBusy(r.Busy); err != nil {
