@@ -61,4 +61,3 @@ func TestRecordedFullIdentifiesCaps(t *testing.T) {
 	}
 	t.Errorf("no note says what the at-once step measured: %q", r.Notes)
 }
-
