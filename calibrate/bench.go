@@ -37,7 +37,7 @@ func AdaptGrid(cfg *runner.Config, prior *model.SoC, ownMapping bool) {
 		p := fit.Plan(&mp)
 		if err := p.Validate(prior); err != nil {
 			hint := ""
-			if cfg.Mapping.NThreads != runner.ThreadsTotal && mp.Mode != "native" {
+			if cfg.Mapping.NThreads != runner.ThreadsTotal && mp.Mode != model.Native {
 				hint = ` (if your fork counts big+little threads in n_threads, say "n_threads: total" in --knobs)`
 			}
 			return fmt.Sprintf("the profile %s cannot run this record's plan %v: %v%s", prior.Name, p, err, hint)

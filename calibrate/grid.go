@@ -36,7 +36,7 @@ type Point struct {
 func (p Point) String() string {
 	s := p.Plan.String()
 	if p.Plan.Mode == model.Native && p.Alone {
-		s = fmt.Sprintf("native %s%s", p.Plan.Engines[0], strings.TrimPrefix(s, "native"))
+		s = fmt.Sprintf("native %s%s", p.Plan.Engines[0], strings.TrimPrefix(s, string(model.Native)))
 	}
 	if p.Run == nil {
 		return s

@@ -112,12 +112,12 @@ func Prior(name string, engines []Engine, ms []measure.Measurement, w *model.Wor
 		if _, _, ok := median(ms, p+"kernel_ops_per_cycle.q8"); !ok {
 			s.Uncertainty[p+"kernel_ops_per_cycle.q8"] = s.Uncertainty[p+"kernel_ops_per_cycle.q4"]
 		}
-		e.KernelOpsPerCycle["q4"], e.KernelOpsPerCycle["q6"], e.KernelOpsPerCycle["q8"] = q4, q4, q8
+		e.KernelOpsPerCycle[string(model.ClassQ4)], e.KernelOpsPerCycle[string(model.ClassQ6)], e.KernelOpsPerCycle[string(model.ClassQ8)] = q4, q4, q8
 		// f16: attention's products as llama.cpp runs them, where
 		// measured; else (older measurement files) the f32 rate.
 		f16 := f32
 		set(p+"kernel_ops_per_cycle.f16", &f16, f32)
-		e.KernelOpsPerCycle["f16"], e.KernelOpsPerCycle["f32"] = f16, f32
+		e.KernelOpsPerCycle[string(model.ClassF16)], e.KernelOpsPerCycle[string(model.ClassF32)] = f16, f32
 		// The rest of llama.cpp's attention path, where measured: with the
 		// softmax's rate the engine runs attention as llama.cpp does
 		// (model.Engine.AttentionWork).

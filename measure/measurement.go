@@ -314,7 +314,7 @@ func (m *Measurement) Label() string {
 	}
 	p := m.Plan
 	var label string
-	if p.Mode == "native" {
+	if p.Mode == model.Native {
 		label = fmt.Sprintf("native poll=%d", p.Poll)
 		if m.Engine != "" {
 			// A native run on an engine the record names: one other

@@ -45,7 +45,7 @@ func TestNPUEngineValidation(t *testing.T) {
 		{"split mode unknown", "split_modes: [token]", "split_modes: [layer]", `engines[2].split_modes[0]: "layer" is not a plan mode (known: native, token, expert, pool)`},
 		{"split mode not a split", "split_modes: [token]", "split_modes: [pool]", `engines[2].split_modes[0]: "pool" is not token or expert`},
 		{"shares_dram missing", "    shares_dram: true\n", "", "engines[2].shares_dram: required for kind npu"},
-		{"convert class unknown", "{q4: 0.78, q6: 0.22}", "{q4: 0.78, q5: 0.22}", "engines[2].convert_bytes_per_weight_byte.q5: unknown kernel class"},
+		{"convert class unknown", "{q4: 0.78, q6: 0.22}", "{q4: 0.78, q5: 0.22}", `engines[2].convert_bytes_per_weight_byte.q5: "q5" is not a kernel class (known: q4, q6, q8, f16, f32)`},
 		{"convert negative", "{q4: 0.78, q6: 0.22}", "{q4: -1, q6: 0.22}", "engines[2].convert_bytes_per_weight_byte.q4"},
 		{"unknown kind", "kind: npu", "kind: gpu", `engines[2].kind: "gpu" is not an engine kind (known: cpu, npu)`},
 		{"cpu with submit", "    kind: cpu\n    core_type: Cortex-A55\n", "    kind: cpu\n    core_type: Cortex-A55\n    submit_us: 10\n", "engines[1].submit_us: only for accelerator engines"},

@@ -44,12 +44,12 @@ func (e *Engine) LlamaAttention() bool { return e.KernelOpsPerCycle[RateSoftmax]
 // charges Ops at its f16 rate.
 func (e *Engine) AttentionWork(o *Op) []Work {
 	if !e.LlamaAttention() {
-		return []Work{{"f16", o.Ops}}
+		return []Work{{string(ClassF16), o.Ops}}
 	}
 	if o.KVOps == 0 && o.Elems == 0 {
 		return []Work{{RateFlashAttn, o.Ops}}
 	}
-	products := "f16"
+	products := string(ClassF16)
 	if o.Tokens <= 1 {
 		products = RateF16Gemv
 	}
@@ -69,5 +69,5 @@ func (e *Engine) AttentionKey(key string) string {
 	if v := e.KernelOpsPerCycle[key]; v > 0 {
 		return key
 	}
-	return "f16"
+	return string(ClassF16)
 }

@@ -30,6 +30,8 @@ func TestParseBadEnum(t *testing.T) {
 			"engines[2].ops[1]", `"softmax" is not an op kind (known: matmul, expert_matmul, attention, scalar)`},
 		{"op kind by number", "ops: [expert_matmul]", "ops: [1]",
 			"engines[2].ops[0]", `"1" is not an op kind (known: matmul, expert_matmul, attention, scalar)`},
+		{"kernel class", "{q4: 0.78, q6: 0.22}", "{q4: 0.78, Q6: 0.22}",
+			"engines[2].convert_bytes_per_weight_byte.Q6", `"Q6" is not a kernel class (known: q4, q6, q8, f16, f32)`},
 		{"split mode", "split_modes: [token]", "split_modes: [layer]",
 			"engines[2].split_modes[0]", `"layer" is not a plan mode (known: native, token, expert, pool)`},
 	} {
@@ -59,7 +61,12 @@ func TestEnumsRoundTrip(t *testing.T) {
 			t.Errorf("sharing %q", s)
 		}
 	}
-	if model.EngineKind("gpu").Known() || model.Sharing("").Known() || model.Mode("layer").Known() {
+	for _, c := range model.KernelClasses {
+		if !c.Known() || c.String() != string(c) {
+			t.Errorf("kernel class %q", c)
+		}
+	}
+	if model.EngineKind("gpu").Known() || model.Sharing("").Known() || model.Mode("layer").Known() || model.KernelClass("q5_k").Known() {
 		t.Error("an unknown value is Known")
 	}
 	// Op kinds are written by name and read back.
@@ -82,6 +89,9 @@ func TestEnumsRoundTrip(t *testing.T) {
 		{func(s *model.SoC) {
 			s.Engines[2].Ops = []model.OpKind{model.ExpertMatmul, 7}
 		}, `engines[2].ops[1]: "OpKind(7)" is not an op kind (known: matmul, expert_matmul, attention, scalar)`},
+		{func(s *model.SoC) {
+			s.Engines[2].ConvertBytesPerWeightByte["q5"] = 1
+		}, `engines[2].convert_bytes_per_weight_byte.q5: "q5" is not a kernel class (known: q4, q6, q8, f16, f32)`},
 	} {
 		s, err := presets.SoC("rk3588-npu")
 		if err != nil {

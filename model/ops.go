@@ -62,8 +62,9 @@ type Op struct {
 	Name  string
 	Layer int // -1 for ops outside the layers (output head)
 	Kind  OpKind
-	// Class is the matmul kernel class (q4, q6, q8, f16, f32).
-	Class string
+	// Class is the matmul kernel class (q4, q6, q8, f16, f32); "" for an
+	// op without weights.
+	Class KernelClass
 	// Tensor is the class of the op's weights, a key of the workload's
 	// bits_per_weight and types (attention, experts_gate_up, ...); "" for
 	// an op without weights.
@@ -206,7 +207,7 @@ func (w *Workload) graph(n, start int, logits, decode bool) []Op {
 		ops = append(ops, o)
 	}
 	matmul := func(layer int, name, tensor string, in, out int, bits float64) {
-		add(name, Op{Layer: layer, Kind: Matmul, Class: KernelClass(bits), Tensor: tensor, Tokens: n, In: in, Out: out,
+		add(name, Op{Layer: layer, Kind: Matmul, Class: KernelClassOf(bits), Tensor: tensor, Tokens: n, In: in, Out: out,
 			WeightBytes: float64(in) * float64(out) * bits / 8,
 			Ops:         2 * nf * float64(in) * float64(out),
 			ActBytes:    4 * nf * float64(in+out)})
@@ -238,7 +239,7 @@ func (w *Workload) graph(n, start int, logits, decode bool) []Op {
 				matmul(l, "attn_qkv", "attention", d, q+2*a.KVHeads*a.HeadDim, bpw.Attention)
 			}
 			sc := w.scores(l, n, start, decode)
-			add("attn_scores", Op{Layer: l, Kind: AttentionScores, Class: "f16", Tokens: n,
+			add("attn_scores", Op{Layer: l, Kind: AttentionScores, Class: ClassF16, Tokens: n,
 				Ops: sc.ops, KVOps: sc.kvOps, Elems: sc.elems, ActBytes: sc.bytes})
 			matmul(l, "attn_output", "attention", a.Heads*a.VDim(), d, bpw.Attention)
 		case 'L':
@@ -271,7 +272,7 @@ func (w *Workload) graph(n, start int, logits, decode bool) []Op {
 		expert := func(name, tensor string, in, out int, bits float64) {
 			eb := float64(in) * float64(out) * bits / 8
 			pairs := nf * float64(e.TopK)
-			add(name, Op{Layer: l, Kind: ExpertMatmul, Class: KernelClass(bits), Tensor: tensor, Tokens: n,
+			add(name, Op{Layer: l, Kind: ExpertMatmul, Class: KernelClassOf(bits), Tensor: tensor, Tokens: n,
 				In: in, Out: out, WeightBytes: eb * float64(e.Experts), ExpertBytes: eb,
 				Ops: 2 * pairs * float64(in) * float64(out), ActBytes: 4 * pairs * float64(in+out)})
 		}
@@ -284,7 +285,7 @@ func (w *Workload) graph(n, start int, logits, decode bool) []Op {
 		scalar(l, "ffn_moe_combine", 4*float64(e.TopK*d), 4*float64((e.TopK+1)*d))
 	}
 	if logits {
-		add("output", Op{Layer: -1, Kind: Matmul, Class: KernelClass(bpw.Output), Tensor: "output", Tokens: 1, In: d, Out: m.Vocab,
+		add("output", Op{Layer: -1, Kind: Matmul, Class: KernelClassOf(bpw.Output), Tensor: "output", Tokens: 1, In: d, Out: m.Vocab,
 			WeightBytes: float64(d) * float64(m.Vocab) * bpw.Output / 8,
 			Ops:         2 * float64(d) * float64(m.Vocab), ActBytes: 4 * float64(d+m.Vocab)})
 	}

@@ -257,12 +257,12 @@ func TestOpsInvariants(t *testing.T) {
 func TestKernelClass(t *testing.T) {
 	for _, tc := range []struct {
 		bpw  float64
-		want string
+		want model.KernelClass
 	}{
 		{4.25, "q4"}, {4.5, "q4"}, {5.5, "q6"}, {6.5625, "q6"}, {8.5, "q8"}, {16, "f16"}, {32, "f32"},
 	} {
-		if got := model.KernelClass(tc.bpw); got != tc.want {
-			t.Errorf("KernelClass(%g) = %s, want %s", tc.bpw, got, tc.want)
+		if got := model.KernelClassOf(tc.bpw); got != tc.want {
+			t.Errorf("KernelClassOf(%g) = %s, want %s", tc.bpw, got, tc.want)
 		}
 	}
 }

@@ -51,7 +51,7 @@ func (s *SoC) SetWithTypes(path string, x float64) error {
 		return err
 	}
 	name, class, ok := kernelPath(path)
-	if !ok || !contains(KernelClasses, class) || old == 0 {
+	if !ok || !isClass(class) || old == 0 {
 		return nil
 	}
 	e, _, err := s.Engine(name)
@@ -60,7 +60,7 @@ func (s *SoC) SetWithTypes(path string, x float64) error {
 	}
 	for typ, rate := range e.KernelOpsPerCycle {
 		b, known := ggmlTypeBits[typ]
-		if !known || KernelClass(b) != class {
+		if !known || string(KernelClassOf(b)) != class {
 			continue
 		}
 		if _, own := s.Uncertainty["engines."+name+".kernel_ops_per_cycle."+typ]; own {

@@ -144,7 +144,7 @@ func (e *Engine) cpuOf(c, w int) int {
 // CapacityGOPS is one thread's q4 matmul rate, in GOPS: the cluster's
 // capacity as the schedulers rank it (cpu_capacity, ITMT priority, P over
 // E cores) for placing busy threads.
-func (e *Engine) CapacityGOPS() float64 { return e.KernelOpsPerCycle["q4"] * e.ClockGHz }
+func (e *Engine) CapacityGOPS() float64 { return e.KernelOpsPerCycle[string(ClassQ4)] * e.ClockGHz }
 
 // PlaceOptions narrow a placement: a --cpu-mask, and the CPUs the
 // process may run on at all (its affinity or cgroup cpuset).

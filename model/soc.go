@@ -221,7 +221,7 @@ type Engine struct {
 	// the accelerator moves per byte of ggml weights it touches because it
 	// needs them in its own format (e.g. Q4_K at 4.5 bits per weight read
 	// as an int8 copy: 8/4.5 - 1 = 0.78); a class not listed needs none.
-	ConvertBytesPerWeightByte map[string]float64 `yaml:"convert_bytes_per_weight_byte,omitempty"`
+	ConvertBytesPerWeightByte map[KernelClass]float64 `yaml:"convert_bytes_per_weight_byte,omitempty"`
 }
 
 // IsAccelerator says whether the engine is an accelerator rather than a
@@ -254,7 +254,7 @@ func (e *Engine) UsesSharedDRAM() bool {
 
 // ConvertFactor is the multiplier on the weight bytes the engine reads for
 // kernel class class: 1 plus its conversion traffic.
-func (e *Engine) ConvertFactor(class string) float64 {
+func (e *Engine) ConvertFactor(class KernelClass) float64 {
 	return 1 + e.ConvertBytesPerWeightByte[class]
 }
 
@@ -415,11 +415,11 @@ func (s *SoC) Clone() *SoC {
 	return &c
 }
 
-func cloneMap[V any](m map[string]V) map[string]V {
+func cloneMap[K comparable, V any](m map[K]V) map[K]V {
 	if m == nil {
 		return nil
 	}
-	c := make(map[string]V, len(m))
+	c := make(map[K]V, len(m))
 	for k, v := range m {
 		c[k] = v
 	}

@@ -54,7 +54,7 @@ const (
 // from. A fallback keeps the class's ops per cycle: the type's own bits
 // still set the bytes it moves, but no table says how its dot kernel
 // compares, so none is guessed.
-func (e *Engine) KernelRate(class, typ string) (float64, RateSource) {
+func (e *Engine) KernelRate(class KernelClass, typ string) (float64, RateSource) {
 	k := e.RateKey(class, typ)
 	switch {
 	case typ == "":
@@ -68,17 +68,17 @@ func (e *Engine) KernelRate(class, typ string) (float64, RateSource) {
 // RateKey is the kernel table's key whose rate KernelRate takes: typ when
 // the table has it, else the class (the fallback's nearest one for a known
 // type).
-func (e *Engine) RateKey(class, typ string) string {
+func (e *Engine) RateKey(class KernelClass, typ string) string {
 	if typ == "" {
-		return class
+		return string(class)
 	}
 	if _, ok := e.KernelOpsPerCycle[typ]; ok {
 		return typ
 	}
 	if b, ok := ggmlTypeBits[typ]; ok {
-		return KernelClass(b)
+		return string(KernelClassOf(b))
 	}
-	return class
+	return string(class)
 }
 
 // OpRate is KernelRate for op o of workload w (its class and its weights'
@@ -91,8 +91,9 @@ func (e *Engine) OpRate(w *Workload, o *Op) (float64, RateSource) {
 // kernel table has no rate for: the rate of Class, its nearest class, is
 // used instead (KernelRate).
 type KernelFallback struct {
-	Engine, Type, Class string
-	OpsPerCycle         float64 // the class's rate, used for the type
+	Engine, Type string
+	Class        KernelClass
+	OpsPerCycle  float64 // the class's rate, used for the type
 }
 
 // KernelFallbacks lists the GGML types of w's weights that an engine among
@@ -101,7 +102,7 @@ type KernelFallback struct {
 func KernelFallbacks(s *SoC, w *Workload, names ...string) []KernelFallback {
 	types := map[string]bool{}
 	for _, t := range w.Model.Types {
-		if _, ok := ggmlTypeBits[t]; ok && t != "f32" && t != "f16" { // those classes are the types
+		if _, ok := ggmlTypeBits[t]; ok && !isClass(t) { // f32 and f16: those classes are the types
 			types[t] = true
 		}
 	}
@@ -118,8 +119,8 @@ func KernelFallbacks(s *SoC, w *Workload, names ...string) []KernelFallback {
 		}
 		for _, t := range sorted {
 			if _, ok := e.KernelOpsPerCycle[t]; !ok {
-				c := KernelClass(ggmlTypeBits[t])
-				out = append(out, KernelFallback{Engine: e.Name, Type: t, Class: c, OpsPerCycle: e.KernelOpsPerCycle[c]})
+				c := KernelClassOf(ggmlTypeBits[t])
+				out = append(out, KernelFallback{Engine: e.Name, Type: t, Class: c, OpsPerCycle: e.KernelOpsPerCycle[string(c)]})
 			}
 		}
 	}

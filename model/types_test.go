@@ -14,10 +14,11 @@ import (
 func TestKernelRate(t *testing.T) {
 	e := model.Engine{KernelOpsPerCycle: map[string]float64{"q4": 28, "q6": 22, "q8": 22, "f16": 14, "f32": 8, "q3_k": 7.3, "q8_0": 20}}
 	for _, tc := range []struct {
-		class, typ string
-		want       float64
-		src        model.RateSource
-		key        string
+		class model.KernelClass
+		typ   string
+		want  float64
+		src   model.RateSource
+		key   string
 	}{
 		{"q4", "", 28, model.RateOfClass, "q4"},
 		{"q4", "q3_k", 7.3, model.RateOfType, "q3_k"},
@@ -46,7 +47,7 @@ func TestKernelFallbacks(t *testing.T) {
 	got := model.KernelFallbacks(s, w, "big")
 	var lines []string
 	for _, f := range got {
-		lines = append(lines, f.Engine+" "+f.Type+" "+f.Class)
+		lines = append(lines, f.Engine+" "+f.Type+" "+string(f.Class))
 	}
 	want := []string{"big iq3_xxs q4"}
 	if _, ok := s.Engines[0].KernelOpsPerCycle["q6_k"]; !ok {

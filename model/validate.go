@@ -180,20 +180,20 @@ func (s *SoC) Validate() error {
 			c.in(fmt.Sprintf("%sclock_ghz_by_busy_cores[%d]", p, j), g, ClockRange)
 		}
 		for _, k := range KernelClasses {
-			v, ok := e.KernelOpsPerCycle[k]
+			v, ok := e.KernelOpsPerCycle[string(k)]
 			if !ok {
 				c.fail(p+"kernel_ops_per_cycle", "missing kernel class %q", k)
 				continue
 			}
-			c.in(p+"kernel_ops_per_cycle."+k, v, KernelRateRange)
+			c.in(p+"kernel_ops_per_cycle."+string(k), v, KernelRateRange)
 		}
 		for k, v := range e.KernelOpsPerCycle {
 			switch _, typ := ggmlTypeBits[k]; {
-			case typ && !contains(KernelClasses, k), contains(AttentionRateKeys, k):
+			case typ && !isClass(k), contains(AttentionRateKeys, k):
 				c.in(p+"kernel_ops_per_cycle."+k, v, KernelRateRange)
-			case !contains(KernelClasses, k):
+			case !isClass(k):
 				c.fail(p+"kernel_ops_per_cycle."+k, "unknown kernel class or GGML type (want a class, %s, an attention rate, %s, or a GGML type: %s)",
-					strings.Join(KernelClasses, ", "), strings.Join(AttentionRateKeys, ", "), strings.Join(GGMLTypes(), ", "))
+					nameList(KernelClasses), strings.Join(AttentionRateKeys, ", "), strings.Join(GGMLTypes(), ", "))
 			}
 		}
 		c.frac(p+"moe_efficiency", e.MoEEfficiency, 0.01)
@@ -309,10 +309,10 @@ func (c *checker) accelerator(p string, e *Engine) {
 		c.fail(p+"shares_dram", "required for kind %s: true when it streams from the SoC's DRAM", e.Kind)
 	}
 	for k, v := range e.ConvertBytesPerWeightByte {
-		if !contains(KernelClasses, k) {
-			c.fail(p+"convert_bytes_per_weight_byte."+k, "unknown kernel class (want one of %s)", strings.Join(KernelClasses, ", "))
+		if !k.Known() {
+			c.fail(p+"convert_bytes_per_weight_byte."+string(k), "%q is not a kernel class (known: %s)", k, nameList(KernelClasses))
 		}
-		c.num(p+"convert_bytes_per_weight_byte."+k, v, 0, 16)
+		c.num(p+"convert_bytes_per_weight_byte."+string(k), v, 0, 16)
 	}
 }
 

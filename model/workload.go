@@ -1,5 +1,11 @@
 package model
 
+import (
+	"slices"
+
+	"go.yaml.in/yaml/v3"
+)
+
 // WorkloadSchema is the schema tag every workload file carries.
 const WorkloadSchema = "blsim/workload/v1"
 
@@ -179,24 +185,50 @@ func (r Run) Ubatches() int {
 	return (r.PromptTokens + r.Ubatch - 1) / r.Ubatch
 }
 
-// KernelClass maps bits per weight to the matmul kernel class whose
-// throughput an engine lists: q4 (<5), q6 (<7), q8 (<9), f16 (<17), f32.
-func KernelClass(bpw float64) string {
-	switch {
-	case bpw < 5:
-		return "q4"
-	case bpw < 7:
-		return "q6"
-	case bpw < 9:
-		return "q8"
-	case bpw < 17:
-		return "f16"
-	}
-	return "f32"
-}
+// KernelClass is a matmul kernel class: weights of a range of bits per
+// weight, whose throughput an engine lists (KernelClassOf).
+type KernelClass string
+
+// Kernel classes.
+const (
+	ClassQ4  KernelClass = "q4"  // below 5 bits per weight
+	ClassQ6  KernelClass = "q6"  // 5 to 7
+	ClassQ8  KernelClass = "q8"  // 7 to 9
+	ClassF16 KernelClass = "f16" // 9 to 17
+	ClassF32 KernelClass = "f32" // 17 and more
+)
 
 // KernelClasses are the classes an engine must list.
-var KernelClasses = []string{"q4", "q6", "q8", "f16", "f32"}
+var KernelClasses = []KernelClass{ClassQ4, ClassQ6, ClassQ8, ClassF16, ClassF32}
+
+func (c KernelClass) String() string { return string(c) }
+
+// Known says whether c is one of KernelClasses.
+func (c KernelClass) Known() bool { return slices.Contains(KernelClasses, c) }
+
+// UnmarshalYAML reads a class, one of KernelClasses.
+func (c *KernelClass) UnmarshalYAML(n *yaml.Node) error {
+	return unmarshalName(n, "kernel class", KernelClasses, c)
+}
+
+// isClass says whether a kernel table's key k is a class (not a GGML type).
+func isClass(k string) bool { return KernelClass(k).Known() }
+
+// KernelClassOf maps bits per weight to the matmul kernel class whose
+// throughput an engine lists: q4 (<5), q6 (<7), q8 (<9), f16 (<17), f32.
+func KernelClassOf(bpw float64) KernelClass {
+	switch {
+	case bpw < 5:
+		return ClassQ4
+	case bpw < 7:
+		return ClassQ6
+	case bpw < 9:
+		return ClassQ8
+	case bpw < 17:
+		return ClassF16
+	}
+	return ClassF32
+}
 
 // WithRun is w running r: w itself when that is its run, else a copy.
 func (w *Workload) WithRun(r Run) *Workload {

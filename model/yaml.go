@@ -222,6 +222,11 @@ func checkKeys(n *yaml.Node, t reflect.Type, path string) *FieldError {
 				return at(k, join(k.Value), "key given twice")
 			}
 			seen[k.Value] = true
+			// A key of a typed enum (a kernel class) is checked as its
+			// values are.
+			if err := k.Decode(reflect.New(t.Key()).Interface()); err != nil {
+				return at(k, join(k.Value), "%s", cleanYAMLErr(err))
+			}
 			if err := checkKeys(n.Content[i+1], t.Elem(), join(k.Value)); err != nil {
 				return err
 			}

@@ -24,7 +24,7 @@ type RoofEngine struct {
 	// Class is the kernel class of ComputeGOPS (the workload's dominant
 	// one); ComputeGOPS is the engine's matmul rate for it with Threads
 	// threads, BandwidthGBs the most DRAM bandwidth it pulls alone.
-	Class        string
+	Class        model.KernelClass
 	ComputeGOPS  float64
 	BandwidthGBs float64
 }
@@ -72,7 +72,7 @@ func RooflineOf(s *model.SoC, w *model.Workload, p model.Plan, native, run *sim.
 			return RooflineData{}, err
 		}
 		d.Engines = append(d.Engines, RoofEngine{Name: e.Name, Threads: p.Threads[i], Accelerator: e.Kind == model.KindNPU, Class: class,
-			ComputeGOPS: e.MatmulGOPS(class, p.Threads[i]), BandwidthGBs: math.Min(e.BandwidthGBs(p.Threads[i]), s.DRAM.SustainedGBs)})
+			ComputeGOPS: e.MatmulGOPS(string(class), p.Threads[i]), BandwidthGBs: math.Min(e.BandwidthGBs(p.Threads[i]), s.DRAM.SustainedGBs)})
 	}
 	ops := w.Ops(0)
 	routing := w.Routing()

@@ -188,8 +188,8 @@ func SplitCurve(d SplitData) (*Figure, error) {
 		dashes  []vg.Length
 	}
 	curves := []curve{
-		{"token split", "token", d.TokenTPS, d.TokenBalance, draw.LineStyle{Color: blue, Width: vg.Points(2)}, nil},
-		{"expert split", "expert", d.ExpertTPS, d.ExpertBalance, draw.LineStyle{Color: vermillion, Width: vg.Points(2)}, []vg.Length{vg.Points(6), vg.Points(2)}},
+		{"token split", string(model.TokenSplit), d.TokenTPS, d.TokenBalance, draw.LineStyle{Color: blue, Width: vg.Points(2)}, nil},
+		{"expert split", string(model.ExpertSplit), d.ExpertTPS, d.ExpertBalance, draw.LineStyle{Color: vermillion, Width: vg.Points(2)}, []vg.Length{vg.Points(6), vg.Points(2)}},
 	}
 	for _, c := range curves {
 		if c.tps == nil {

@@ -90,11 +90,11 @@ func heatParamFor(name string, s *model.SoC, w *model.Workload, he heatEngines) 
 		class := sim.ExpertClass(w)
 		get := func(s *model.SoC) (float64, error) {
 			big, little := &s.Engines[he.first], &s.Engines[he.second]
-			b := big.KernelOpsPerCycle[class] * big.ClockGHz
+			b := big.KernelOpsPerCycle[string(class)] * big.ClockGHz
 			if !(b > 0) {
 				return 0, fmt.Errorf("whatif: engine %s has no %s rate", big.Name, class)
 			}
-			return little.KernelOpsPerCycle[class] * little.ClockGHz / b, nil
+			return little.KernelOpsPerCycle[string(class)] * little.ClockGHz / b, nil
 		}
 		return heatParam{name: name,
 			label: fmt.Sprintf("%s/%s per-core matmul rate (%s, ops/cycle x GHz)", s.Engines[he.second].Name, s.Engines[he.first].Name, class),

@@ -413,7 +413,7 @@ func profile(w io.Writer, s *model.SoC, wl *model.Workload, method sim.IntervalM
 	class := sim.ExpertClass(wl)
 	for _, e := range s.Engines {
 		pre := "engines." + e.Name + "."
-		paths = append(paths, pre+"cores", pre+"clock_ghz", pre+"kernel_ops_per_cycle."+class, pre+"moe_efficiency", pre+"bandwidth_max_gb_s")
+		paths = append(paths, pre+"cores", pre+"clock_ghz", pre+"kernel_ops_per_cycle."+string(class), pre+"moe_efficiency", pre+"bandwidth_max_gb_s")
 	}
 	paths = append(paths, "handoff.futex_wake_us", "handoff.sleep_exit_us", "handoff.spin_window_us_per_poll", "handoff.spawn_us", "handoff.join_us", "handoff.forfeit_pct")
 	var extra []string

@@ -193,7 +193,7 @@ func TestNPUSplit(t *testing.T) {
 	}
 	// Memory of its own: no contention, so at least as fast; the SoC's
 	// DRAM carries only the CPU's bytes.
-	ce.ConvertBytesPerWeightByte = map[string]float64{"q4": 0.78, "q6": 0.22}
+	ce.ConvertBytesPerWeightByte = map[model.KernelClass]float64{"q4": 0.78, "q6": 0.22}
 	own := false
 	ce.SharesDRAM = &own
 	ro := mustRun(t, c, w, q)

@@ -138,7 +138,7 @@ func (r *runner) sliceThreads(i int) int {
 // when the workload does not say) with the plan's threads on it, in GOPS:
 // model.Engine.KernelRate at its clock and thread scaling, or in a pool
 // the rate of the cores' worth its threads get (coresOf).
-func (r *runner) matmulGOPS(i int, class, typ string, k model.OpKind) float64 {
+func (r *runner) matmulGOPS(i int, class model.KernelClass, typ string, k model.OpKind) float64 {
 	e := r.eng[i]
 	rate, _ := e.KernelRate(class, typ)
 	if r.cores == nil {
@@ -175,7 +175,7 @@ func (r *runner) attention(i int, op *model.Op) (ops, gops float64) {
 		}
 	}
 	if s <= 0 || ops <= 0 {
-		return ops, r.matmulGOPS(i, "f16", "", op.Kind)
+		return ops, r.matmulGOPS(i, model.ClassF16, "", op.Kind)
 	}
 	return ops, ops / s / 1e9
 }

@@ -38,7 +38,7 @@ type SensitivityCell struct {
 // throughput and submit latency. Cells[j][i] is at TOPS[i], SubmitUS[j].
 type SensitivityGrid struct {
 	Engine     string              `json:"engine"`
-	Class      string              `json:"class"`
+	Class      model.KernelClass   `json:"class"`
 	TOPS       []float64           `json:"tops"`
 	SubmitUS   []float64           `json:"submit_us"`
 	AtTOPS     float64             `json:"at_tops"`
@@ -50,16 +50,16 @@ type SensitivityGrid struct {
 // EffectiveTOPS is engine e's MUL_MAT_ID rate with threads threads for
 // kernel class class, in tera-operations per second: kernel rate x clock x
 // thread scaling x MoE efficiency.
-func EffectiveTOPS(e *model.Engine, class string, threads int) float64 {
-	return e.MatmulGOPS(class, threads) * e.MoEEfficiency / 1000
+func EffectiveTOPS(e *model.Engine, class model.KernelClass, threads int) float64 {
+	return e.MatmulGOPS(string(class), threads) * e.MoEEfficiency / 1000
 }
 
 // ExpertClass is the kernel class of the workload's routed-expert ops with
 // the most operations (the ops a split divides), or of all its matmuls
 // when it has no experts (q4 when it has neither).
-func ExpertClass(w *model.Workload) string {
-	by := map[string]float64{}
-	all := map[string]float64{}
+func ExpertClass(w *model.Workload) model.KernelClass {
+	by := map[model.KernelClass]float64{}
+	all := map[model.KernelClass]float64{}
 	for _, op := range w.Ops(0) {
 		switch op.Kind {
 		case model.ExpertMatmul:
@@ -72,7 +72,7 @@ func ExpertClass(w *model.Workload) string {
 	if len(by) == 0 {
 		by = all
 	}
-	best, bv := "q4", 0.0
+	best, bv := model.ClassQ4, 0.0
 	for _, c := range model.KernelClasses {
 		if by[c] > bv {
 			best, bv = c, by[c]

@@ -31,7 +31,7 @@ func (m *Model) Record(plan model.Plan, cpus map[string][]int, res Result, cpuIn
 		CPUInfo:        cpuInfo,
 		Backends:       "CPU",
 		ModelFilename:  w.Name,
-		ModelType:      fmt.Sprintf("%s %dL %dx%d top-%d %s", w.Name, w.Model.Layers, e.Experts, e.ExpertFFN, e.TopK, model.KernelClass(w.Model.BitsPerWeight.ExpertsUp)),
+		ModelType:      fmt.Sprintf("%s %dL %dx%d top-%d %s", w.Name, w.Model.Layers, e.Experts, e.ExpertFFN, e.TopK, model.KernelClassOf(w.Model.BitsPerWeight.ExpertsUp)),
 		ModelSizeBytes: m.WeightBytes(),
 		ModelParams:    int64(w.ParamsTotal()),
 		NBatch:         max(w.Run.PromptTokens, w.Run.Ubatch),

@@ -122,11 +122,11 @@ func NewModel(w *model.Workload, seed uint64) (*Model, error) {
 			t.count = w.Model.MoE.Experts
 		}
 		switch o.Class {
-		case "q4":
+		case model.ClassQ4:
 			t.kind = kindQ4
-		case "q8":
+		case model.ClassQ8:
 			t.kind = kindQ8
-		case "f16", "f32":
+		case model.ClassF16, model.ClassF32:
 			t.kind = kindF32
 		default:
 			return nil, fmt.Errorf("dispatch: op %s: kernel class %s is not implemented (have q4, q8, f16, f32)", o.Name, o.Class)

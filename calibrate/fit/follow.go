@@ -73,7 +73,8 @@ func followers(prior *model.SoC, free []string, obs []measure.Measurement, p *Pr
 		pre := "engines." + e.Name + "."
 		rate := func(k string) string { return pre + "kernel_ops_per_cycle." + k }
 		w := workMix(e, obs, p)
-		attention := map[string]bool{"f16": !weightKeys(e, obs, p)["f16"], model.RateSoftmax: true, model.RateFlashAttn: true, model.RateF16Gemv: true}
+		f16 := string(model.ClassF16)
+		attention := map[string]bool{f16: !weightKeys(e, obs, p)[f16], model.RateSoftmax: true, model.RateFlashAttn: true, model.RateF16Gemv: true}
 		// The matmuls' leader.
 		lead, best := "", -1.0
 		for _, k := range mapKeys(e.KernelOpsPerCycle) {
@@ -85,14 +86,14 @@ func followers(prior *model.SoC, free []string, obs []measure.Measurement, p *Pr
 			continue
 		}
 		attnLead := lead
-		if isFree[rate("f16")] && attention["f16"] && attnGap == "" {
-			attnLead = rate("f16")
+		if isFree[rate(f16)] && attention[f16] && attnGap == "" {
+			attnLead = rate(f16)
 		}
 		leaders := map[string]string{}
 		why := map[string]string{}
 		set := func(k, leader, reason string) { leaders[k], why[k] = leader, reason }
-		if attnGap != "" && attention["f16"] {
-			set("f16", lead, attnGap)
+		if attnGap != "" && attention[f16] {
+			set(f16, lead, attnGap)
 		}
 		set(model.RateSoftmax, attnLead, "the softmax's elements grow with attention's products (one a token, position and head for 4·head_dim ops): the runs cannot tell them apart")
 		if attnGap != "" {

@@ -3,7 +3,6 @@ package fit
 import (
 	"fmt"
 	"math"
-	"slices"
 	"sort"
 	"strings"
 
@@ -231,7 +230,7 @@ func typeRates(prior *model.SoC, obs []measure.Measurement, p *Predictor) (*mode
 			continue
 		}
 		for _, t := range w.Model.Types {
-			if _, ok := model.GGMLTypeBits(t); ok && !slices.Contains(model.KernelClasses, t) {
+			if _, ok := model.GGMLTypeBits(t); ok && !model.KernelClass(t).Known() {
 				used[t] = true
 			}
 		}
@@ -259,7 +258,7 @@ func typeRates(prior *model.SoC, obs []measure.Measurement, p *Predictor) (*mode
 			bits, _ := model.GGMLTypeBits(t)
 			s.Engines[i].KernelOpsPerCycle[t] = v
 			notes = append(notes, fmt.Sprintf("engines.%s.kernel_ops_per_cycle.%s: the workload's type, with no rate in the prior: starts at %s's %.4g (its nearest class) and is fitted as its own",
-				e.Name, t, model.KernelClass(bits), v))
+				e.Name, t, model.KernelClassOf(bits), v))
 		}
 	}
 	if s == nil {
