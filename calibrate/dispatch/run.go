@@ -5,7 +5,6 @@ import (
 	"hash/fnv"
 	"math"
 	"runtime"
-	"runtime/debug"
 	"time"
 
 	"github.com/blsim/blsim/calibrate/probe"
@@ -192,8 +191,7 @@ func (m *Model) Run(cfg Config) (Result, error) {
 	// A garbage collection during a timed run would put the runtime's GC
 	// workers on the cores the pinned workers use and stall the fork-join:
 	// collect now, and not again until the run is over.
-	runtime.GC()
-	defer debug.SetGCPercent(debug.SetGCPercent(-1))
+	defer holdGC()()
 	res := Result{Tokens: wl.Run.PromptTokens, Ops: len(r.steps), WeightBytes: m.bytes, Plan: p.String()}
 	for range cfg.Warmup {
 		r.prompt(nil)
