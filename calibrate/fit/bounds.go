@@ -70,6 +70,8 @@ func microPrior(ms []measure.Measurement, path string) (float64, float64, bool) 
 // spread (CV) of whole calls' values on the 2-vCPU build machine in quiet
 // windows, 3.70% over 8 calls (BenchmarkStreamTogether) and 5.25% over 6
 // calls of the same code minutes later, rounded up (docs/busy-machine.md).
+// Measured again in a later session, after the rule was set and on no
+// calibration's data: 3.07% over 10 calls, each call's own CV 4.90%.
 // Calls further apart can differ by more: the host's DRAM is shared with
 // other guests (34 GB/s in one window, 54 in another ten minutes later).
 const StreamTogetherSpread = 0.06
