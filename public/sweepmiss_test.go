@@ -45,7 +45,7 @@ func ratioMAPE(t *testing.T, id, family string, sets ...Set) float64 {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep, err := ScoreWith(rows, Options{Family: family, Sets: sets})
+	rep, err := Score(rows, Options{Family: family, Sets: sets})
 	if err != nil {
 		t.Fatal(err)
 	}
