@@ -21,7 +21,7 @@ import (
 func TestHeatmapNWay(t *testing.T) {
 	skipShort(t)
 	s, w := load(t, "rk3588-npu")
-	d, err := predict.SweepWhatIf(s, w, predict.WhatIfOptions{Poll: 50, Engines: []string{"big", "npu"}})
+	d, err := predict.WhatIfOf(nil, s, w, predict.WhatIfOptions{Poll: 50, Engines: []string{"big", "npu"}})
 	if err != nil {
 		t.Fatal(err)
 	}

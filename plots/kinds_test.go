@@ -36,7 +36,7 @@ func seedPoints(t *testing.T, soc string) []predict.ParityPoint {
 func newFigures(t *testing.T, soc string) map[string]*Figure {
 	t.Helper()
 	s, w := load(t, soc)
-	hd, err := predict.SweepWhatIf(s, w, predict.WhatIfOptions{Poll: 50, NX: 6, NY: 5, FracSteps: 10})
+	hd, err := predict.WhatIfOf(nil, s, w, predict.WhatIfOptions{Poll: 50, NX: 6, NY: 5, FracSteps: 10})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -141,7 +141,7 @@ func TestWriteDocs(t *testing.T) {
 		t.Skip("run with -docs to write docs/*.png")
 	}
 	s, w := load(t, "rk3588")
-	hd, err := predict.SweepWhatIf(s, w, predict.WhatIfOptions{Poll: 50})
+	hd, err := predict.WhatIfOf(nil, s, w, predict.WhatIfOptions{Poll: 50})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,7 +11,7 @@ import (
 	"github.com/blsim/blsim/sim"
 )
 
-// WhatIfOptions are the settings of SweepWhatIf.
+// WhatIfOptions are the settings of WhatIfOf.
 type WhatIfOptions struct {
 	// XParam and YParam are ParamDRAM, ParamComputeRatio or a SoC
 	// parameter path (see model.SoC.Get); "" means ParamDRAM on x and
@@ -57,22 +57,23 @@ type WhatIfOptions struct {
 	Progress measure.Progress
 }
 
-// SweepWhatIf computes, on a grid of what-if variants of s, the best
+// WhatIfOf computes, on a grid of what-if variants of s, the best
 // split's gain over native: at each cell a native run and the best share
 // (sim.Evaluator.BestCoarse), or for an N-engine split (see
 // WhatIfOptions.Engines) sim.Evaluator.BestN, cells in parallel; and each
 // cell's verdict by sim.JudgePlan, with the studied SoC's best split's
 // interval moved to the cell's gain (a what-if has no draws of its own).
-func SweepWhatIf(s *model.SoC, w *model.Workload, o WhatIfOptions) (WhatIf, error) {
-	return sweepWhatIf(s, w, o, nil)
-}
-
-// WhatIfOf is the what-if grid around prediction p, of the SoC and
-// workload p was predicted on: over p's engines, threads and poll, for
-// o.Mode ("": the mode of p's best split); the studied SoC's point is p's
-// best split of that mode, so the figure and the table cannot disagree.
-// o's engines, threads and poll are p's.
+//
+// With a prediction p, the grid is around p, of the SoC and workload p
+// was predicted on: over p's engines, threads and poll, for o.Mode ("":
+// the mode of p's best split); the studied SoC's point is p's best split
+// of that mode, so the figure and the table cannot disagree. o's engines,
+// threads and poll are p's. With p nil, the grid is around s over o's
+// engines, threads and poll, and its studied point is predicted here.
 func WhatIfOf(p *Prediction, s *model.SoC, w *model.Workload, o WhatIfOptions) (WhatIf, error) {
+	if p == nil {
+		return sweepWhatIf(s, w, o, nil)
+	}
 	if p.SoC != s.Name || p.Workload != w.Name {
 		return WhatIf{}, fmt.Errorf("whatif: the prediction is of %s on %s, not %s on %s", p.Workload, p.SoC, w.Name, s.Name)
 	}
@@ -87,7 +88,7 @@ func WhatIfOf(p *Prediction, s *model.SoC, w *model.Workload, o WhatIfOptions) (
 	return sweepWhatIf(s, w, o, &b)
 }
 
-// sweepWhatIf is SweepWhatIf; at, when not nil, is the studied SoC's best
+// sweepWhatIf is WhatIfOf; at, when not nil, is the studied SoC's best
 // split of the mode, already predicted.
 func sweepWhatIf(s *model.SoC, w *model.Workload, o WhatIfOptions, at *PlanPrediction) (WhatIf, error) {
 	if len(s.Engines) < 2 {

@@ -15,7 +15,7 @@ import (
 // shape, the studied point, the trend, and the SoC left as it was.
 func TestSweepWhatIf(t *testing.T) {
 	s, w := load(t, "rk3588")
-	d, err := SweepWhatIf(s, w, WhatIfOptions{Poll: 50, NX: 4, NY: 3, FracSteps: 5})
+	d, err := WhatIfOf(nil, s, w, WhatIfOptions{Poll: 50, NX: 4, NY: 3, FracSteps: 5})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,10 +71,10 @@ func TestSweepWhatIf(t *testing.T) {
 	}
 	// The original SoC is untouched by the what-if edits.
 	if s.DRAM.SustainedGBs != 21 || s.Engines[1].KernelOpsPerCycle["q4"] != 9 {
-		t.Error("SweepWhatIf changed its SoC")
+		t.Error("WhatIfOf(nil, …) changed its SoC")
 	}
 	// A parameter path works as an axis.
-	if d, err := SweepWhatIf(s, w, WhatIfOptions{XParam: "engines.big.clock_ghz", NX: 2, NY: 2, FracSteps: 2}); err != nil {
+	if d, err := WhatIfOf(nil, s, w, WhatIfOptions{XParam: "engines.big.clock_ghz", NX: 2, NY: 2, FracSteps: 2}); err != nil {
 		t.Error(err)
 	} else if d.XParam != "engines.big.clock_ghz" || d.AtX != s.Engines[0].ClockGHz {
 		t.Errorf("clock axis %s at %g, want engines.big.clock_ghz at %g", d.XParam, d.AtX, s.Engines[0].ClockGHz)
@@ -88,7 +88,7 @@ func TestSweepWhatIf(t *testing.T) {
 		"frac steps":    {FracSteps: 201},
 		"one cell":      {NX: 1},
 	} {
-		if _, err := SweepWhatIf(s, w, o); err == nil {
+		if _, err := WhatIfOf(nil, s, w, o); err == nil {
 			t.Errorf("%s: no error", name)
 		} else if strings.Contains(err.Error(), "\n") {
 			t.Errorf("%s: error is not one line: %q", name, err)
@@ -102,7 +102,7 @@ func TestSweepWhatIfNWay(t *testing.T) {
 	skipShort(t)
 	s, w := load(t, "rk3588-npu")
 	t0 := time.Now()
-	d, err := SweepWhatIf(s, w, WhatIfOptions{Poll: 50, Engines: []string{"big", "npu"}})
+	d, err := WhatIfOf(nil, s, w, WhatIfOptions{Poll: 50, Engines: []string{"big", "npu"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -145,7 +145,7 @@ func TestSweepWhatIfNWay(t *testing.T) {
 		}
 	}
 	// A second, independent sweep (cells in parallel) gives the same grid.
-	d2, err := SweepWhatIf(s, w, WhatIfOptions{Poll: 50, Engines: []string{"big", "npu"}})
+	d2, err := WhatIfOf(nil, s, w, WhatIfOptions{Poll: 50, Engines: []string{"big", "npu"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -165,7 +165,7 @@ func TestWhatIfEnginesErrors(t *testing.T) {
 		"tops no npu":  {Engines: []string{"big", "little"}, XParam: ParamAccelTOPS, NX: 2, NY: 2, FracSteps: 2},
 		"log negative": {Engines: []string{"big", "npu"}, XValues: []float64{-1, 1}},
 	} {
-		if _, err := SweepWhatIf(s, w, o); err == nil {
+		if _, err := WhatIfOf(nil, s, w, o); err == nil {
 			t.Errorf("%s: no error", name)
 		} else if strings.Contains(err.Error(), "\n") {
 			t.Errorf("%s: error is not one line: %q", name, err)
@@ -196,14 +196,14 @@ func TestWhatIfOf(t *testing.T) {
 		t.Errorf("studied point %+.3f%% at %g, want the prediction's best %+.3f%% at %g", d.AtGain, d.AtFrac, best.GainPct, best.Frac())
 	}
 	// Its cells are those of the same grid swept at p's threads and poll.
-	same, err := SweepWhatIf(s, w, WhatIfOptions{NX: 3, NY: 2, FracSteps: 4, Poll: 20, Mode: d.Mode, Engines: p.Engines, Threads: p.Threads})
+	same, err := WhatIfOf(nil, s, w, WhatIfOptions{NX: 3, NY: 2, FracSteps: 4, Poll: 20, Mode: d.Mode, Engines: p.Engines, Threads: p.Threads})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !reflect.DeepEqual(d.Gain, same.Gain) || !reflect.DeepEqual(d.X, same.X) || !reflect.DeepEqual(d.Y, same.Y) {
 		t.Errorf("cells %v, want %v (p's threads and poll)", d.Gain, same.Gain)
 	}
-	other, err := SweepWhatIf(s, w, WhatIfOptions{NX: 3, NY: 2, FracSteps: 4, Poll: 90, Mode: d.Mode, Threads: []int{1, 1}})
+	other, err := WhatIfOf(nil, s, w, WhatIfOptions{NX: 3, NY: 2, FracSteps: 4, Poll: 90, Mode: d.Mode, Threads: []int{1, 1}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -29,7 +29,7 @@ func TestDesktopBackground(t *testing.T) {
 	score := func() (map[string]Result, map[string]Sweep) {
 		res, sw := map[string]Result{}, map[string]Sweep{}
 		for _, fam := range []string{"intel", "amd"} {
-			rep, err := Score(rows, fam)
+			rep, err := Score(rows, Options{Family: fam})
 			if err != nil {
 				t.Fatal(err)
 			}

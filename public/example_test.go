@@ -13,7 +13,7 @@ func ExampleScore() {
 	if err != nil {
 		panic(err)
 	}
-	rep, err := public.Score(rows, "pi")
+	rep, err := public.Score(rows, public.Options{Family: "pi"})
 	if err != nil {
 		panic(err)
 	}

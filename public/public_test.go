@@ -30,7 +30,7 @@ func TestPublicTargets(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	all, err := Score(rows, "")
+	all, err := Score(rows, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,7 +43,7 @@ func TestPublicTargets(t *testing.T) {
 			mine = append(mine, r)
 		}
 	}
-	rep, err := Score(mine, "")
+	rep, err := Score(mine, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

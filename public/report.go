@@ -60,11 +60,6 @@ type Report struct {
 	TargetsWithGaps []Target `json:"targets_with_gaps"`
 }
 
-// Score predicts every row (of family, or all with "") and scores them.
-func Score(rows []Row, family string) (*Report, error) {
-	return ScoreWith(rows, Options{Family: family})
-}
-
 // Options narrow a check and change what it predicts.
 type Options struct {
 	// Family and SoC keep the rows of one family, or of one SoC preset
@@ -74,8 +69,9 @@ type Options struct {
 	Sets []Set
 }
 
-// ScoreWith is Score with a SoC filter and what-if changes.
-func ScoreWith(rows []Row, o Options) (*Report, error) {
+// Score predicts every row that o keeps (all with the zero Options), with
+// o's what-if changes, and scores them.
+func Score(rows []Row, o Options) (*Report, error) {
 	if o.Family != "" && !slices.Contains(Families, o.Family) {
 		return nil, fmt.Errorf("family %q: want one of %s", o.Family, strings.Join(Families, ", "))
 	}

@@ -40,7 +40,7 @@ func TestWhatIf(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	base, err := ScoreWith(rows, Options{SoC: "i9-13900k"})
+	base, err := Score(rows, Options{SoC: "i9-13900k"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,11 +57,11 @@ func TestWhatIf(t *testing.T) {
 			t.Fatalf("engine %s's gemv_overlap %g, engine %s's %g: the identity check wants one value", e.Name, e.GemvOverlap, s.Engines[0].Name, own)
 		}
 	}
-	same, err := ScoreWith(rows, Options{SoC: "i9-13900k", Sets: []Set{{Path: "engines.*.gemv_overlap", Value: own}}})
+	same, err := Score(rows, Options{SoC: "i9-13900k", Sets: []Set{{Path: "engines.*.gemv_overlap", Value: own}}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	up, err := ScoreWith(rows, Options{SoC: "i9-13900k", Sets: []Set{{Path: "engines.*.gemv_overlap", Value: 0.73}}})
+	up, err := Score(rows, Options{SoC: "i9-13900k", Sets: []Set{{Path: "engines.*.gemv_overlap", Value: 0.73}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,12 +89,12 @@ func TestWhatIf(t *testing.T) {
 		{Set{"engines.*.gemv_overlap", 1.5}, "row INT-1/t4: what-if engines.*.gemv_overlap=1.5 on i9-13900k: engines[0].gemv_overlap: 1.5 is outside [0, 1]"},
 		{Set{"engines.*.no_such_key", 1}, `what-if engines.*.no_such_key=1 on i9-13900k: parameter "engines.big.no_such_key"`},
 	} {
-		_, err := ScoreWith(rows, Options{SoC: "i9-13900k", Sets: []Set{c.set}})
+		_, err := Score(rows, Options{SoC: "i9-13900k", Sets: []Set{c.set}})
 		if err == nil || !strings.HasPrefix(err.Error(), c.want) && !strings.Contains(err.Error(), c.want) {
 			t.Errorf("set %s: error %v, want %q", c.set, err, c.want)
 		}
 	}
-	if _, err := ScoreWith(rows, Options{SoC: "pi6"}); err == nil || !strings.Contains(err.Error(), `soc "pi6": no row names it`) {
+	if _, err := Score(rows, Options{SoC: "pi6"}); err == nil || !strings.Contains(err.Error(), `soc "pi6": no row names it`) {
 		t.Errorf("soc pi6: error %v", err)
 	}
 }

@@ -34,7 +34,7 @@ func newCheckCmd(stdout io.Writer) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			rep, err := public.ScoreWith(rows, o)
+			rep, err := public.Score(rows, o)
 			if err != nil {
 				return err
 			}

@@ -8,6 +8,7 @@ import (
 	"github.com/blsim/blsim/internal/cli"
 	"github.com/blsim/blsim/internal/termsafe"
 	"github.com/blsim/blsim/parts"
+	"github.com/blsim/blsim/sim"
 	"github.com/spf13/cobra"
 )
 
@@ -19,7 +20,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 	root.SetArgs(cli.LlamaBenchArgs(args))
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	if err := root.Execute(); err != nil {
+	n0 := sim.Simulations()
+	err := root.Execute()
+	if stats, _ := root.PersistentFlags().GetBool("stats"); stats {
+		fmt.Fprintf(stderr, "blsim: %d runs simulated\n", sim.Simulations()-n0)
+	}
+	if err != nil {
 		fmt.Fprintf(stderr, "blsim: %s\n", cli.Line(err))
 		return 1
 	}
@@ -38,6 +44,7 @@ at which split, and what hardware would make it pay.`,
 		Version:       buildinfo.Version(),
 	}
 	root.SetVersionTemplate("{{.Version}}")
+	root.PersistentFlags().Bool("stats", false, "after the command, print on stderr how many runs it simulated (what a prediction costs)")
 	root.AddCommand(newCheckCmd(stdout), newPredictCmd(stdout, stderr, nil), newCalibrateCmd(stdout, stderr), newPlotCmd(stdout, stderr), newFitCmd(stdout, stderr),
 		newValidateCmd(stdout, stderr), newBenchCmd(stdout, stderr), newReportCmd(stdout, stderr),
 		newSoCsCmd(stdout), newWorkloadsCmd(stdout, stderr),
