@@ -69,7 +69,10 @@ func TestBestNear(t *testing.T) {
 		t.Errorf("half the DRAM: Best's share %.4f, BestNear's %.4f; want 0 (the dispatcher alone)", bp.Fracs[1], np.Fracs[1])
 	}
 	for name, f := range map[string]func() error{
-		"native":   func() error { _, _, err := NewEvaluator(s, w, 0).BestNear(model.NewNative("big", 4, 50), tol, 0.1); return err },
+		"native": func() error {
+			_, _, err := NewEvaluator(s, w, 0).BestNear(model.NewNative("big", 4, 50), tol, 0.1)
+			return err
+		},
 		"no start": func() error { _, _, err := NewEvaluator(s, w, 0).BestNear(p, tol); return err },
 		"NaN":      func() error { _, _, err := NewEvaluator(s, w, 0).BestNear(p, tol, math.NaN()); return err },
 		"tol 0":    func() error { _, _, err := NewEvaluator(s, w, 0).BestNear(p, 0, 0.1); return err },
