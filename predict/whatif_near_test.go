@@ -63,7 +63,7 @@ func TestWhatIfSharesNative(t *testing.T) {
 		{NX: 3, NY: 2, XParam: "engines.big.clock_ghz"},
 	} {
 		o.Poll = 50
-		d, err := SweepWhatIf(s, w, o)
+		d, err := WhatIfOf(nil, s, w, o)
 		if err != nil {
 			t.Fatal(err)
 		}
