@@ -3,6 +3,7 @@ package calibrate
 import (
 	"fmt"
 	"math"
+	"slices"
 	"time"
 
 	"github.com/blsim/blsim/calibrate/probe"
@@ -195,12 +196,11 @@ func MicroSteps(s *Settings) []Step {
 	pair := tag(a.CPUs) + "+" + tag(b.CPUs)
 	steps = append(steps,
 		on(append(append([]int(nil), a.CPUs...), b.CPUs...), Step{ID: "stream_contended/" + pair, Label: "stream read, all engines at once", run: func() (measure.Measurement, error) {
-			c, err := probe.StreamReadContended(a.CPUs, b.CPUs, ws, ps)
-			m := fromStats("stream_contended/"+pair, measure.StreamContended, "dram.sustained_gb_s", "", "GB/s", c.A, 1)
-			m.Samples = nil
-			m.Median = c.A.Median + c.B.Median
-			m.CV = math.Max(c.A.CV, c.B.CV)
-			return m, err
+			// Every CPU of both engines streams at once, each pass on its
+			// thread's CPU clock: what DRAM sustains for all of them, the
+			// parameter itself (fit.MeasuredDirectly).
+			st, err := probe.StreamReadTogether(append(slices.Clone(a.CPUs), b.CPUs...), ws, ps)
+			return fromStats("stream_contended/"+pair, measure.StreamContended, "dram.sustained_gb_s", "", "GB/s", st, 1), err
 		}}))
 	return append(steps, handoffSteps(a.CPUs[0], b.CPUs[0], pair, ps, "engines")...)
 }

@@ -51,14 +51,30 @@ func microPrior(ms []measure.Measurement, path string) (float64, float64, bool) 
 		floor = KernelPriorRelSigma
 	}
 	if keep, ok := AtOnceKeep(ms); path == "dram.sustained_gb_s" && ok && keep >= AtOnceUnshared {
-		// The dispatcher's own engines kept their speed at once: what
-		// they stream together is what the streams at once measured, as
-		// sure as a kernel rate, and the fit may not take sustained DRAM
-		// far below it for what a split run loses to something else.
-		floor = KernelPriorRelSigma
+		// The dispatcher's own engines kept their speed at once: DRAM is
+		// not what they share, so what every CPU streams at once is the
+		// parameter itself, measured (MeasuredDirectly), and the fit may
+		// not take sustained DRAM below it for what a split run loses to
+		// something else. Its σ is the measurement's own: the spread of
+		// one sample (one pass of every CPU, its CV), no less than the
+		// spread of whole calls' values. No dispatcher's use of DRAM
+		// differs from the stream here for a wider prior (3 × CV) to
+		// leave room for: no run reaches it.
+		return v, v * math.Max(StreamTogetherSpread, cv), true
 	}
 	return v, v * math.Max(floor, 3*cv), true
 }
+
+// StreamTogetherSpread is the narrowest relative σ of sustained DRAM
+// measured by every CPU streaming at once (probe.StreamReadTogether): the
+// spread (CV) of whole calls' values on the 2-vCPU build machine in quiet
+// windows, 3.70% over 8 calls (BenchmarkStreamTogether) and 5.25% over 6
+// calls of the same code minutes later, rounded up (docs/busy-machine.md).
+// Measured again in a later session, after the rule was set and on no
+// calibration's data: 3.07% over 10 calls, each call's own CV 4.90%.
+// Calls further apart can differ by more: the host's DRAM is shared with
+// other guests (34 GB/s in one window, 54 in another ten minutes later).
+const StreamTogetherSpread = 0.06
 
 // AtOnceUnshared is the at-once keep (AtOnceKeep) from which two engines
 // are taken not to share DRAM bandwidth. At the calibration's decode-like
@@ -72,11 +88,12 @@ const AtOnceUnshared = 0.9
 // AtOnceKeep is the at-once step's value (calibrate's atOnceSteps, kind
 // measure.AtOnce): the smaller of two engines' dispatcher speeds at once
 // over alone, the median over the records of it; ok is false when ms has
-// none.
+// none. A record that stayed disturbed (measure.Interference.Disturbed)
+// is left out: what it lost at once may be another process's doing.
 func AtOnceKeep(ms []measure.Measurement) (float64, bool) {
 	var vals []float64
 	for _, m := range ms {
-		if m.Kind == measure.AtOnce && m.OK() && m.Median > 0 {
+		if m.Kind == measure.AtOnce && m.OK() && m.Median > 0 && (m.Interference == nil || !m.Interference.Disturbed) {
 			vals = append(vals, m.Median)
 		}
 	}

@@ -338,6 +338,11 @@ func Fit(prior *model.SoC, ms []measure.Measurement, o Options) (*Result, error)
 		pf.Identification = IdentificationOf(pf)
 		r.Params = append(r.Params, pf)
 	}
+	for i := range r.Params {
+		if MeasuredDirectly(out, r.Params[i], ms) {
+			r.Params[i].Identification = Measured
+		}
+	}
 	vals, dram, err := predictAll(pred, out, obs)
 	if err != nil {
 		return nil, err
@@ -383,6 +388,37 @@ func stockGraph(prior *model.SoC, obs []measure.Measurement) (*model.SoC, string
 	return s, fmt.Sprintf("no run splits an op between engines, so the benchmark is taken for stock llama.cpp, whose CPU graph is one backend split: handoff.graph_splits_per_layer %d of the prior (its own dispatcher's) set to 0", was)
 }
 
+// MeasuredDirectly reports whether p, fitted into s from the
+// measurements ms, is a parameter no run reaches whose value is its own
+// direct measurement (Identification Measured): sustained DRAM that the
+// fit left at its microbenchmark's value (every CPU of the engines
+// streaming at once, measure.StreamContended), where the at-once step
+// says the dispatcher's engines keep their speed running together
+// (AtOnceKeep at least AtOnceUnshared) and the engines' own caps sum to
+// no more than it, so that no run, however DRAM-bound, is held by it.
+func MeasuredDirectly(s *model.SoC, p ParamFit, ms []measure.Measurement) bool {
+	if p.Path != "dram.sustained_gb_s" || p.Identification != PriorOnly || p.PriorFrom != PriorMicrobenchmark {
+		return false
+	}
+	if keep, ok := AtOnceKeep(ms); !ok || keep < AtOnceUnshared {
+		return false
+	}
+	sum := capSum(s)
+	return sum > 0 && sum <= p.Value
+}
+
+// capSum is what the engines that stream from the SoC's DRAM pull at
+// most, all at once: their caps (bandwidth_max_gb_s) added.
+func capSum(s *model.SoC) float64 {
+	sum := 0.0
+	for i := range s.Engines {
+		if e := &s.Engines[i]; e.UsesSharedDRAM() {
+			sum += e.BandwidthMaxGBs
+		}
+	}
+	return sum
+}
+
 // capNotes explains an unidentified sustained DRAM bandwidth that no run
 // can reach: the engines' own caps, all streaming at once, sum below it;
 // and, where the at-once step ran (AtOnceKeep), what it says.
@@ -392,15 +428,12 @@ func capNotes(s *model.SoC, params []ParamFit, ms []measure.Measurement) []strin
 		if p.Path != path || p.Identifiable {
 			continue
 		}
-		sum := 0.0
-		for i := range s.Engines {
-			if e := &s.Engines[i]; e.UsesSharedDRAM() {
-				sum += e.BandwidthMaxGBs
-			}
-		}
-		if sum > 0 && sum <= s.DRAM.SustainedGBs {
+		if sum := capSum(s); sum > 0 && sum <= s.DRAM.SustainedGBs {
 			value := "its value is the prior's"
 			switch {
+			case p.Identification == Measured:
+				value = fmt.Sprintf("it is measured: every CPU of the engines streaming at once read %.4g GB/s (σ %.2g, %.0f%%), and the runs bound it from below only (at least %.3g GB/s)",
+					p.Value, p.Sigma, 100*p.Sigma/p.Value, sum)
 			case p.Moved():
 				value = fmt.Sprintf("the fit moved it from %.4g to %.4g", p.Prior, p.Value)
 			case p.PriorFrom == PriorMicrobenchmark:

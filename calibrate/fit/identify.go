@@ -28,6 +28,13 @@ const (
 	// past where it limits any of them, and do not pin it. Weakly
 	// identified: the runs bound it on one side at most.
 	Unpinned Identification = "unpinned"
+	// Measured: the runs do not reach the parameter, and its value is a
+	// microbenchmark that measures the parameter itself, which the fit
+	// kept, with that measurement's σ (MeasuredDirectly): sustained DRAM
+	// from every CPU streaming at once, where the engines' own caps sum
+	// below it and the dispatcher's engines keep their speed at once.
+	// The runs bound it from below only.
+	Measured Identification = "measured"
 	// RidesOnPrior: the runs cannot tell the rate's work from another
 	// class's, so it kept the prior's ratio to that class's rate
 	// (ParamFit.RidesOn), with the prior's width.

@@ -31,12 +31,13 @@ func IsShare(path string) bool {
 	return false
 }
 
-// Precise reports whether the runs identify p to within 10%: they
-// identify it (Identification Identified) and its σ is at most
+// Precise reports whether p is known to within 10%: the runs identify
+// it (Identification Identified), or no run reaches it and it is measured
+// directly (Measured, MeasuredDirectly), and its σ is at most
 // PreciseRelSigma of its value, or, for a share (IsShare), at most
 // PreciseAbsSigma.
 func (p ParamFit) Precise() bool {
-	if p.Identification != Identified {
+	if p.Identification != Identified && p.Identification != Measured {
 		return false
 	}
 	if IsShare(p.Path) {
@@ -56,6 +57,10 @@ func (r *Result) preciseLine() string {
 			continue
 		}
 		if p.Precise() {
+			if p.Identification == Measured {
+				yes = append(yes, p.Path+fmt.Sprintf(" (measured directly, σ %.0f%%: no run reaches it)", 100*p.Sigma/math.Abs(p.Value)))
+				continue
+			}
 			yes = append(yes, p.Path)
 			continue
 		}

@@ -41,6 +41,8 @@ func (r *Result) WriteText(w io.Writer) error {
 		switch p.Identification {
 		case PriorOnly:
 			id = "no (prior-led)"
+		case Measured:
+			id = "measured (no run reaches it)"
 		case Coupled:
 			id = "only with others"
 		case Unpinned:

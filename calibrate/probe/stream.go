@@ -240,3 +240,75 @@ func wordsPerThread(ws int64, threads int, cfg settings) (int, error) {
 	}
 	return words, nil
 }
+
+// StreamReadTogether measures what every CPU of cpus, one thread each,
+// reads from DRAM while all of them stream at once, in GB/s: the sustained
+// bandwidth of the whole set. Each thread reads its own workingSetBytes
+// (0 means DefaultWorkingSet), which it allocated and first touched
+// itself. In a sample every thread starts once all are streaming, times
+// one pass over its buffer on its own CPU clock, and then keeps streaming
+// until the last thread's pass is done, so that no pass is timed without
+// the others' traffic; the sample is the sum of the threads' rates.
+//
+// StreamReadContended times a pass on the wall clock, one set while the
+// other streams, then the reverse: when another process takes a CPU for a
+// moment, that pass runs long, and the two sets' passes are timed at
+// different moments of the machine. On the 2-vCPU build machine its
+// samples spread by 16% a call, against 2–5% here (BenchmarkStreamTogether,
+// docs/busy-machine.md). On the thread's CPU clock, time a thread spends
+// preempted counts for none of its rate, while its bytes still meet the
+// others' traffic.
+func StreamReadTogether(cpus []int, workingSetBytes int64, s *Settings) (Stats, error) {
+	const unit = "GB/s"
+	if !haveLinux {
+		return Stats{Unit: unit}, ErrNeedLinux
+	}
+	cfg, err := s.resolve()
+	if err != nil {
+		return Stats{Unit: unit}, err
+	}
+	if len(cpus) == 0 {
+		return Stats{Unit: unit}, errors.New("probe: stream together: no cpus given")
+	}
+	words, err := wordsPerThread(workingSetBytes, 1, cfg)
+	if err != nil {
+		return Stats{Unit: unit}, err
+	}
+	p, err := NewPool(cpus, 0)
+	if err != nil {
+		return Stats{Unit: unit}, fmt.Errorf("probe: stream together: %w", err)
+	}
+	defer p.Close()
+	bufs := allocStreams(p, func(int) int { return words })
+	res := make([]padded, len(cpus))
+	errs := make([]error, len(cpus))
+	n := int32(len(cpus))
+	return repeat(cfg, unit, func() (float64, error) {
+		var started, done atomic.Int32
+		var stop atomic.Bool
+		p.Run(func(w int) {
+			started.Add(1)
+			for started.Load() < n {
+			}
+			var t0, t1 int64
+			t0, errs[w] = threadCPUNanos()
+			res[w].v += sum64(bufs[w])
+			t1, _ = threadCPUNanos()
+			res[w].t0, res[w].t1 = t0, t1
+			if done.Add(1) == n {
+				stop.Store(true)
+				return
+			}
+			res[w].v += streamUntil(bufs[w], &stop)
+		})
+		total := 0.0
+		for w := range res {
+			if errs[w] != nil {
+				return 0, errs[w]
+			}
+			sink.Add(res[w].v)
+			total += float64(8*words) / float64(max(res[w].t1-res[w].t0, 1)) // bytes per ns = GB/s
+		}
+		return total, nil
+	})
+}

@@ -78,3 +78,27 @@ func TestStreamReadContended(t *testing.T) {
 		t.Error("overlapping sets: no error")
 	}
 }
+
+func TestStreamReadTogether(t *testing.T) {
+	a, b := twoCPUs(t)
+	st, err := StreamReadTogether([]int{a, b}, streamBytes(), streamQuick)
+	if err != nil {
+		t.Fatal(err)
+	}
+	inRange(t, "together", st, 0.05, 2000)
+	for _, tc := range []struct {
+		name string
+		cpus []int
+		ws   int64
+		want string
+	}{
+		{"no cpus", nil, 1 << 20, "no cpus"},
+		{"one cpu twice", []int{a, a}, 1 << 20, "cpu"},
+		{"tiny working set", []int{a, b}, 1 << 10, "4 KiB"},
+	} {
+		_, err := StreamReadTogether(tc.cpus, tc.ws, quick)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: err = %v, want one about %q", tc.name, err, tc.want)
+		}
+	}
+}
