@@ -93,12 +93,17 @@ func (c *checker) hinted(path string, v, lo, hi float64, hint func(v float64) st
 	}
 }
 
-// frac checks a fraction in [lo, 1]: a value in (1, 100] reads as a
-// percentage, and the error says so.
+// frac checks a fraction in [lo, 1]. A value in [2, 100] reads as a
+// percentage, and the error says so; a value in (1, 2) is a share past
+// its end (an overlap of 1.5), not a percentage under 2, and the error
+// says what 1 means instead.
 func (c *checker) frac(path string, v, lo float64) {
 	c.hinted(path, v, lo, 1, func(v float64) string {
-		if v > 1 && v <= 100 {
+		switch {
+		case v >= 2 && v <= 100:
 			return fmt.Sprintf(" (a fraction, not a percentage: %g%% is %g)", v, v/100)
+		case v > 1 && v < 2:
+			return " (a share: 1 is all of it, the most there is)"
 		}
 		return ""
 	})
