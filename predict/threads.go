@@ -70,9 +70,9 @@ type ThreadsSweep struct {
 	Placement model.Placement `json:"placement"`
 	Rows      []ThreadsRow    `json:"rows"`
 	// BestPP and BestTG are the pools to run for each phase (the split
-	// and unpinned rows aside): the fastest pool on the first (fastest)
-	// cluster, unless a pool over more clusters or SMT siblings is faster
-	// by a WIN, beyond the prediction's uncertainty (sim.Judge). AllCores
+	// and unpinned rows aside): the fastest, the best point estimate,
+	// whether or not its gain over the first cluster's best is beyond the
+	// prediction's uncertainty (PPOverFirst and TGOverFirst say). AllCores
 	// is every core in one pool, one thread a core, as llama.cpp's
 	// default -t is on a chip it does not know as hybrid.
 	BestPP   ThreadsRow `json:"best_pp"`
@@ -86,11 +86,13 @@ type ThreadsSweep struct {
 	// recommendation, for each phase.
 	PPAllCores Judgement `json:"pp_all_cores"`
 	TGAllCores Judgement `json:"tg_all_cores"`
-	// FasterPP and FasterTG are the fastest pool of a phase where it is
-	// not the recommendation: faster by a margin the model cannot tell
-	// from zero (nil otherwise).
-	FasterPP *Alternative `json:"faster_pp,omitempty"`
-	FasterTG *Alternative `json:"faster_tg,omitempty"`
+	// PPOverFirst and TGOverFirst are the recommendation against the
+	// fastest pool on the first (fastest) cluster where the two differ
+	// (nil otherwise): its gain, interval and verdict (sim.JudgePlan).
+	// Where the verdict is not a WIN (Alternative.Sure), the model cannot
+	// tell the two apart.
+	PPOverFirst *Alternative `json:"pp_over_first,omitempty"`
+	TGOverFirst *Alternative `json:"tg_over_first,omitempty"`
 	// Busy is the request's busy cores by engine (nil: none).
 	Busy map[string]int `json:"busy,omitempty"`
 	// Notes are what the sweep could not use of the profile, one line

@@ -29,12 +29,18 @@ type Judgement struct {
 	Verdict  sim.Verdict  `json:"verdict"`
 }
 
-// Alternative is a pool faster than the recommendation by a gain the
-// model cannot tell from zero.
+// Alternative is another pool with the recommendation's gain over it:
+// the fastest pool on the first cluster, where the recommendation is a
+// pool over more clusters or SMT siblings.
 type Alternative struct {
 	Row ThreadsRow `json:"row"`
 	Judgement
 }
+
+// Sure reports whether the recommendation's gain over a.Row is beyond the
+// prediction's uncertainty (a WIN by sim.Judge); where it is not, the
+// model cannot tell the two pools apart and both are worth measuring.
+func (a *Alternative) Sure() bool { return a == nil || a.Verdict.Sure() }
 
 // judge compares plan with base: its gain, interval and verdict
 // (sim.JudgePlan).
@@ -47,9 +53,13 @@ func judge(ev *sim.Evaluator, base, plan model.Plan, baseTPS, planTPS float64) (
 	return Judgement{GainPct: g, Interval: iv, Verdict: sim.JudgePlan(plan, g, iv)}, nil
 }
 
-// recommend picks a phase's pool: the fastest on the first cluster (rows
-// whose Mask is first), or the fastest of all where it wins over that;
-// and says how every core and a faster pool that does not win compare.
+// recommend picks a phase's pool: the fastest of all (the split and
+// unpinned rows aside), the best point estimate. Where that is not the
+// fastest pool on the first cluster (rows whose Mask is first), it also
+// judges its gain over that pool by the one verdict rule (sim.JudgePlan):
+// a WIN says the gain is sure, anything else that the interval includes
+// zero (or the gain is within 1%), so the two are worth measuring. And it
+// judges every core's pool against the pick.
 func recommend(ev *sim.Evaluator, rows []ThreadsRow, all ThreadsRow, first string, tps func(ThreadsRow) float64) (ThreadsRow, Judgement, *Alternative, error) {
 	var own, fastest ThreadsRow
 	for _, r := range rows {
@@ -63,21 +73,16 @@ func recommend(ev *sim.Evaluator, rows []ThreadsRow, all ThreadsRow, first strin
 			fastest = r
 		}
 	}
-	pick := own
-	var alt *Alternative
+	var over *Alternative
 	if fastest.Mask != own.Mask || fastest.Threads != own.Threads {
 		j, err := judge(ev, own.Plan, fastest.Plan, tps(own), tps(fastest))
 		if err != nil {
 			return ThreadsRow{}, Judgement{}, nil, err
 		}
-		if j.Verdict == sim.Win {
-			pick = fastest
-		} else {
-			alt = &Alternative{Row: fastest, Judgement: j}
-		}
+		over = &Alternative{Row: own, Judgement: j}
 	}
-	jall, err := judge(ev, pick.Plan, all.Plan, tps(pick), tps(all))
-	return pick, jall, alt, err
+	jall, err := judge(ev, fastest.Plan, all.Plan, tps(fastest), tps(all))
+	return fastest, jall, over, err
 }
 
 // pickBoth sets the sweep's recommendation for each phase, and the
@@ -86,10 +91,10 @@ func pickBoth(out *ThreadsSweep, evPP, evTG *sim.Evaluator, first string) error 
 	var err error
 	ppTPS := func(r ThreadsRow) float64 { return r.PPTPS }
 	tgTPS := func(r ThreadsRow) float64 { return r.TGTPS }
-	if out.BestPP, out.PPAllCores, out.FasterPP, err = recommend(evPP, out.Rows, out.AllCores, first, ppTPS); err != nil {
+	if out.BestPP, out.PPAllCores, out.PPOverFirst, err = recommend(evPP, out.Rows, out.AllCores, first, ppTPS); err != nil {
 		return err
 	}
-	if out.BestTG, out.TGAllCores, out.FasterTG, err = recommend(evTG, out.Rows, out.AllCores, first, tgTPS); err != nil {
+	if out.BestTG, out.TGAllCores, out.TGOverFirst, err = recommend(evTG, out.Rows, out.AllCores, first, tgTPS); err != nil {
 		return err
 	}
 	out.UnpinnedPP, out.UnpinnedTG = out.unpinned(out.BestPP.Threads), out.unpinned(out.BestTG.Threads)

@@ -281,9 +281,12 @@ func ThreadsTable(w io.Writer, t *predict.ThreadsSweep) error {
 // pool against it; then the decode and batch threads apart, as llama-cli
 // and llama-server take them (-t, -tb).
 func threadsAdvice(t *predict.ThreadsSweep) []string {
-	phase := func(name string, best predict.ThreadsRow, tps float64, unpinned predict.ThreadsRow, utps float64, all predict.Judgement, faster *predict.Alternative) string {
+	phase := func(name string, best predict.ThreadsRow, tps float64, unpinned predict.ThreadsRow, utps float64, all predict.Judgement, over *predict.Alternative) string {
 		var b strings.Builder
 		fmt.Fprintf(&b, "%s %s: %.2f t/s", name, best.Flags(t.Placement), tps)
+		if over != nil {
+			fmt.Fprintf(&b, "; %s over -t %d (%s): %s", judgement(over.Judgement), over.Row.Threads, over.Row.Mask, certainty(best, over))
+		}
 		if unpinned.Threads > 0 && (best.CPUMask != "" || unpinned.Where() != best.Where()) {
 			fmt.Fprintf(&b, "; -t %d alone gives %.2f (%s places %s)", unpinned.Threads, utps, t.Placement, unpinned.Where())
 		}
@@ -292,14 +295,11 @@ func threadsAdvice(t *predict.ThreadsSweep) []string {
 		} else {
 			fmt.Fprintf(&b, "; every core (-t %d) %s", t.AllCores.Threads, judgement(all))
 		}
-		if faster != nil {
-			fmt.Fprintf(&b, "; -t %d (%s) is %s, which the model cannot tell from this", faster.Row.Threads, faster.Row.Mask, judgement(faster.Judgement))
-		}
 		return b.String()
 	}
 	lines := []string{
-		phase("prefill:", t.BestPP, t.BestPP.PPTPS, t.UnpinnedPP, t.UnpinnedPP.PPTPS, t.PPAllCores, t.FasterPP),
-		phase("decode: ", t.BestTG, t.BestTG.TGTPS, t.UnpinnedTG, t.UnpinnedTG.TGTPS, t.TGAllCores, t.FasterTG),
+		phase("prefill:", t.BestPP, t.BestPP.PPTPS, t.UnpinnedPP, t.UnpinnedPP.PPTPS, t.PPAllCores, t.PPOverFirst),
+		phase("decode: ", t.BestTG, t.BestTG.TGTPS, t.UnpinnedTG, t.UnpinnedTG.TGTPS, t.TGAllCores, t.TGOverFirst),
 		"llama-cli, llama-server: " + apart(t.BestTG, t.Placement, "-t", "-C", "--cpu-strict") + " (decode), " +
 			apart(t.BestPP, t.Placement, "-tb", "-Cb", "--cpu-strict-batch") + " (prefill); llama-bench's -t runs both",
 	}
@@ -316,6 +316,20 @@ func threadsAdvice(t *predict.ThreadsSweep) []string {
 		lines = append(lines, "macos: no thread affinity there, so -C and --cpu-strict do nothing; what -t N alone gives is what runs")
 	}
 	return lines
+}
+
+// certainty says whether the recommendation's gain over the first
+// cluster's best pool is sure, by the verdict rule (sim.Judge): a WIN is
+// sure; a gain within 1% leaves either pool as good; otherwise the
+// interval includes 0 and the user should measure both.
+func certainty(best predict.ThreadsRow, over *predict.Alternative) string {
+	switch {
+	case over.Sure():
+		return "sure"
+	case over.GainPct <= 1:
+		return "within 1%, either will do"
+	}
+	return fmt.Sprintf("not sure, the interval includes 0: measure -t %d and -t %d", over.Row.Threads, best.Threads)
 }
 
 // apart is a pool row as llama-cli's flags of one phase: "-tb 8 -Cb 0xff

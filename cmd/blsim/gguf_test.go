@@ -176,6 +176,19 @@ func TestThreadsSweep(t *testing.T) {
 		!strings.Contains(out, "llama-cli, llama-server: -t 4 (decode), -tb 4 (prefill)") {
 		t.Errorf("--placement android: the pinned pool is not a CPU set:\n%s", out)
 	}
+	// The advice is the best point estimate, and says whether its gain over
+	// the first cluster's best is sure (a WIN) or not (measure both).
+	for _, c := range []struct{ args, want []string }{
+		{[]string{"--soc", "cix-p1", "--workload", "llama-3.2-3b"}, []string{"prefill: -t 8 --cpu-mask 0xfe1 --cpu-strict 1 (4 on big, 4 on mid): ", "PARITY over -t 4 (big): not sure, the interval includes 0: measure -t 4 and -t 8;", "-tb 8 -Cb 0xfe1"}},
+		{[]string{"--workload", "phi-3-mini"}, []string{"prefill: -t 8 --cpu-mask 0xff --cpu-strict 1 (4 on big, 4 on little): ", "WIN over -t 4 (big): sure;"}},
+	} {
+		out, errs, code := runCLI(t, append([]string{"predict", "--threads-sweep", "--gen", "8"}, c.args...)...)
+		for _, want := range c.want {
+			if code != 0 || !strings.Contains(out, want) {
+				t.Errorf("%v: exit %d %s: no %q in\n%s", c.args, code, errs, want, out)
+			}
+		}
+	}
 	// A hybrid SMT chip: every hardware thread, the OS's placement named,
 	// and -t and -tb apart.
 	out, errs, code = runCLI(t, "predict", "--threads-sweep", "--gen", "8", "--soc", "i9-13900k", "--workload", "llama-2-7b", "--placement", "windows")
