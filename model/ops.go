@@ -4,6 +4,7 @@ import (
 	"math"
 	"strconv"
 
+	"github.com/blsim/blsim/model/enum"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -54,7 +55,7 @@ func (k *OpKind) UnmarshalYAML(n *yaml.Node) error {
 			return nil
 		}
 	}
-	return unknownName(n, "op kind", s, OpKinds)
+	return enum.Unknown(n, "op kind", s, OpKinds)
 }
 
 // Op is one node of one ubatch's graph, with the facts a cost model needs.

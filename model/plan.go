@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/blsim/blsim/model/enum"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -50,7 +51,7 @@ func (m Mode) String() string { return string(m) }
 // UnmarshalYAML reads a mode's name, one of the plan modes (Known); where
 // only a split mode will do, Validate says so.
 func (m *Mode) UnmarshalYAML(n *yaml.Node) error {
-	return unmarshalName(n, "plan mode", modes, m)
+	return enum.Unmarshal(n, "plan mode", modes, m)
 }
 
 // Known says whether m is a plan mode (Modes).
@@ -213,7 +214,7 @@ func (p Plan) Validate(s *SoC) error {
 		}
 		if i == 0 && e.IsAccelerator() {
 			return fmt.Errorf("plan: engine %q (%s) cannot be the main engine: that runs every op that is not split, and it runs only %s",
-				name, e.Kind, nameList(e.Ops))
+				name, e.Kind, enum.List(e.Ops))
 		}
 	}
 	if p.Mode == Native {
@@ -238,9 +239,9 @@ func (p Plan) Validate(s *SoC) error {
 			continue
 		}
 		if !e.CanRun(ExpertMatmul) {
-			return fmt.Errorf("plan: engine %q cannot run %s (it runs only %s) but has fraction %g of it", p.Engines[i], ExpertMatmul, nameList(e.Ops), f)
+			return fmt.Errorf("plan: engine %q cannot run %s (it runs only %s) but has fraction %g of it", p.Engines[i], ExpertMatmul, enum.List(e.Ops), f)
 		}
-		return fmt.Errorf("plan: engine %q cannot take a share of %s in %s split mode (it splits by %s only)", p.Engines[i], ExpertMatmul, p.Mode, nameList(e.SplitModes))
+		return fmt.Errorf("plan: engine %q cannot take a share of %s in %s split mode (it splits by %s only)", p.Engines[i], ExpertMatmul, p.Mode, enum.List(e.SplitModes))
 	}
 	return nil
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/blsim/blsim/internal/units"
+	"github.com/blsim/blsim/model/enum"
 )
 
 // FieldError is a value that is out of range, named by its path in the
@@ -92,12 +93,17 @@ func (c *checker) hinted(path string, v, lo, hi float64, hint func(v float64) st
 	}
 }
 
-// frac checks a fraction in [lo, 1]: a value in (1, 100] reads as a
-// percentage, and the error says so.
+// frac checks a fraction in [lo, 1]. A value in [2, 100] reads as a
+// percentage, and the error says so; a value in (1, 2) is a share past
+// its end (an overlap of 1.5), not a percentage under 2, and the error
+// says what 1 means instead.
 func (c *checker) frac(path string, v, lo float64) {
 	c.hinted(path, v, lo, 1, func(v float64) string {
-		if v > 1 && v <= 100 {
+		switch {
+		case v >= 2 && v <= 100:
 			return fmt.Sprintf(" (a fraction, not a percentage: %g%% is %g)", v, v/100)
+		case v > 1 && v < 2:
+			return " (a share: 1 is all of it, the most there is)"
 		}
 		return ""
 	})
@@ -148,7 +154,7 @@ func (s *SoC) Validate() error {
 		c.fail("dram.sustained_gb_s", "%g exceeds peak_gb_s %g", d.SustainedGBs, d.PeakGBs)
 	}
 	if !d.Sharing.Known() {
-		c.fail("dram.sharing", "%q is not a sharing policy (known: %s)", d.Sharing, nameList(Sharings))
+		c.fail("dram.sharing", "%q is not a sharing policy (known: %s)", d.Sharing, enum.List(Sharings))
 	}
 	if len(s.Engines) == 0 {
 		c.fail("engines", "at least one engine is needed")
@@ -169,7 +175,7 @@ func (s *SoC) Validate() error {
 		}
 		names[e.Name] = true
 		if !e.Kind.Known() {
-			c.fail(p+"kind", "%q is not an engine kind (known: %s)", e.Kind, nameList(EngineKinds))
+			c.fail(p+"kind", "%q is not an engine kind (known: %s)", e.Kind, enum.List(EngineKinds))
 		}
 		c.integer(p+"cores", e.Cores, 1, CPUCoresRange.Max)
 		if e.Kind == KindCPU {
@@ -193,7 +199,7 @@ func (s *SoC) Validate() error {
 				c.in(p+"kernel_ops_per_cycle."+k, v, KernelRateRange)
 			case !isClass(k):
 				c.fail(p+"kernel_ops_per_cycle."+k, "unknown kernel class or GGML type (want a class, %s, an attention rate, %s, or a GGML type: %s)",
-					nameList(KernelClasses), strings.Join(AttentionRateKeys, ", "), strings.Join(GGMLTypes(), ", "))
+					enum.List(KernelClasses), strings.Join(AttentionRateKeys, ", "), strings.Join(GGMLTypes(), ", "))
 			}
 		}
 		c.frac(p+"moe_efficiency", e.MoEEfficiency, 0.01)
@@ -291,7 +297,7 @@ func (c *checker) accelerator(p string, e *Engine) {
 	seen := map[OpKind]bool{}
 	for i, o := range e.Ops {
 		if !slices.Contains(OpKinds, o) {
-			c.fail(fmt.Sprintf("%sops[%d]", p, i), "%q is not an op kind (known: %s)", o, nameList(OpKinds))
+			c.fail(fmt.Sprintf("%sops[%d]", p, i), "%q is not an op kind (known: %s)", o, enum.List(OpKinds))
 		}
 		if seen[o] {
 			c.fail(fmt.Sprintf("%sops[%d]", p, i), "%q listed twice", o)
@@ -311,7 +317,7 @@ func (c *checker) accelerator(p string, e *Engine) {
 	}
 	for k, v := range e.ConvertBytesPerWeightByte {
 		if !k.Known() {
-			c.fail(p+"convert_bytes_per_weight_byte."+string(k), "%q is not a kernel class (known: %s)", k, nameList(KernelClasses))
+			c.fail(p+"convert_bytes_per_weight_byte."+string(k), "%q is not a kernel class (known: %s)", k, enum.List(KernelClasses))
 		}
 		c.num(p+"convert_bytes_per_weight_byte."+string(k), v, 0, 16)
 	}

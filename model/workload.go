@@ -1,10 +1,6 @@
 package model
 
-import (
-	"slices"
-
-	"go.yaml.in/yaml/v3"
-)
+import "github.com/blsim/blsim/model/enum"
 
 // WorkloadSchema is the schema tag every workload file carries.
 const WorkloadSchema = "blsim/workload/v1"
@@ -186,30 +182,20 @@ func (r Run) Ubatches() int {
 }
 
 // KernelClass is a matmul kernel class: weights of a range of bits per
-// weight, whose throughput an engine lists (KernelClassOf).
-type KernelClass string
+// weight, whose throughput an engine lists (KernelClassOf; enum.KernelClass).
+type KernelClass = enum.KernelClass
 
 // Kernel classes.
 const (
-	ClassQ4  KernelClass = "q4"  // below 5 bits per weight
-	ClassQ6  KernelClass = "q6"  // 5 to 7
-	ClassQ8  KernelClass = "q8"  // 7 to 9
-	ClassF16 KernelClass = "f16" // 9 to 17
-	ClassF32 KernelClass = "f32" // 17 and more
+	ClassQ4  = enum.ClassQ4  // below 5 bits per weight
+	ClassQ6  = enum.ClassQ6  // 5 to 7
+	ClassQ8  = enum.ClassQ8  // 7 to 9
+	ClassF16 = enum.ClassF16 // 9 to 17
+	ClassF32 = enum.ClassF32 // 17 and more
 )
 
 // KernelClasses are the classes an engine must list.
-var KernelClasses = []KernelClass{ClassQ4, ClassQ6, ClassQ8, ClassF16, ClassF32}
-
-func (c KernelClass) String() string { return string(c) }
-
-// Known says whether c is one of KernelClasses.
-func (c KernelClass) Known() bool { return slices.Contains(KernelClasses, c) }
-
-// UnmarshalYAML reads a class, one of KernelClasses.
-func (c *KernelClass) UnmarshalYAML(n *yaml.Node) error {
-	return unmarshalName(n, "kernel class", KernelClasses, c)
-}
+var KernelClasses = enum.KernelClasses
 
 // isClass says whether a kernel table's key k is a class (not a GGML type).
 func isClass(k string) bool { return KernelClass(k).Known() }

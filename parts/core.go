@@ -221,7 +221,7 @@ func LookupCore(name string) (*Core, error) {
 	if n, ok := l.coreAlias[key]; ok {
 		return l.cores[n], nil
 	}
-	return nil, fmt.Errorf("unknown core %q (%s)", name, nearestText(key, l.coreNames(), "cores", len(l.cores)))
+	return nil, fmt.Errorf("unknown core %q (%s)", name, nearestText(key, l.coreNames(), l.coreAlias, "cores", len(l.cores)))
 }
 
 func (l *library) coreNames() []string {

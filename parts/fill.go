@@ -8,6 +8,7 @@ import (
 
 	"github.com/blsim/blsim/internal/units"
 	"github.com/blsim/blsim/internal/yamlx"
+	"github.com/blsim/blsim/model/enum"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -134,7 +135,7 @@ func (f *filler) dram(d *yaml.Node) error {
 	}
 	f.put(d, "sustained_gb_s", round3(peak*share), "dram.sustained_gb_s",
 		part(fmt.Sprintf("%g x peak %g GB/s: %s", share, peak, m.Note(from))), line)
-	f.put(d, "sharing", "maxmin", "dram.sharing", part("engines whose demand exceeds the sustained bandwidth share it max-min fairly (blsim's default)"), line)
+	f.put(d, "sharing", enum.ShareMaxMin, "dram.sharing", part("engines whose demand exceeds the sustained bandwidth share it max-min fairly (blsim's default)"), line)
 	return nil
 }
 
@@ -149,7 +150,7 @@ func (f *filler) engine(e *yaml.Node, i int, sustained, peak float64) error {
 	p := "engines." + name + "."
 	line := cn.Line
 	part := func(note string) Source { return Source{Layer: FromPart, Part: c.Name, Note: note} }
-	f.put(e, "kind", "cpu", p+"kind", part("a core part is a CPU cluster"), line)
+	f.put(e, "kind", enum.KindCPU, p+"kind", part("a core part is a CPU cluster"), line)
 	f.put(e, "core_type", c.Title, p+"core_type", part("the part's title"), line)
 	if c.SMTWays > 1 {
 		f.put(e, "smt_ways", c.SMTWays, p+"smt_ways", part(c.Note("smt_ways")), line)

@@ -125,5 +125,5 @@ func LookupMemory(name string) (*Memory, error) {
 	for a := range l.memAlias {
 		names = append(names, a)
 	}
-	return nil, fmt.Errorf("unknown memory type %q (%s)", name, nearestText(key, names, "memory types", len(l.memories)))
+	return nil, fmt.Errorf("unknown memory type %q (%s)", name, nearestText(key, names, l.memAlias, "memory types", len(l.memories)))
 }

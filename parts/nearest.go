@@ -6,11 +6,12 @@ import (
 	"strings"
 )
 
-// nearestText names the known names (and aliases) nearest to s, for an
-// error: "nearest: cortex-a76, cortex-a78; blsim parts lists all 40
-// cores", total the parts of the kind.
-func nearestText(s string, known []string, what string, total int) string {
-	near := nearest(s, known, 5)
+// nearestText names the known parts nearest to s, for an error: "nearest:
+// cortex-a76, cortex-a78; blsim parts lists all 40 cores", total the parts
+// of the kind. known may hold aliases (alias maps each to its part's name):
+// an alias near s counts as its part, which is named once, by its own name.
+func nearestText(s string, known []string, alias map[string]string, what string, total int) string {
+	near := nearest(s, known, alias, 5)
 	all := fmt.Sprintf("blsim parts lists all %d %s", total, what)
 	if len(near) == 0 {
 		return all
@@ -20,33 +21,43 @@ func nearestText(s string, known []string, what string, total int) string {
 
 // nearest returns up to n of known closest to s by edit distance (a name
 // that contains s, or that s contains, counts as close), nearest first,
-// leaving out any farther than half of the longer name.
-func nearest(s string, known []string, n int) []string {
+// leaving out any farther than half of the longer name; an alias (a key of
+// alias) stands for its part, at the nearer of the two.
+func nearest(s string, known []string, alias map[string]string, n int) []string {
 	type cand struct {
 		name string
-		d    int
+		d, p int // distance, and the prefix shared with s, of its nearest name
 	}
 	var cs []cand
-	seen := map[string]bool{}
+	at := map[string]int{} // a part's index in cs
 	for _, k := range known {
-		if seen[k] {
-			continue
-		}
-		seen[k] = true
 		d := editDistance(s, k)
 		if s != "" && (strings.Contains(k, s) || strings.Contains(s, k)) {
 			d = min(d, 1)
 		}
-		if d <= max(len(s), len(k))/2 {
-			cs = append(cs, cand{k, d})
+		if d > max(len(s), len(k))/2 {
+			continue
 		}
+		name := k
+		if a, ok := alias[k]; ok {
+			name = a
+		}
+		c := cand{name, d, commonPrefix(s, k)}
+		if i, ok := at[name]; ok {
+			if c.d < cs[i].d || (c.d == cs[i].d && c.p > cs[i].p) {
+				cs[i] = c
+			}
+			continue
+		}
+		at[name] = len(cs)
+		cs = append(cs, c)
 	}
 	sort.Slice(cs, func(i, j int) bool {
 		if cs[i].d != cs[j].d {
 			return cs[i].d < cs[j].d
 		}
-		if a, b := commonPrefix(s, cs[i].name), commonPrefix(s, cs[j].name); a != b {
-			return a > b
+		if cs[i].p != cs[j].p {
+			return cs[i].p > cs[j].p
 		}
 		return cs[i].name < cs[j].name
 	})

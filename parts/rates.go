@@ -6,12 +6,13 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/blsim/blsim/model/enum"
 	"go.yaml.in/yaml/v3"
 )
 
 // classType is the GGML type whose path a kernel class's rate follows on
 // a derived core: q4 the Q4_K of today's quant mixes, q6 Q6_K, q8 Q8_0.
-var classType = map[string]string{"q4": "q4_k", "q6": "q6_k", "q8": "q8_0"}
+var classType = map[enum.KernelClass]string{enum.ClassQ4: "q4_k", enum.ClassQ6: "q6_k", enum.ClassQ8: "q8_0"}
 
 // dotTypes are the GGML types whose generic kernels multiply with the
 // int8 dot product (ggml's mul_sum_i8_pairs, VPDPBUSD with VNNI, and
@@ -113,10 +114,10 @@ func (c *Core) Rates(repacked []string) (map[string]float64, map[string]string) 
 	}
 	for _, cl := range sortedKeys(k.Classes) {
 		v := k.Classes[cl]
-		switch t, ok := classType[cl]; {
-		case cl == "f32":
+		switch t, ok := classType[enum.KernelClass(cl)]; {
+		case cl == enum.ClassF32.String():
 			put(cl, v, sF32, "classes.f32", fmt.Sprintf("%g/%g fp32 flops/cycle"+peak, c.FP32FlopsPerCycle, ref.FP32FlopsPerCycle, ref.Name))
-		case cl == "f16":
+		case cl == enum.ClassF16.String():
 			put(cl, v, sF16, "classes.f16", fmt.Sprintf("%g/%g fp16 flops/cycle"+peak, c.fp16Peak(), ref.fp16Peak(), ref.Name))
 		case own || !ok:
 			put(cl, v, sRep, "classes."+cl, repHow)

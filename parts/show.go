@@ -3,6 +3,8 @@ package parts
 import (
 	"fmt"
 	"io/fs"
+	"maps"
+	"slices"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -85,7 +87,10 @@ func Data(name string) ([]byte, error) {
 		return fs.ReadFile(files, f.dir+"/"+key+".yaml")
 	}
 	all := append(append(l.coreNames(), sortedKeys(l.memories)...), sortedKeys(l.runtimes)...)
-	return nil, fmt.Errorf("unknown part %q (%s)", name, nearestText(key, all, "parts", len(l.cores)+len(l.memories)+len(l.runtimes)))
+	alias := maps.Clone(l.coreAlias)
+	maps.Copy(alias, l.memAlias)
+	all = append(all, slices.Sorted(maps.Keys(l.memAlias))...)
+	return nil, fmt.Errorf("unknown part %q (%s)", name, nearestText(key, all, alias, "parts", len(l.cores)+len(l.memories)+len(l.runtimes)))
 }
 
 func set[V any](m map[string]V, aliases map[string]string) map[string]bool {

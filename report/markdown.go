@@ -310,7 +310,7 @@ func prediction(w io.Writer, p *predict.Prediction) {
 		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %.3f | %s | %s |\n", label, pct(o.Bound.Compute), pct(o.Bound.DRAM),
 			pct(o.Bound.EngineCap), pct(o.Bound.Handoff), o.HandoffS, pct(o.DRAMUtilMean), pct(o.DRAMUtilPeak))
 	}
-	row("native", p.Native)
+	row(model.Native.String(), p.Native)
 	for _, s := range p.Plans {
 		if p.TwoEngine() {
 			row(fmt.Sprintf("%s %.3f", s.Plan.Mode, frac(s.Frac())), s.Outcome)

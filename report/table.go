@@ -53,7 +53,7 @@ func table2(w io.Writer, p *predict.Prediction) error {
 	fmt.Fprintln(w)
 	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	whyHeader(tw)
-	whyRow(tw, "native", p.Native)
+	whyRow(tw, model.Native.String(), p.Native)
 	for _, s := range p.Plans {
 		whyRow(tw, fmt.Sprintf("%s %.3f", s.Plan.Mode, frac(s.Frac())), s.Outcome)
 	}
@@ -175,7 +175,7 @@ func tableN(w io.Writer, p *predict.Prediction) error {
 	fmt.Fprintln(w)
 	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	whyHeader(tw)
-	whyRow(tw, "native", p.Native)
+	whyRow(tw, model.Native.String(), p.Native)
 	for _, s := range p.Plans {
 		whyRow(tw, fmt.Sprintf("%s %s", s.Plan.Mode, kindText(s.Kind)), s.Outcome)
 	}

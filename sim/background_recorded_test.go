@@ -113,3 +113,83 @@ func TestRecordedBackgroundWork(t *testing.T) {
 		}
 	}
 }
+
+// TestRecordedBackgroundOpLength: the record that would set a prompt's
+// background rule by op length against burst length
+// (testdata/llamacpp-background-oplen: pp64 and pp512 at -t 2, ops of
+// about 0.3 and 2.7 ms a graph node, idle and beside bursts of 0.1, 1 and
+// 3 ms at a tenth to a sixth of one CPU) does not set one, and the docs
+// say so (docs/threads.md, "A prompt's background rule"): the 1 ms bursts
+// go the rule's way (the short ops lose about the task's share, the long
+// ones a fraction of it), the 3 ms bursts against it (the short ops lose
+// least), and the idle runs themselves spread as much as the effects.
+func TestRecordedBackgroundOpLength(t *testing.T) {
+	type rec struct {
+		Prompt  int       `json:"n_prompt"`
+		Samples []float64 `json:"samples_ts"`
+		Share   float64   `json:"background_share"`
+	}
+	read := func(name string) (map[int][]float64, float64) {
+		f, err := os.Open("testdata/llamacpp-background-oplen/" + name + ".jsonl")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		out, share, n := map[int][]float64{}, 0.0, 0
+		sc := bufio.NewScanner(f)
+		for sc.Scan() {
+			var r rec
+			if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+			out[r.Prompt] = append(out[r.Prompt], r.Samples...)
+			share += r.Share
+			n++
+		}
+		if err := sc.Err(); err != nil {
+			t.Fatal(err)
+		}
+		return out, share / float64(max(n, 1))
+	}
+	median := func(v []float64) float64 {
+		v = slices.Clone(v)
+		slices.Sort(v)
+		return (v[(len(v)-1)/2] + v[len(v)/2]) / 2
+	}
+	cv := func(v []float64) float64 {
+		m, s := 0.0, 0.0
+		for _, x := range v {
+			m += x
+		}
+		m /= float64(len(v))
+		for _, x := range v {
+			s += (x - m) * (x - m)
+		}
+		return math.Sqrt(s/float64(len(v)-1)) / m
+	}
+	idle, _ := read("idle")
+	loss := map[string]map[int]float64{}
+	for _, name := range []string{"burst0.1-0.9", "burst1-9", "burst3-27"} {
+		got, share := read(name)
+		loss[name] = map[int]float64{}
+		for _, p := range []int{64, 512} {
+			if len(got[p]) != 10 || len(idle[p]) != 10 {
+				t.Fatalf("%s pp%d: %d samples, idle %d: want 10 each", name, p, len(got[p]), len(idle[p]))
+			}
+			loss[name][p] = 1 - median(got[p])/median(idle[p])
+			t.Logf("%s (share %.3f) pp%d: %.3f of idle, a loss of %.2f times the share", name, share, p, 1-loss[name][p], loss[name][p]/share)
+		}
+	}
+	for _, p := range []int{64, 512} {
+		t.Logf("idle pp%d: sample CV %.1f%%", p, 100*cv(idle[p]))
+		if cv(idle[p]) < 0.05 {
+			t.Errorf("idle pp%d spreads %.1f%%: the docs say the idle runs spread as much as the effects", p, 100*cv(idle[p]))
+		}
+	}
+	if one := loss["burst1-9"]; !(one[64] > 0.05 && one[512] < one[64]/2) {
+		t.Errorf("1 ms bursts: pp64 loses %.3f, pp512 %.3f: want the short ops to lose far more (the rule's way)", one[64], one[512])
+	}
+	if !(loss["burst3-27"][64] < loss["burst1-9"][64]/2) {
+		t.Errorf("3 ms bursts cost pp64 %.3f, 1 ms bursts %.3f: want less (against the rule)", loss["burst3-27"][64], loss["burst1-9"][64])
+	}
+}

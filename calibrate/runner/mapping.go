@@ -17,6 +17,7 @@ import (
 	"github.com/blsim/blsim/internal/yamlx"
 	"github.com/blsim/blsim/measure"
 	"github.com/blsim/blsim/model"
+	"github.com/blsim/blsim/model/enum"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -107,17 +108,6 @@ type Mapping struct {
 	Depends map[string]Condition `yaml:"depends"`
 }
 
-// ThreadCount is how a fork's records count n_threads.
-type ThreadCount string
-
-// How records count n_threads.
-const (
-	ThreadsAuto   ThreadCount = ""
-	ThreadsBig    ThreadCount = "big"
-	ThreadsTotal  ThreadCount = "total"
-	ThreadsIgnore ThreadCount = "ignore"
-)
-
 // DefaultMapping returns the knobs of the seed experiment's llama.cpp fork:
 // ORK_MOE_BIGLITTLE=1 turns the split on, ORK_BL_LITTLE_FRAC is the little
 // share, ORK_BL_SPLIT token or expert (token when unset), ORK_BL_POLL (or
@@ -200,10 +190,8 @@ func (m Mapping) Validate() error {
 			return errors.New("defaults: empty knob name")
 		}
 	}
-	switch m.NThreads {
-	case ThreadsAuto, ThreadsBig, ThreadsTotal, ThreadsIgnore:
-	default:
-		return fmt.Errorf("n_threads: %q is not big, total or ignore", m.NThreads)
+	if !m.NThreads.Known() {
+		return fmt.Errorf("n_threads: %q is not a thread count (known: %s, or empty for auto)", m.NThreads, enum.List(threadCounts))
 	}
 	for k, c := range m.Depends {
 		if k == "" || len(c) == 0 {

@@ -130,9 +130,39 @@ engines: {big: perf, little: eff}
 		{"poll: {a: b}\n", "knob name"},
 		{"poll: ['']\n", "empty knob name"},
 		{"enable: X\nenable_values: []\n", "enable_values"},
+		// n_threads is checked where it is parsed: its line, the field, the known names.
+		{"poll: P\nn_threads: both\n", `knobs m.yaml: line 2: n_threads: "both" is not a thread count (known: big, total, ignore, or empty for auto)`},
+		{"n_threads: [big]\n", `knobs m.yaml: line 1: n_threads: want one word (known: big, total, ignore, or empty for auto)`},
+		{"n_threads: Total\n", `knobs m.yaml: line 1: n_threads: "Total" is not a thread count`},
 	} {
 		if _, err := ParseMapping([]byte(tc.src), "m.yaml"); err == nil || !strings.Contains(err.Error(), tc.msg) {
 			t.Errorf("ParseMapping(%q) = %v, want an error with %q", tc.src, err, tc.msg)
 		}
+	}
+}
+
+// TestThreadCountParsed: every n_threads a file may name reads back as its
+// constant, empty or left out is auto, and a mapping built in code with an
+// unknown count is still refused by Validate.
+func TestThreadCountParsed(t *testing.T) {
+	for _, tc := range []struct {
+		src  string
+		want ThreadCount
+	}{
+		{"poll: P\n", ThreadsAuto},
+		{"n_threads: ''\n", ThreadsAuto},
+		{"n_threads: big\n", ThreadsBig},
+		{"n_threads: total\n", ThreadsTotal},
+		{"n_threads: ignore\n", ThreadsIgnore},
+	} {
+		m, err := ParseMapping([]byte(tc.src), "k.yaml")
+		if err != nil || m.NThreads != tc.want {
+			t.Errorf("%q: n_threads %q, %v; want %q", tc.src, m.NThreads, err, tc.want)
+		}
+	}
+	m := DefaultMapping()
+	m.NThreads = "both"
+	if err := m.Validate(); err == nil || !strings.Contains(err.Error(), `n_threads: "both" is not a thread count (known: big, total, ignore`) {
+		t.Errorf("Validate of n_threads both: %v", err)
 	}
 }

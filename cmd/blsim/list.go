@@ -81,6 +81,12 @@ func listCmd(stdout io.Writer, use, kind, what string, names func() []string, de
 				return presets.WriteResolvedSoC(stdout, args[0])
 			}
 			b, err := cli.PresetOrFile(args[0], names, data)
+			if err == nil && use == "socs" { // what the parts add, which the file does not show
+				var note string
+				if note, err = presets.PartsNote(args[0]); note != "" {
+					b = append(b, "\n"+note...)
+				}
+			}
 			if err == nil {
 				_, err = stdout.Write(b)
 			}

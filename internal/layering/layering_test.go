@@ -24,6 +24,7 @@ func TestLayering(t *testing.T) {
 		pkg       string
 		forbidden []string // package paths or prefixes ending in "/"
 	}{
+		{"model/enum", []string{"model", "parts", "measure", "sim", "predict", "report", "plots", "calibrate", "calibrate/", "presets", "cmd/"}},
 		{"parts", []string{"model", "measure", "sim", "predict", "report", "plots", "calibrate", "calibrate/", "presets", "cmd/"}},
 		{"model", []string{"measure", "sim", "predict", "report", "plots", "calibrate", "calibrate/", "presets", "cmd/"}},
 		{"measure", []string{"sim", "predict", "report", "plots", "calibrate", "calibrate/", "presets", "cmd/"}},
