@@ -36,6 +36,15 @@ func TestPriorFromMicrobenchmarks(t *testing.T) {
 		{ID: "i", Param: "handoff.timeslice_us", Median: 3700, CV: 0.05, Status: "ok", Host: &measure.Host{Arch: "arm64"}},
 	}
 	s := Prior("box", twoEngines(), ms, nil)
+	// No record says at what idle the sleep exit was measured: a wake
+	// past the spin window pays it all. A futex_wake_idle record does.
+	if s.Handoff.SleepExitAfterUS != 0 {
+		t.Errorf("no futex_wake_idle record: sleep exit after %g µs, want 0", s.Handoff.SleepExitAfterUS)
+	}
+	idle := append([]measure.Measurement{{ID: "j", Kind: measure.FutexWake, Param: "handoff.sleep_exit_us", Median: 80, CV: 0.5, Status: "ok", Knobs: map[string]string{"idle_ms": "10"}}}, ms...)
+	if a := Prior("box", twoEngines(), idle, nil); a.Handoff.SleepExitAfterUS != 10000 || a.Handoff.SleepExitUS != 80 {
+		t.Errorf("futex_wake_idle after 10 ms: sleep exit %g µs after %g µs, want 80 after 10000", a.Handoff.SleepExitUS, a.Handoff.SleepExitAfterUS)
+	}
 	// The time slice is measured; an arm64 host's llama.cpp runs no
 	// attention through llamafile's sgemm, an amd64 one's does.
 	if s.Handoff.TimesliceUS != 3700 || s.Engines[0].SgemmHeadBarriers {

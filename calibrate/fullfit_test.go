@@ -70,9 +70,11 @@ func TestRecordedFullIdentifiesCaps(t *testing.T) {
 // step says the engines kept 0.91 of their speed at once. The engines'
 // caps sum to 39.5 GB/s, below it, so no run reaches sustained DRAM: it is
 // measured (fit.Measured), at the measurement's σ (6%), and with the caps
-// (19.77 ± 1.8 GB/s) known within 10%. The fit itself is at 10.19% MAPE,
-// over calibrate's limit, which refused it: a prefill-like expert split
-// ran 32% slower than predicted in that window (docs/busy-machine.md).
+// (19.15 ± 1.6 GB/s) known within 10%. The fit passes calibrate's check
+// (9.46% MAPE) since a pool's sleep exit is charged by how long it slept
+// (model.Handoff.SleepExitAfterUS); charged in full after any idle past
+// the spin window, as before, the fit was at 10.19% and calibrate refused
+// it (docs/busy-machine.md).
 func TestRecordedFullMeasuresSustained(t *testing.T) {
 	skipShort(t)
 	ms, w := recordedQuick(t, "testdata/full-vm-together/full.jsonl")
@@ -93,6 +95,9 @@ func TestRecordedFullMeasuresSustained(t *testing.T) {
 	if !cap.Precise() {
 		t.Errorf("cap %.2f ± %.2f: want it identified within 10%%", cap.Value, cap.Sigma)
 	}
+	if err := r.Check(); err != nil {
+		t.Errorf("calibrate would refuse the fit: %v", err)
+	}
 	// Without the at-once record, nothing says the engines do not share
 	// DRAM: the stream is a prior three times its CV wide, prior-led.
 	var without []measure.Measurement
@@ -109,5 +114,38 @@ func TestRecordedFullMeasuresSustained(t *testing.T) {
 		if p.Path == "dram.sustained_gb_s" && (p.Identification == fit.Measured || p.Precise()) {
 			t.Errorf("without the at-once step: sustained DRAM %.2f ± %.2f (%s), want it not measured within 10%%", p.Value, p.Sigma, p.Identification)
 		}
+	}
+}
+
+// TestRecordedFullSleepExit refits a full calibration recorded on the
+// 2-vCPU build machine in a quiet window after the sleep exit was charged
+// by idle (`blsim calibrate --cluster big=1 --cluster little=0 --plans
+// fit+heldout --shuffle`, 2026-12-02 18:22-18:27 UTC,
+// testdata/full-vm-sleep). Calibrate wrote its profile: fit 7.22% MAPE,
+// held out 9.05%, sustained DRAM measured (46.18 ± 2.8 GB/s, 6%). Its runs
+// are at most 12% DRAM-bound, so the caps are not known within 10% (21.91
+// ± 3.7); the test holds what the run showed and says the cap's σ.
+func TestRecordedFullSleepExit(t *testing.T) {
+	skipShort(t)
+	ms, w := recordedQuick(t, "testdata/full-vm-sleep/full.jsonl")
+	engines := NewEngines([]topology.Cluster{{Name: "big", CPUs: []int{1}, CoreType: "AMD EPYC"}, {Name: "little", CPUs: []int{0}, CoreType: "AMD EPYC"}})
+	v, r, err := fit.Holdout(Prior("vm", engines, ms, w), ms, []string{"set=" + HeldOutGrid}, fit.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Check(); err != nil {
+		t.Errorf("calibrate would refuse the fit: %v", err)
+	}
+	got := map[string]fit.ParamFit{}
+	for _, p := range r.Params {
+		got[p.Path] = p
+	}
+	dram, cap := got["dram.sustained_gb_s"], got["engines.big.bandwidth_max_gb_s"]
+	t.Logf("fit %.2f%%, held out %.2f%%: sustained DRAM %.2f ± %.2f (%s), cap %.2f ± %.2f", r.MAPE, v.MAPE, dram.Value, dram.Sigma, dram.Identification, cap.Value, cap.Sigma)
+	if dram.Identification != fit.Measured || !dram.Precise() {
+		t.Errorf("sustained DRAM %.2f ± %.2f (%s): want it measured within 10%%", dram.Value, dram.Sigma, dram.Identification)
+	}
+	if v.MAPE > 10 {
+		t.Errorf("held out %.2f%%: recorded 9.05%%", v.MAPE)
 	}
 }

@@ -3,7 +3,9 @@ package calibrate
 import (
 	"math"
 	"runtime"
+	"slices"
 	"sort"
+	"strconv"
 
 	"github.com/blsim/blsim/calibrate/topology"
 	"github.com/blsim/blsim/measure"
@@ -174,6 +176,7 @@ func Prior(name string, engines []Engine, ms []measure.Measurement, w *model.Wor
 	h.SignalUS = h.SpinWakeUS
 	set("handoff.futex_wake_us", &h.FutexWakeUS, 50)
 	set("handoff.sleep_exit_us", &h.SleepExitUS, 10)
+	h.SleepExitAfterUS = sleepExitAfterUS(ms)
 	set("handoff.spin_window_us_per_poll", &h.SpinWindowUSPerPoll, 1)
 	set("handoff.join_us", &h.JoinUS, 1)
 	set("handoff.timeslice_us", &h.TimesliceUS, 0) // 0: model.DefaultTimesliceUS
@@ -227,4 +230,25 @@ func BackgroundCPUs(engines []Engine, ms []measure.Measurement) (cpus float64, r
 		mid = (vals[len(vals)/2-1] + mid) / 2
 	}
 	return math.Min(mid, model.MaxBackgroundCPUs), len(vals)
+}
+
+// sleepExitAfterUS is the idle, in µs, after which the futex_wake_idle
+// step measured the sleep exit (its idle_ms knob; the median over its
+// records): model.Handoff.SleepExitAfterUS. 0 (any idle pays it all)
+// where no record says.
+func sleepExitAfterUS(ms []measure.Measurement) float64 {
+	var idle []float64
+	for _, m := range ms {
+		if m.Param != "handoff.sleep_exit_us" || !m.OK() {
+			continue
+		}
+		if v, err := strconv.ParseFloat(m.Knobs["idle_ms"], 64); err == nil && v > 0 {
+			idle = append(idle, 1000*v)
+		}
+	}
+	if len(idle) == 0 {
+		return 0
+	}
+	slices.Sort(idle)
+	return idle[len(idle)/2]
 }

@@ -17,10 +17,14 @@ func (h *Handoff) SpinWindowUS(poll int) float64 {
 
 // WakeUS is what it costs to start work on a pool that has been idle for
 // idleUS at the given poll level: a spin wake inside the spin window, a
-// futex wake plus the sleep-exit cost past it.
+// futex wake plus the sleep-exit cost past it: all of it, or, where
+// SleepExitAfterUS is set, the share idleUS is of that idle, up to all.
 func (h *Handoff) WakeUS(idleUS float64, poll int) float64 {
 	if idleUS <= h.SpinWindowUS(poll) {
 		return h.SpinWakeUS
+	}
+	if idleUS < h.SleepExitAfterUS {
+		return h.FutexWakeUS + h.SleepExitUS*idleUS/h.SleepExitAfterUS
 	}
 	return h.FutexWakeUS + h.SleepExitUS
 }

@@ -270,6 +270,13 @@ type Handoff struct {
 	// SleepExitUS: the extra time a pool loses after sleeping: idle-state
 	// exit and the clock ramp under the board's cpufreq governor.
 	SleepExitUS float64 `yaml:"sleep_exit_us"`
+	// SleepExitAfterUS: the idle at which SleepExitUS was measured
+	// (calibrate's futex_wake_idle step sleeps 10 ms; the futex wake was
+	// measured at once). A pool woken after a shorter idle pays that share
+	// of it: linear between the two measured idles, the simplest rule they
+	// allow. Optional; 0 or absent: any idle past the spin window pays it
+	// all (profiles written before, and the presets).
+	SleepExitAfterUS float64 `yaml:"sleep_exit_after_us,omitempty"`
 	// SpinWindowUSPerPoll: a pool spins poll*SpinWindowUSPerPoll µs before
 	// it sleeps in futex (ggml: poll*128Ki rounds of cpu_relax).
 	SpinWindowUSPerPoll float64 `yaml:"spin_window_us_per_poll"`

@@ -60,6 +60,25 @@ func TestHandoffWake(t *testing.T) {
 			t.Errorf("%s: SpinWindowUS = %g, want %g", tc.name, got, tc.spins)
 		}
 	}
+	// Where the idle the sleep exit was measured at is known, a shorter
+	// idle pays its share of it.
+	h.SleepExitAfterUS = 10000
+	for _, tc := range []struct {
+		name string
+		idle float64
+		poll int
+		want float64
+	}{
+		{"a quarter of the idle", 2500, 0, 60 + 600},
+		{"just past the window", 3001, 50, 60 + 2400*0.3001},
+		{"at the measured idle", 10000, 0, 60 + 2400},
+		{"longer", 50000, 0, 60 + 2400},
+		{"inside the window still spins", 100, 50, 1.5},
+	} {
+		if got := h.WakeUS(tc.idle, tc.poll); math.Abs(got-tc.want) > 1e-9 {
+			t.Errorf("sleep exit after 10 ms, %s: WakeUS = %g, want %g", tc.name, got, tc.want)
+		}
+	}
 }
 
 // TestGraphOverlap: a graph of one token takes gemv_overlap where it is

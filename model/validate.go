@@ -242,6 +242,7 @@ func (s *SoC) Validate() error {
 	}{
 		{"handoff.signal_us", h.SignalUS}, {"handoff.spin_wake_us", h.SpinWakeUS},
 		{"handoff.futex_wake_us", h.FutexWakeUS}, {"handoff.sleep_exit_us", h.SleepExitUS},
+		{"handoff.sleep_exit_after_us", h.SleepExitAfterUS},
 		{"handoff.spin_window_us_per_poll", h.SpinWindowUSPerPoll}, {"handoff.spawn_us", h.SpawnUS},
 		{"handoff.join_us", h.JoinUS}, {"handoff.gather_us", h.GatherUS},
 		{"handoff.graph_split_gap_us", h.GraphSplitGapUS}, {"handoff.timeslice_us", h.TimesliceUS},
