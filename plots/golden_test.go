@@ -69,7 +69,7 @@ func goldenFigures(t *testing.T) map[string]*Figure {
 	add("timeline", fig, err)
 	fig, err = Parity(ParityData{SoC: s.Name, Workload: w.Name, Points: seedPoints(t, "rk3588")})
 	add("parity", fig, err)
-	wd, err := predict.WhatIfOf(p, s, w, predict.WhatIfOptions{NX: 6, NY: 5, FracSteps: 10})
+	wd, err := predict.WhatIfOf(p, s, w, predict.WhatIfOptions{NX: 6, NY: 5})
 	if err != nil {
 		t.Fatal(err)
 	}

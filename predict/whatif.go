@@ -23,6 +23,8 @@ type WhatIf struct {
 	// (X[i], Y[j]); BestFrac[j][i] is the little fraction that gives it.
 	Gain     [][]float64
 	BestFrac [][]float64
+	// NativeTPS[j][i] is native's t/s at (X[i], Y[j]): the gains' base.
+	NativeTPS [][]float64
 	// Verdict[j][i] is the cell's verdict (sim.JudgePlan): its gain
 	// judged with AtInterval moved to it, since a what-if SoC has no
 	// interval of its own.

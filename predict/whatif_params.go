@@ -3,6 +3,7 @@ package predict
 import (
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/blsim/blsim/model"
 	"github.com/blsim/blsim/sim"
@@ -41,6 +42,11 @@ type heatParam struct {
 	// studied value, drawn on a log axis.
 	log    bool
 	lo, hi float64
+	// engine is the one engine the parameter changes ("": it changes
+	// more, or what every engine shares): along such an axis, a plan
+	// that runs on another engine alone (native on the main one) runs
+	// the same, and a heatmap runs it once.
+	engine string
 }
 
 // heatEngines are the engines a heatmap splits over, by index in the
@@ -97,8 +103,9 @@ func heatParamFor(name string, s *model.SoC, w *model.Workload, he heatEngines) 
 			return little.KernelOpsPerCycle[string(class)] * little.ClockGHz / b, nil
 		}
 		return heatParam{name: name,
-			label: fmt.Sprintf("%s/%s per-core matmul rate (%s, ops/cycle x GHz)", s.Engines[he.second].Name, s.Engines[he.first].Name, class),
-			get:   get,
+			label:  fmt.Sprintf("%s/%s per-core matmul rate (%s, ops/cycle x GHz)", s.Engines[he.second].Name, s.Engines[he.first].Name, class),
+			engine: s.Engines[he.second].Name,
+			get:    get,
 			set: func(s *model.SoC, v float64) error {
 				r0, err := get(s)
 				if err != nil {
@@ -122,8 +129,9 @@ func heatParamFor(name string, s *model.SoC, w *model.Workload, he heatEngines) 
 			return sim.EffectiveTOPS(&s.Engines[he.accel], class, he.accelThreads), nil
 		}
 		return heatParam{name: name,
-			label: fmt.Sprintf("%s effective MUL_MAT_ID throughput (%s, %d cores, TOPS; log scale)", s.Engines[he.accel].Name, class, he.accelThreads),
-			get:   get,
+			label:  fmt.Sprintf("%s effective MUL_MAT_ID throughput (%s, %d cores, TOPS; log scale)", s.Engines[he.accel].Name, class, he.accelThreads),
+			engine: s.Engines[he.accel].Name,
+			get:    get,
 			set: func(s *model.SoC, v float64) error {
 				r0, _ := get(s)
 				if !(v > 0) || !(r0 > 0) || !finite(v) {
@@ -143,6 +151,11 @@ func heatParamFor(name string, s *model.SoC, w *model.Workload, he heatEngines) 
 	p := heatParam{name: name, label: name,
 		get: func(s *model.SoC) (float64, error) { return s.Get(name) },
 		set: func(s *model.SoC, v float64) error { return s.SetWithTypes(name, v) }}
+	for _, e := range s.Engines {
+		if strings.HasPrefix(name, "engines."+e.Name+".") {
+			p.engine = e.Name
+		}
+	}
 	if he.accel >= 0 && name == submitPath(s.Engines[he.accel].Name) {
 		p.label = s.Engines[he.accel].Name + " submit latency per job (µs; log scale)"
 		p.log, p.lo, p.hi = true, 0.25, 256

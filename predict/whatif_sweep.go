@@ -26,10 +26,17 @@ type WhatIfOptions struct {
 	Mode model.Mode
 	// Poll is the pools' spin level, 0..100.
 	Poll int
-	// FracSteps is the grid of a two-engine cell's search for its best
-	// share: that many intervals over [0, 1] (share 0 is the dispatcher
-	// alone), the best bracket refined by golden section to 0.005
-	// (sim.Evaluator.BestCoarse); zero means 10.
+	// FracSteps chooses how a two-engine cell searches for its best
+	// share. Zero: near the share its neighbours found
+	// (sim.Evaluator.BestNear), from the cell's left and lower
+	// neighbours' best shares, extrapolated; the first cell starts from
+	// the studied SoC's best share; each cell also runs the dispatcher
+	// alone (share 0). Above zero: each cell on its own, a grid of that
+	// many intervals over [0, 1] refined by golden section
+	// (sim.Evaluator.BestCoarse). Either finds a best share within
+	// nearTol (0.005) of a maximum; the neighbours' search runs about a
+	// fifth of the simulations and misses a higher maximum far from its
+	// neighbours' (docs/verdicts.md measures what it changes).
 	FracSteps int
 	// Engines names the split's engines, main first; nil means the SoC's
 	// first two, split as above. Two CPU clusters are split as above too.
@@ -120,10 +127,7 @@ func sweepWhatIf(s *model.SoC, w *model.Workload, o WhatIfOptions, at *PlanPredi
 			ny = 6
 		}
 	}
-	if fs == 0 {
-		fs = 10
-	}
-	if fs < 1 || fs > 200 {
+	if fs < 0 || fs > 200 {
 		return WhatIf{}, fmt.Errorf("whatif: %d fraction steps is outside 1..200", fs)
 	}
 	mode := o.Mode
@@ -202,12 +206,6 @@ func sweepWhatIf(s *model.SoC, w *model.Workload, o WhatIfOptions, at *PlanPredi
 	plan = model.Plan{Mode: mode, Engines: d.Engines, Threads: d.Threads, Poll: o.Poll}
 	native := model.NewNative(plan.Engines[0], plan.Threads[0], o.Poll)
 	ev := sim.NewEvaluator(s, w, 0)
-	best := func(ev *sim.Evaluator) (model.Plan, *sim.Result, error) {
-		if nway {
-			return ev.BestN(plan)
-		}
-		return ev.BestCoarse(plan, fs, 0.005)
-	}
 	if at == nil {
 		// The studied SoC's best split, searched as the table searches it,
 		// and its interval.
@@ -230,24 +228,64 @@ func sweepWhatIf(s *model.SoC, w *model.Workload, o WhatIfOptions, at *PlanPredi
 	if nway {
 		d.AtFracs = append([]float64(nil), at.Plan.Fracs...)
 	}
-	cells := make([]struct {
-		gain  float64
-		fracs []float64
-		v     sim.Verdict
-	}, len(variants))
+	// Native runs on the main engine alone: along an axis that changes
+	// another engine only, it runs the same in every cell, and once.
+	cols := len(xs)
+	natX, natY := xp.engine == "" || xp.engine == native.Engines[0], yp.engine == "" || yp.engine == native.Engines[0]
+	natCell := func(c int) int {
+		i, j := c%cols, c/cols
+		if !natX {
+			i = 0
+		}
+		if !natY {
+			j = 0
+		}
+		return j*cols + i
+	}
+	d.NativeTPS = make([][]float64, len(ys))
+	for j := range d.NativeTPS {
+		d.NativeTPS[j] = make([]float64, cols)
+	}
+	var natives []int
+	for c := range variants {
+		if natCell(c) == c {
+			natives = append(natives, c)
+		}
+	}
+	if err := parallelCells(len(natives), func(k int) error {
+		c := natives[k]
+		r, err := ev.For(variants[c]).Run(native)
+		if err != nil {
+			return err
+		}
+		d.NativeTPS[c/cols][c%cols] = r.TPS
+		return nil
+	}); err != nil {
+		return WhatIf{}, err
+	}
+	for c := range variants {
+		d.NativeTPS[c/cols][c%cols] = d.NativeTPS[natCell(c)/cols][natCell(c)%cols]
+	}
+	cells := make([]heatCell, len(variants))
 	var mu sync.Mutex // serialises Progress
 	done := 0
-	err = parallelCells(len(variants), func(c int) error {
+	cell := func(c int) error {
 		cev := ev.For(variants[c])
-		nr, err := cev.Run(native)
+		var bp model.Plan
+		var br *sim.Result
+		var err error
+		switch {
+		case nway:
+			bp, br, err = cev.BestN(plan)
+		case fs > 0:
+			bp, br, err = cev.BestCoarse(plan, fs, nearTol)
+		default:
+			bp, br, err = cev.BestNear(plan, nearTol, nearStarts(cells, c, cols, 1-at.Plan.Fracs[0])...)
+		}
 		if err != nil {
 			return err
 		}
-		bp, br, err := best(cev)
-		if err != nil {
-			return err
-		}
-		g := sim.GainPct(br.TPS, nr.TPS)
+		g := sim.GainPct(br.TPS, d.NativeTPS[c/cols][c%cols])
 		cells[c].gain, cells[c].fracs = g, bp.Fracs
 		cells[c].v = sim.JudgePlan(bp, g, at.Interval.Moved(at.GainPct, g))
 		if o.Progress != nil {
@@ -257,16 +295,32 @@ func sweepWhatIf(s *model.SoC, w *model.Workload, o WhatIfOptions, at *PlanPredi
 			mu.Unlock()
 		}
 		return nil
-	})
+	}
+	if nway || fs > 0 {
+		err = parallelCells(len(variants), cell)
+	} else {
+		// A cell's search starts where its neighbours to the left and
+		// below found theirs: a wavefront, one anti-diagonal at a time,
+		// the cells of each in parallel (each cell's start depends on
+		// the grid alone, not on the order they finish in).
+		for k := 0; k < cols+len(ys)-1 && err == nil; k++ {
+			var diag []int
+			for j := range ys {
+				if i := k - j; i >= 0 && i < cols {
+					diag = append(diag, j*cols+i)
+				}
+			}
+			err = parallelCells(len(diag), func(n int) error { return cell(diag[n]) })
+		}
+	}
 	if err != nil {
 		return WhatIf{}, err
 	}
 	for j := range ys {
-		nx := len(xs)
-		grow, frow := make([]float64, nx), make([]float64, nx)
-		frs, vs := make([][]float64, nx), make([]sim.Verdict, nx)
+		grow, frow := make([]float64, cols), make([]float64, cols)
+		frs, vs := make([][]float64, cols), make([]sim.Verdict, cols)
 		for i := range grow {
-			c := cells[j*nx+i]
+			c := cells[j*cols+i]
 			grow[i], frow[i], frs[i], vs[i] = c.gain, 1-c.fracs[0], c.fracs, c.v
 		}
 		d.Gain = append(d.Gain, grow)
@@ -277,6 +331,58 @@ func sweepWhatIf(s *model.SoC, w *model.Workload, o WhatIfOptions, at *PlanPredi
 		}
 	}
 	return d, nil
+}
+
+// heatCell is a heatmap cell's best split: its gain over native, its
+// shares and its verdict.
+type heatCell struct {
+	gain  float64
+	fracs []float64
+	v     sim.Verdict
+}
+
+// nearTol is how close a heatmap cell's best share is to a maximum of its
+// split curve (the search's tolerance).
+const nearTol = 0.005
+
+// nearStarts are where cell c's search for its best share starts: its
+// left and lower neighbours' best shares (the second engine's)
+// extrapolated, the left's trend taken up by the row below (L + B − BL),
+// or along the row (2L − LL) or the column (2B − BB) where the grid has no
+// such three; else the nearest neighbour's share. Only shares strictly
+// inside (0, 1) are used: at an end the maximum is the end, whose place
+// says nothing of where an inner maximum lies. A cell whose neighbours
+// found an end, or that has none, starts from at (the studied SoC's best
+// share). (Starting it from the end instead, the split curve's dip just
+// past the dispatcher alone holds the search there while an inner
+// maximum grows higher: rk3588's slowest-DRAM row stayed at 0.)
+func nearStarts(cells []heatCell, c, nx int, at float64) []float64 {
+	i, j := c%nx, c/nx
+	f := func(di, dj int) (float64, bool) {
+		if i-di < 0 || j-dj < 0 {
+			return 0, false
+		}
+		v := cells[c-dj*nx-di].fracs[1]
+		return v, v > 0 && v < 1
+	}
+	l, okL := f(1, 0)
+	b, okB := f(0, 1)
+	bl, okBL := f(1, 1)
+	ll, okLL := f(2, 0)
+	bb, okBB := f(0, 2)
+	switch {
+	case okL && okB && okBL:
+		return []float64{l + b - bl}
+	case okL && okLL:
+		return []float64{2*l - ll}
+	case okB && okBB:
+		return []float64{2*b - bb}
+	case okL:
+		return []float64{l}
+	case okB:
+		return []float64{b}
+	}
+	return []float64{at}
 }
 
 // parallelCells calls f for each of n cells on all cores and returns the

@@ -102,6 +102,147 @@ func (e *Evaluator) BestCoarse(p model.Plan, steps int, tol float64) (model.Plan
 	return at(f), r, nil
 }
 
+// BestNear is Best for a two-engine plan searched near given shares, for
+// a grid of what-if SoCs (a heatmap's cells) whose best share moves
+// little from a cell to the next: starts are the shares a cell's
+// neighbours suggest. It runs the dispatcher alone (share 0) and each
+// start, then climbs from the fastest in steps of tol/2 (doubling from
+// the third) while the t/s rises, until a share runs no faster than the
+// one before; golden section then narrows the bracket of the highest t/s
+// to at most tol, as BestCoarse's is. The answer is the faster of share 0
+// and that bracket's best: within tol of the maximum nearest the fastest
+// start, in four runs when it starts at that maximum. A
+// higher maximum further off is missed; BestCoarse searches the whole
+// range.
+func (e *Evaluator) BestNear(p model.Plan, tol float64, starts ...float64) (model.Plan, *Result, error) {
+	if len(p.Engines) != 2 || (!p.Mode.IsSplit()) {
+		return model.Plan{}, nil, fmt.Errorf("best: a search near a share is of a two-engine split, not %s over %d engines", p.Mode, len(p.Engines))
+	}
+	if !(tol > 0 && tol <= 0.5) || len(starts) == 0 {
+		return model.Plan{}, nil, fmt.Errorf("best: %d starts, tolerance %g (want a start, and a tolerance in (0, 0.5])", len(starts), tol)
+	}
+	for _, f := range starts {
+		if math.IsNaN(f) {
+			return model.Plan{}, nil, errors.New("best: a start share is NaN")
+		}
+	}
+	at := func(f float64) model.Plan {
+		q := p
+		q.Fracs = []float64{1 - f, f}
+		return q
+	}
+	if err := e.check(at(0.5)); err != nil {
+		return model.Plan{}, nil, err
+	}
+	f, r, err := nearShare(func(f float64) (*Result, error) { return e.Run(at(f)) }, starts, tol)
+	if err != nil {
+		return model.Plan{}, nil, err
+	}
+	return at(f), r, nil
+}
+
+// share is a share and its result.
+type share struct {
+	f float64
+	r *Result
+}
+
+// nearShare is BestNear's search over eval (which remembers its runs, so
+// a share asked for twice runs once).
+func nearShare(eval func(float64) (*Result, error), starts []float64, tol float64) (float64, *Result, error) {
+	run := func(f float64) (share, error) {
+		f = math.Min(1, math.Max(0, f))
+		r, err := eval(f)
+		return share{f, r}, err
+	}
+	zero, err := run(0)
+	if err != nil {
+		return 0, nil, err
+	}
+	var m share
+	for i, f := range starts {
+		x, err := run(f)
+		if err != nil {
+			return 0, nil, err
+		}
+		if i == 0 || x.r.TPS > m.r.TPS {
+			m = x
+		}
+	}
+	// a < m < b (or m at an end of [0, 1]), with m the fastest of the three.
+	a, b := m, m
+	h := tol / 2 // the first steps: a bracket m ± h is tol wide
+	if b, err = run(m.f + h); err != nil {
+		return 0, nil, err
+	}
+	dir := 1.0
+	if !(b.r.TPS > m.r.TPS) {
+		if a, err = run(m.f - h); err != nil {
+			return 0, nil, err
+		}
+		dir = -1
+		if !(a.r.TPS > m.r.TPS) {
+			dir = 0
+		}
+	}
+	if dir != 0 {
+		// Climb along dir until a share runs no faster than the one
+		// before, or an end of [0, 1] is reached still rising.
+		prev, cur := m, b
+		if dir < 0 {
+			cur = a
+		}
+		for k, step := 0, h; ; k++ {
+			if k >= 2 {
+				step *= 2
+			}
+			if cur.f == 0 || cur.f == 1 {
+				a, m, b = prev, cur, cur
+				break
+			}
+			next, err := run(cur.f + dir*step)
+			if err != nil {
+				return 0, nil, err
+			}
+			if !(next.r.TPS > cur.r.TPS) {
+				a, m, b = prev, cur, next
+				break
+			}
+			prev, cur = cur, next
+		}
+		if dir < 0 {
+			a, b = b, a
+		}
+	}
+	const c = 0.3819660112501051 // 2 - the golden ratio
+	// (tol's rounding aside: m ± h is a bracket of width tol.)
+	for b.f-a.f > tol*(1+1e-9) {
+		var x share
+		if b.f-m.f >= m.f-a.f {
+			x, err = run(m.f + c*(b.f-m.f))
+		} else {
+			x, err = run(m.f - c*(m.f-a.f))
+		}
+		if err != nil {
+			return 0, nil, err
+		}
+		switch {
+		case x.r.TPS > m.r.TPS && x.f > m.f:
+			a, m = m, x
+		case x.r.TPS > m.r.TPS:
+			b, m = m, x
+		case x.f > m.f:
+			b = x
+		default:
+			a = x
+		}
+	}
+	if zero.r.TPS > m.r.TPS {
+		return 0, zero.r, nil
+	}
+	return m.f, m.r, nil
+}
+
 // bestShare maximises the t/s of eval over shares in [0, 1]: a grid of
 // steps intervals finds the best bracket, golden-section search refines
 // it to tol, and the grid point is kept when the split curve's kinks
