@@ -60,17 +60,25 @@ const balanceGrid = 20
 
 // bestTwo is Best for two engines.
 func (e *Evaluator) bestTwo(p model.Plan) (model.Plan, *Result, error) {
+	return e.searchTwo(p, func(run func(float64) (*Result, error)) (float64, *Result, error) {
+		return bestShare(run, balanceGrid, 1e-4)
+	})
+}
+
+// searchTwo runs a share search over a two-engine plan: it checks the plan
+// with the second engine given a share (an engine that cannot take one is
+// an error, not silently left at 0), then returns the plan at the share
+// search finds, with its result.
+func (e *Evaluator) searchTwo(p model.Plan, search func(run func(float64) (*Result, error)) (float64, *Result, error)) (model.Plan, *Result, error) {
 	at := func(f float64) model.Plan {
 		q := p
 		q.Fracs = []float64{1 - f, f}
 		return q
 	}
-	// Check the plan with the second engine given a share: an engine that
-	// cannot take one is an error, not silently left at 0.
 	if err := e.check(at(0.5)); err != nil {
 		return model.Plan{}, nil, err
 	}
-	f, r, err := bestShare(func(f float64) (*Result, error) { return e.Run(at(f)) }, balanceGrid, 1e-4)
+	f, r, err := search(func(f float64) (*Result, error) { return e.Run(at(f)) })
 	if err != nil {
 		return model.Plan{}, nil, err
 	}
@@ -87,19 +95,9 @@ func (e *Evaluator) BestCoarse(p model.Plan, steps int, tol float64) (model.Plan
 	if steps < 1 || !(tol > 0) {
 		return model.Plan{}, nil, fmt.Errorf("best: %d grid steps, tolerance %g", steps, tol)
 	}
-	at := func(f float64) model.Plan {
-		q := p
-		q.Fracs = []float64{1 - f, f}
-		return q
-	}
-	if err := e.check(at(0.5)); err != nil {
-		return model.Plan{}, nil, err
-	}
-	f, r, err := bestShare(func(f float64) (*Result, error) { return e.Run(at(f)) }, steps, tol)
-	if err != nil {
-		return model.Plan{}, nil, err
-	}
-	return at(f), r, nil
+	return e.searchTwo(p, func(run func(float64) (*Result, error)) (float64, *Result, error) {
+		return bestShare(run, steps, tol)
+	})
 }
 
 // BestNear is Best for a two-engine plan searched near given shares, for
@@ -126,19 +124,9 @@ func (e *Evaluator) BestNear(p model.Plan, tol float64, starts ...float64) (mode
 			return model.Plan{}, nil, errors.New("best: a start share is NaN")
 		}
 	}
-	at := func(f float64) model.Plan {
-		q := p
-		q.Fracs = []float64{1 - f, f}
-		return q
-	}
-	if err := e.check(at(0.5)); err != nil {
-		return model.Plan{}, nil, err
-	}
-	f, r, err := nearShare(func(f float64) (*Result, error) { return e.Run(at(f)) }, starts, tol)
-	if err != nil {
-		return model.Plan{}, nil, err
-	}
-	return at(f), r, nil
+	return e.searchTwo(p, func(run func(float64) (*Result, error)) (float64, *Result, error) {
+		return nearShare(run, starts, tol)
+	})
 }
 
 // share is a share and its result.
