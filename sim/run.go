@@ -131,7 +131,7 @@ type runner struct {
 	stall   []float64
 	cap     []float64 // of stall, the engine cap's (timing.capS)
 	working []bool
-	cutLo   []int // an engine's whole units of a split op (cut)
+	cutLo   []int // [cutLo, cutHi): an engine's whole units of a split op (cut)
 	cutHi   []int
 	pts     []float64 // splitBound's moments
 	idx     []int
@@ -171,8 +171,7 @@ func newRunner(s *model.SoC, w *model.Workload, p model.Plan) *runner {
 	r.initPool()
 	r.parts, r.times = make([]part, 0, n), make([]timing, n)
 	r.starts, r.remain, r.finish, r.stall, r.cap = make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, n)
-	r.working = make([]bool, n)
-	r.cutLo, r.cutHi = make([]int, 0, n), make([]int, 0, n)
+	r.working, r.cutLo, r.cutHi = make([]bool, n), make([]int, 0, n), make([]int, 0, n)
 	r.idx, r.sub, r.tms = make([]int, 0, n), make([]part, 0, n), make([]timing, n)
 	return r
 }
@@ -356,9 +355,8 @@ func (r *runner) span(i int, op string, st State, t0, t1 float64) {
 	}
 }
 
-// partFor builds engine i's partition of op: tokens of its tokens, or
-// (when hi > lo) all its tokens through the experts of popularity rank
-// [lo, hi).
+// partFor builds engine i's partition of op: tokens of its tokens, or (when
+// hi > lo) all its tokens through the experts of popularity rank [lo, hi).
 // sharedBy threads share the engine's shared cache. In a pool the op's
 // weight rows are sliced among all the pool's threads, and its rates are
 // those of the cores' worth the engine's threads get (see pool.go).
