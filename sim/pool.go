@@ -205,9 +205,13 @@ func (r *runner) bandwidthGBs(i int) float64 {
 
 // streamGBs is the sum of the stream rates of engine i's threads, each
 // core's (a core's second hardware thread adds its dram yield), without
-// the engine's cap.
+// the engine's cap, where its threads load out of phase
+// (IndependentThreadLoads); zero where they load in lockstep.
 func (r *runner) streamGBs(i int) float64 {
 	e := r.eng[i]
+	if e.IndependentThreadLoads != 1 || e.IsAccelerator() {
+		return 0
+	}
 	if r.cores == nil {
 		return float64(r.plan.Threads[i]) * e.BandwidthPerThreadGBs
 	}

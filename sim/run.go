@@ -363,7 +363,7 @@ func (r *runner) partFor(op *model.Op, i int, frac, lo, hi float64, sharedBy int
 	th := r.plan.Threads[i]
 	slice := r.sliceThreads(i) // threads the weight rows are sliced among
 	p := part{engine: i, overlap: e.GraphOverlap(r.graphTokens), capBs: r.bandwidthGBs(i) * 1e9, slowdown: 1,
-		private: !e.UsesSharedDRAM()}
+		private: !e.UsesSharedDRAM(), streamBs: r.streamGBs(i) * 1e9}
 	if e.IsAccelerator() {
 		sharedBy = th
 	}
@@ -423,9 +423,6 @@ func (r *runner) partFor(op *model.Op, i int, frac, lo, hi float64, sharedBy int
 		p.bytes, p.ops = op.ActBytes, op.Ops
 	}
 	p.computeS = p.ops / (gops * 1e9)
-	if e.IndependentThreadLoads == 1 && !e.IsAccelerator() {
-		p.streamBs = r.streamGBs(i) * 1e9
-	}
 	if hit > 0 {
 		// Weights the cache kept from earlier graphs: read from it, not
 		// from DRAM, in the engine's own time, a load that overlaps the
