@@ -292,7 +292,7 @@ func (r *runner) poolParts(op *model.Op) (*memoEntry, bool) {
 	r.opFixed = fixed
 	r.parts = r.parts[:0]
 	for i := 0; i < n; i++ {
-		r.parts = append(r.parts, r.partFor(op, i, 1, 0, 0, r.poolSlices))
+		r.parts = append(r.parts, r.partFor(op, i, float64(op.Tokens), 0, 0, r.poolSlices))
 	}
 	shares := r.shares
 	if fixed {

@@ -14,7 +14,7 @@ func TestPredictEnginesNPU(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
 	for _, want := range []string{"engines big (cpu) 4 + npu (npu) 3 threads", "token split, best", "token split, requested",
-		"dispatcher only", "verdict: WIN (best: token split, big 0.235 + npu 0.765, +16.97%"} {
+		"dispatcher only", "verdict: WIN (best: token split, big 0.235 + npu 0.765, +16.96%"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
