@@ -365,7 +365,7 @@ func (r *runner) partFor(op *model.Op, i int, tokens, lo, hi float64, sharedBy i
 	th := r.plan.Threads[i]
 	slice := r.sliceThreads(i) // threads the weight rows are sliced among
 	p := part{engine: i, overlap: e.GraphOverlap(r.graphTokens), capBs: r.bandwidthGBs(i) * 1e9, slowdown: 1,
-		private: !e.UsesSharedDRAM()}
+		private: !e.UsesSharedDRAM(), streamBs: r.streamGBs(i) * 1e9}
 	if e.IsAccelerator() {
 		sharedBy = th
 	}
