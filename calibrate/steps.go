@@ -26,6 +26,10 @@ type Step struct {
 	// predict, for a dispatcher run, is how long it takes on a profile
 	// (Announce); nil for a microbenchmark.
 	predict func(*model.SoC) (time.Duration, bool)
+	// skip, when not nil, is given the measurements taken so far and
+	// says why the step is not run ("" to run it): a quick calibration's
+	// later rounds under load (loadedFirstRound).
+	skip func(taken []measure.Measurement) string
 }
 
 // on returns st pinned to cpus.
@@ -64,7 +68,9 @@ type Settings struct {
 	// Rounds runs the whole dispatcher grid this many times, one plan
 	// after another, so that a slow spell of a shared machine hits one run
 	// of several plans instead of every run of one (the fit merges the
-	// rounds); 0 means 5 (1 when Quick).
+	// rounds); 0 means 5, or QuickRounds when Quick, shuffled, and with
+	// the rounds after the first skipped when the first was disturbed
+	// (loadedFirstRound).
 	Rounds int
 	// Host is recorded in every measurement.
 	Host *measure.Host
