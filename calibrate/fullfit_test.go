@@ -17,10 +17,12 @@ import (
 // testdata/full-vm) as calibrate did. Its gemv efficiency was timed in
 // alternation with the tile (CV 2.9% and 2.7%), so the fit holds it near
 // the microbenchmark, and the engines' cap (one parameter for the two
-// engines of one core type) is identified within 10%: 20.97 ± 2.00 GB/s.
-// With the CV of the step as timed before (14.9%, in a copy of the
-// records), the one-token runs cannot tell a slower gemv from slower
-// memory, and the cap's σ doubles (20.89 ± 3.99). Sustained DRAM stays at
+// engines of one core type) is identified within 10%: 19.64 ± 1.63 GB/s
+// (fit 9.69%; 20.97 ± 2.00 when recorded, 19.79 ± 1.83 on main at 6252533,
+// before splits were cut at whole tokens). With the CV of the step as
+// timed before (14.9%, in a copy of the records), the one-token runs
+// cannot tell a slower gemv from slower memory, and the cap's σ doubles
+// (20.14 ± 3.84; 20.89 ± 3.99 when recorded). Sustained DRAM stays at
 // its microbenchmark: the caps sum below it, and the at-once step says
 // the engines kept 0.91 and 0.99 of their speed at once.
 func TestRecordedFullIdentifiesCaps(t *testing.T) {
