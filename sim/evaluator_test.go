@@ -46,3 +46,46 @@ func TestEvaluatorDoesWorkOnce(t *testing.T) {
 		t.Errorf("the evaluator's interval %+v, GainInterval's %+v", ia, iv)
 	}
 }
+
+// Adopt gives a plan a result without simulating it, for a what-if
+// variant where the plan runs the same: Run then returns that result and
+// simulates nothing; a plan already run keeps its own; a plan the SoC
+// cannot run is refused as Run refuses it.
+func TestEvaluatorAdopt(t *testing.T) {
+	s, w := mustSoC(t, "rk3588"), mustWorkload(t, "qwen3.5-35b-a3b")
+	from := NewEvaluator(s, w, 0)
+	alone := tokenSplit(0, 50)
+	r, err := from.Run(alone)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev := from.For(s.Clone())
+	if err := ev.Adopt(alone, r); err != nil {
+		t.Fatal(err)
+	}
+	got, err := ev.Run(alone)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got != r || ev.Runs() != 0 {
+		t.Errorf("an adopted plan: %d runs and result %p, want 0 and %p", ev.Runs(), got, r)
+	}
+	own, err := ev.Run(native(50))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ev.Adopt(native(50), r); err != nil {
+		t.Fatal(err)
+	}
+	if again, _ := ev.Run(native(50)); again != own {
+		t.Error("Adopt replaced a plan's own result")
+	}
+	bad := alone
+	bad.Engines = []string{"big", "gpu"}
+	if err := ev.Adopt(bad, r); err == nil {
+		t.Error("Adopt of a plan over an engine the SoC lacks: no error")
+	}
+	if err := ev.Adopt(tokenSplit(0.2, 50), nil); err == nil {
+		t.Error("Adopt of no result: no error")
+	}
+}
