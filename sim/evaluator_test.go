@@ -1,7 +1,10 @@
 package sim
 
 import (
+	"math"
 	"testing"
+
+	"github.com/blsim/blsim/model"
 )
 
 // An Evaluator simulates each plan once on the SoC and once on each draw,
@@ -87,5 +90,30 @@ func TestEvaluatorAdopt(t *testing.T) {
 	}
 	if err := ev.Adopt(tokenSplit(0.2, 50), nil); err == nil {
 		t.Error("Adopt of no result: no error")
+	}
+}
+
+// Balance says when there is none, and why, instead of a NaN share: a
+// little cluster at the profile's lowest clock (0.05 GHz) and 0.01 GB/s,
+// one thread, takes longer than big even at the smallest share; the same
+// split on the seed's own profile has a balance point.
+func TestBalanceNoneSaysWhy(t *testing.T) {
+	s, w := mustSoC(t, "rk3588"), mustWorkload(t, "qwen3.5-35b-a3b")
+	slow := s.Clone()
+	for path, v := range map[string]float64{"engines.little.clock_ghz": 0.05, "engines.little.bandwidth_max_gb_s": 0.01} {
+		if err := slow.Set(path, v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	plan := model.Plan{Mode: model.TokenSplit, Engines: []string{"big", "little"}, Threads: []int{4, 1}, Poll: 50}
+	b, err := NewEvaluator(slow, w, 0).Balance(plan)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b.None == "" || b.Frac != 0 || math.IsNaN(b.Frac) {
+		t.Errorf("a little cluster slower than big at every share: %+v, want none with why", b)
+	}
+	if b, err := NewEvaluator(s, w, 0).Balance(plan); err != nil || b.None != "" || !(b.Frac > 0 && b.Frac < 1) {
+		t.Errorf("rk3588 at 4+1 threads: %+v, %v; want a balance point", b, err)
 	}
 }
