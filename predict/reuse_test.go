@@ -123,7 +123,6 @@ func TestWhatIfSharesDispatcherAlone(t *testing.T) {
 		alone.Fracs = []float64{1, 0}
 		cells := make([]heatCell, len(d.X)*len(d.Y))
 		for j, y := range d.Y {
-			var col []float64
 			for i, x := range d.X {
 				v := s.Clone()
 				if err := xp.set(v, x); err != nil {
@@ -137,7 +136,6 @@ func TestWhatIfSharesDispatcherAlone(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				col = append(col, r.TPS)
 				if j > 0 && yp.rates {
 					// The cell below in the same column.
 					v0 := s.Clone()
