@@ -1,6 +1,8 @@
 package calibrate
 
 import (
+	"errors"
+	"math"
 	"strings"
 	"testing"
 
@@ -70,11 +72,14 @@ func TestRecordedFullIdentifiesCaps(t *testing.T) {
 // step says the engines kept 0.91 of their speed at once. The engines'
 // caps sum to 39.5 GB/s, below it, so no run reaches sustained DRAM: it is
 // measured (fit.Measured), at the measurement's σ (6%), and with the caps
-// (19.15 ± 1.6 GB/s) known within 10%. The fit passes calibrate's check
-// (9.46% MAPE) since a pool's sleep exit is charged by how long it slept
-// (model.Handoff.SleepExitAfterUS); charged in full after any idle past
-// the spin window, as before, the fit was at 10.19% and calibrate refused
-// it (docs/busy-machine.md).
+// (19.10 ± 1.6 GB/s) known within 10%. Whether calibrate accepts the fit
+// sits on its 10% line: charged the sleep exit in full after any idle past
+// the spin window, the fit was at 10.19% and refused; with the sleep exit
+// by idle (model.Handoff.SleepExitAfterUS) at 9.46%, accepted; with splits
+// also cut at whole tokens, as the dispatcher cut them, at 10.06%, refused
+// for the model's disagreement (its worst: the window's prefill-like runs,
+// with cpu1 slower than cpu0, and the two-token poll-0 token split), not
+// for interference (docs/busy-machine.md).
 func TestRecordedFullMeasuresSustained(t *testing.T) {
 	skipShort(t)
 	ms, w := recordedQuick(t, "testdata/full-vm-together/full.jsonl")
@@ -95,8 +100,9 @@ func TestRecordedFullMeasuresSustained(t *testing.T) {
 	if !cap.Precise() {
 		t.Errorf("cap %.2f ± %.2f: want it identified within 10%%", cap.Value, cap.Sigma)
 	}
-	if err := r.Check(); err != nil {
-		t.Errorf("calibrate would refuse the fit: %v", err)
+	var poor *fit.PoorFitError
+	if err := r.Check(); !errors.As(err, &poor) || math.Abs(r.MAPE-10.06) > 0.05 {
+		t.Errorf("fit %.2f%%, check %v: want 10.06%% (recorded in docs/busy-machine.md), refused as the model's disagreement", r.MAPE, err)
 	}
 	// Without the at-once record, nothing says the engines do not share
 	// DRAM: the stream is a prior three times its CV wide, prior-led.
@@ -117,6 +123,53 @@ func TestRecordedFullMeasuresSustained(t *testing.T) {
 	}
 }
 
+// TestRecordedFullSecondRun refits the second full calibration recorded
+// after the sleep exit was charged by idle (`blsim calibrate --cluster
+// big=1 --cluster little=0 --plans fit+heldout --shuffle`, 2026-12-02
+// 19:03-19:08 UTC, main at e6606df, testdata/full-vm-sleep/full2.jsonl).
+// Calibrate wrote its profile then (fit 6.74%, held out 8.04%); refitted
+// with splits cut at whole tokens it is accepted at fit 6.99%, held out
+// 7.60% (max 27.73%, the two-token poll-0 token split, predicted slow).
+// Sustained DRAM is measured at 57.93 ± 3.48 GB/s (6%), but the caps are
+// 26.50 ± 3.65 GB/s (13.8%): not within 10%, as its runs are at most 12%
+// DRAM-bound (docs/busy-machine.md).
+func TestRecordedFullSecondRun(t *testing.T) {
+	skipShort(t)
+	ms, w := recordedQuick(t, "testdata/full-vm-sleep/full2.jsonl")
+	engines := NewEngines([]topology.Cluster{{Name: "big", CPUs: []int{1}, CoreType: "AMD EPYC"}, {Name: "little", CPUs: []int{0}, CoreType: "AMD EPYC"}})
+	v, r, err := fit.Holdout(Prior("vm", engines, ms, w), ms, []string{"set=" + HeldOutGrid}, fit.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]fit.ParamFit{}
+	for _, p := range r.Params {
+		got[p.Path] = p
+	}
+	dram, cap := got["dram.sustained_gb_s"], got["engines.big.bandwidth_max_gb_s"]
+	t.Logf("fit %.2f%%, held out %.2f%% (max %.2f%%): sustained DRAM %.2f ± %.2f (%s), cap %.2f ± %.2f",
+		r.MAPE, v.MAPE, v.MaxErrPct, dram.Value, dram.Sigma, dram.Identification, cap.Value, cap.Sigma)
+	if err := r.Check(); err != nil {
+		t.Errorf("calibrate would refuse the fit: %v", err)
+	}
+	near := func(what string, got, want, tol float64) {
+		if math.Abs(got-want) > tol {
+			t.Errorf("%s %.3f, recorded in docs/busy-machine.md as %.2f", what, got, want)
+		}
+	}
+	near("fit MAPE", r.MAPE, 6.99, 0.05)
+	near("held-out MAPE", v.MAPE, 7.60, 0.05)
+	near("sustained DRAM", dram.Value, 57.93, 0.05)
+	near("its σ", dram.Sigma, 3.48, 0.05)
+	near("cap", cap.Value, 26.50, 0.05)
+	near("its σ", cap.Sigma, 3.65, 0.05)
+	if dram.Identification != fit.Measured || !dram.Precise() {
+		t.Errorf("sustained DRAM %.2f ± %.2f (%s): want it measured within 10%%", dram.Value, dram.Sigma, dram.Identification)
+	}
+	if cap.Precise() {
+		t.Errorf("cap %.2f ± %.2f: within 10%%, which docs/busy-machine.md says this run does not reach", cap.Value, cap.Sigma)
+	}
+}
+
 // TestRecordedFullSleepExit refits a full calibration recorded on the
 // 2-vCPU build machine in a quiet window after the sleep exit was charged
 // by idle (`blsim calibrate --cluster big=1 --cluster little=0 --plans
@@ -125,6 +178,8 @@ func TestRecordedFullMeasuresSustained(t *testing.T) {
 // held out 9.05%, sustained DRAM measured (46.18 ± 2.8 GB/s, 6%). Its runs
 // are at most 12% DRAM-bound, so the caps are not known within 10% (21.91
 // ± 3.7); the test holds what the run showed and says the cap's σ.
+// Refitted with splits cut at whole tokens: fit 7.51%, held out 8.28%, caps
+// 22.10 ± 3.77.
 func TestRecordedFullSleepExit(t *testing.T) {
 	skipShort(t)
 	ms, w := recordedQuick(t, "testdata/full-vm-sleep/full.jsonl")

@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/blsim/blsim/calibrate/dispatch"
@@ -18,8 +19,13 @@ import (
 // TestGridIdentifiesDRAMOnABoard: on a SoC where DRAM binds (the rk3588
 // preset, moved by up to ±20% per parameter), the calibration grid over
 // the calibration workload identifies sustained DRAM and each engine's
-// bandwidth cap, each within 10% of the truth and with σ within 10% of its
-// value, and predicts its held-out points within 2%. The measurements are
+// bandwidth cap below it, each within 10% of the truth and with σ within
+// 10% of its value, and predicts its held-out points within 2%. A cap above
+// sustained DRAM (the big engine's here: 22.7 GB/s against 20.2) never
+// binds an engine alone, so the fit leaves it at DRAM's value or above,
+// no narrower than its prior: before splits were cut at whole tokens this
+// test called it identified at 21.12 ± 0.50 (its prior's σ), 2e-5 GB/s
+// below the fitted DRAM, on the binding side of that kink by chance. The measurements are
 // the simulator's, with 1% noise: this tests the grid's design, not the
 // model (the recorded grids do). What it does not reach is logged: the
 // little engine's overlap is recovered (0.28 for the truth's 0.3, from its
@@ -86,6 +92,22 @@ func TestGridIdentifiesDRAMOnABoard(t *testing.T) {
 			tv, _ := truth.Get(path)
 			t.Logf("%s: fitted %.3g ± %.2g, truth %.3g, identifiable %v", path, p.Value, p.Sigma, tv, p.Identifiable)
 			if slices.Contains(overlaps, path) {
+				continue
+			}
+			if sd, _ := truth.Get("dram.sustained_gb_s"); strings.HasSuffix(path, "bandwidth_max_gb_s") && tv > sd {
+				// A cap above sustained DRAM never binds an engine
+				// alone: the runs put it at DRAM's value or above,
+				// where it does not move them.
+				fd := 0.0
+				for _, q := range r.Params {
+					if q.Path == "dram.sustained_gb_s" {
+						fd = q.Value
+					}
+				}
+				if p.Value < 0.99*fd || (p.Identifiable && p.Sigma < p.PriorSigma*0.99) {
+					t.Errorf("%s: %.4g ± %.2g (truth %.3g above sustained DRAM %.3g, fitted %.4g), identifiable %v: want it at DRAM's value or above, no narrower than its prior (± %.2g)",
+						path, p.Value, p.Sigma, tv, sd, fd, p.Identifiable, p.PriorSigma)
+				}
 				continue
 			}
 			if !p.Identifiable || p.Sigma > 0.1*p.Value || math.Abs(p.Value-tv) > 0.1*tv {

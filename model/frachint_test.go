@@ -34,3 +34,27 @@ func TestFractionHint(t *testing.T) {
 		}
 	}
 }
+
+// TestIndependentThreadLoadsValid: the threads' load phases are 0 or 1,
+// and 1 needs each thread's stream rate; the error names the field.
+func TestIndependentThreadLoadsValid(t *testing.T) {
+	base, err := presets.SoC("i9-13900k")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		v, perThread float64
+		want         string
+	}{
+		{1, 30.6, ""},
+		{0.5, 30.6, "engines[0].independent_thread_loads: 0.5: want 0 (lockstep) or 1 (independent)"},
+		{1, 0, "engines[0].independent_thread_loads: needs bandwidth_per_thread_gb_s"},
+	} {
+		s := base.Clone()
+		s.Engines[0].IndependentThreadLoads, s.Engines[0].BandwidthPerThreadGBs = tc.v, tc.perThread
+		err := s.Validate()
+		if (tc.want == "") != (err == nil) || err != nil && !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("independent_thread_loads %g, per thread %g: %v; want %q", tc.v, tc.perThread, err, tc.want)
+		}
+	}
+}

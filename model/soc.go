@@ -153,6 +153,18 @@ type Engine struct {
 	// MemComputeOverlap, as the prefill it was fitted to ran them
 	// (GraphOverlap). Zero (or absent): MemComputeOverlap for every graph.
 	GemvOverlap float64 `yaml:"gemv_overlap,omitempty"`
+	// IndependentThreadLoads says how the engine's threads share the DRAM
+	// while they walk weights. 0 (absent): they load in lockstep, as one
+	// partition whose bursts pull min(cap, threads x
+	// bandwidth_per_thread_gb_s) together and then compute. 1: each thread
+	// loads its slice at its own stream rate (bandwidth_per_thread_gb_s)
+	// and computes the rest of its share (1 - the overlap), and the
+	// threads' phases are independent, so the engine draws their mean
+	// demand steadily and the DRAM caps that mean, not a burst. Requires
+	// bandwidth_per_thread_gb_s. A what-if of the mechanism the 13900K's
+	// and the Pi 5's decode rows point to (docs/threads.md, "Why INT-1 and
+	// INT-2 miss"); no preset or part sets it. CPU clusters only.
+	IndependentThreadLoads float64 `yaml:"independent_thread_loads,omitempty"`
 	// RepackedTypes lists the GGML types (lower case: q4_0, iq4_nl) whose
 	// weights the llama.cpp build runs on this cluster from a repacked
 	// layout (ggml-cpu/repack.cpp, CPU_REPACK buffers), or through another

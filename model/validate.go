@@ -212,6 +212,14 @@ func (s *SoC) Validate() error {
 			c.frac(p+"gemv_efficiency_by_type."+k, e.GemvEfficiencyByType[k], 0.01)
 		}
 		c.frac(p+"gemv_overlap", e.GemvOverlap, 0)
+		switch {
+		case e.IndependentThreadLoads != 0 && e.IndependentThreadLoads != 1:
+			c.fail(p+"independent_thread_loads", "%g: want 0 (lockstep) or 1 (independent)", e.IndependentThreadLoads)
+		case e.IndependentThreadLoads == 1 && e.BandwidthPerThreadGBs <= 0:
+			c.fail(p+"independent_thread_loads", "needs bandwidth_per_thread_gb_s, each thread's stream rate")
+		case e.IndependentThreadLoads == 1 && e.IsAccelerator():
+			c.fail(p+"independent_thread_loads", "CPU clusters only")
+		}
 		c.in(p+"scalar_ops_per_cycle", e.ScalarOpsPerCycle, KernelRateRange)
 		c.frac(p+"thread_scaling_loss", e.ThreadScalingLoss, 0)
 		c.in(p+"bandwidth_max_gb_s", e.BandwidthMaxGBs, BandwidthRange)

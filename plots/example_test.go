@@ -42,6 +42,6 @@ func ExampleSplitCurve() {
 	// native (big only)
 	// token split
 	// expert split
-	// best token split 0.112: +0.68% [+0.0, +0.8]% PARITY
-	// best expert split 0.109: +0.41% [+0.2, +0.6]% PARITY
+	// best token split 0.110: +0.68% [+0.2, +0.9]% PARITY
+	// best expert split 0.107: +0.40% [+0.2, +0.6]% PARITY
 }

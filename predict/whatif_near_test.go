@@ -13,8 +13,9 @@ import (
 // search (FracSteps 10, the search before issue 29), on the report's
 // grid (12 x 10) of the seed (rk3588) and ddr5: every best share within
 // the search's tolerance of the grid's, no gain lower by more than that
-// tolerance costs on the split curve's sharpest peak (0.06 points), the
-// same verdicts, and at most a third of the grid search's simulations
+// tolerance costs on the split curve's sharpest peak (0.08 points: 0.058
+// with shares cut at fractional tokens; at whole tokens, where either
+// search can end a token from the other, up to 0.070), the same verdicts, and at most a third of the grid search's simulations
 // (2616 on rk3588).
 func TestWhatIfNearAgainstGrid(t *testing.T) {
 	skipShort(t)
@@ -42,7 +43,7 @@ func TestWhatIfNearAgainstGrid(t *testing.T) {
 			for i := range grid.Gain[j] {
 				df := math.Abs(near.BestFrac[j][i] - grid.BestFrac[j][i])
 				dg := grid.Gain[j][i] - near.Gain[j][i]
-				if df > nearTol || dg > 0.06 || near.Verdict[j][i] != grid.Verdict[j][i] {
+				if df > nearTol || dg > 0.08 || near.Verdict[j][i] != grid.Verdict[j][i] {
 					t.Errorf("%s cell (%d, %d): share %.4f, gain %+.3f%%, %s; the grid's %.4f, %+.3f%%, %s", name, i, j,
 						near.BestFrac[j][i], near.Gain[j][i], near.Verdict[j][i], grid.BestFrac[j][i], grid.Gain[j][i], grid.Verdict[j][i])
 				}

@@ -17,7 +17,23 @@ type part struct {
 	slowdown float64 // multiplier on computeS (forfeited fast path); 1 = none
 	ops      float64 // arithmetic operations
 	private  bool    // streams from memory of its own, not the SoC's DRAM
+	// streamBs, when positive, is the sum of the engine's threads' own
+	// stream rates, whose phases are independent
+	// (model.Engine.IndependentThreadLoads): the engine then draws its
+	// threads' mean demand steadily (steady).
+	streamBs float64
 }
+
+// serialS is a thread's time through its share when its loads run at its
+// own stream rate: the loads (with the compute they carry) and then the
+// rest of the compute. Only for a part with streamBs.
+func (p part) serialS(computeS float64) float64 {
+	over := p.overlap * computeS
+	return p.llcS + math.Max(p.bytes/p.streamBs, over) + computeS - over
+}
+
+// steady says whether the part's threads load with independent phases.
+func (p part) steady() bool { return p.streamBs > 0 && p.bytes > 0 }
 
 // timing is a partition's speed while a given set of partitions co-runs.
 type timing struct {
@@ -42,7 +58,11 @@ func solve(parts []part, totalBs float64, policy model.Sharing, out []timing) {
 	for i, p := range parts {
 		c := p.computeS * p.slowdown
 		d := p.capBs
-		if p.overlap > 0 && p.bytes > 0 {
+		switch {
+		case p.steady():
+			// Threads out of phase: the engine asks for their mean.
+			d = math.Min(d, p.bytes/p.serialS(c))
+		case p.overlap > 0 && p.bytes > 0:
 			// A burst whose overlapped compute is slower than its loads
 			// asks only for what the compute consumes.
 			d = math.Min(d, p.bytes/(p.overlap*c))
@@ -107,6 +127,10 @@ func solve(parts []part, totalBs float64, policy model.Sharing, out []timing) {
 // finish derives the times from the bandwidth received, of a DRAM of
 // sustained bandwidth totalBs.
 func (t *timing) finish(p part, computeS, totalBs float64) {
+	if p.steady() {
+		t.finishSteady(p, computeS, totalBs)
+		return
+	}
 	load := p.llcS
 	if p.bytes > 0 {
 		load += p.bytes / t.bwBs
@@ -136,6 +160,22 @@ func (t *timing) finish(p part, computeS, totalBs float64) {
 	}
 	if t.totalS > 0 {
 		t.duty = t.memS / t.totalS
+	}
+}
+
+// finishSteady is finish for a part whose threads load with independent
+// phases: each thread takes its serial time unless the bandwidth the
+// engine receives cannot carry the bytes in it, and the engine streams
+// all the while (duty 1).
+func (t *timing) finishSteady(p part, computeS, totalBs float64) {
+	serial := p.serialS(computeS)
+	at := func(bw float64) float64 { return math.Max(serial, p.llcS+p.bytes/bw) }
+	t.totalS = at(t.bwBs)
+	t.memS, t.duty = t.totalS, 1
+	t.stallS = math.Max(0, t.totalS-computeS)
+	t.capS = 0
+	if p.capBs < totalBs {
+		t.capS = math.Min(t.stallS, math.Max(0, at(p.capBs)-at(totalBs)))
 	}
 }
 

@@ -101,3 +101,52 @@ func TestSolveContention(t *testing.T) {
 		})
 	}
 }
+
+// TestSolveIndependentThreadLoads checks the threads-out-of-phase DRAM
+// model (model.Engine.IndependentThreadLoads) on the arithmetic of the
+// 13900K's INT-1 rows (docs/threads.md): 3.83 GB of weights, the DRAM's
+// sustained 68.3 GB/s, a Raptor Cove's 30.6 GB/s stream, the compute of a
+// token 44.6 ms over four P-cores and half that over eight. In lockstep
+// the loads and the compute add; out of phase each thread loads at its
+// own stream and the DRAM caps only the mean, so -t 4 is the threads'
+// serial time and -t 8 the DRAM's.
+func TestSolveIndependentThreadLoads(t *testing.T) {
+	const bytes, dram, stream = 3.83e9, 68.3e9, 30.6e9
+	for _, tc := range []struct {
+		threads  int
+		computeS float64
+		want     float64 // seconds out of phase
+	}{
+		{4, 0.0446, bytes/(4*stream) + 0.0446},
+		{8, 0.0223, bytes / dram},
+	} {
+		n := float64(tc.threads)
+		lock := part{bytes: bytes, computeS: tc.computeS, capBs: math.Min(dram, n*stream), slowdown: 1}
+		free := lock
+		free.streamBs = n * stream
+		var a, b [1]timing
+		solve([]part{lock}, dram, model.ShareMaxMin, a[:])
+		solve([]part{free}, dram, model.ShareMaxMin, b[:])
+		if relDiff(a[0].totalS, bytes/lock.capBs+tc.computeS) > 1e-9 {
+			t.Errorf("-t %d lockstep: %g s, want loads then compute %g", tc.threads, a[0].totalS, bytes/lock.capBs+tc.computeS)
+		}
+		if relDiff(b[0].totalS, tc.want) > 1e-9 {
+			t.Errorf("-t %d out of phase: %g s, want %g", tc.threads, b[0].totalS, tc.want)
+		}
+		if b[0].duty != 1 || b[0].totalS > a[0].totalS {
+			t.Errorf("-t %d out of phase: duty %g, %g s against lockstep %g", tc.threads, b[0].duty, b[0].totalS, a[0].totalS)
+		}
+		t.Logf("-t %d: lockstep %.1f ms, out of phase %.1f ms (INT-1 measured 79.1 ms at -t 4, 54.7 at -t 8)", tc.threads, 1e3*a[0].totalS, 1e3*b[0].totalS)
+	}
+	// Beside another engine that streams, the steady engine's mean
+	// demand is shared and it slows.
+	free := part{bytes: bytes, computeS: 0.0223, capBs: dram, slowdown: 1, streamBs: 8 * stream}
+	other := part{bytes: 1e9, computeS: 0.001, capBs: 30e9, slowdown: 1}
+	var alone [1]timing
+	var both [2]timing
+	solve([]part{free}, dram, model.ShareMaxMin, alone[:])
+	solve([]part{free, other}, dram, model.ShareMaxMin, both[:])
+	if both[0].totalS <= alone[0].totalS {
+		t.Errorf("beside a streaming engine %g s, alone %g s: want slower", both[0].totalS, alone[0].totalS)
+	}
+}

@@ -51,7 +51,7 @@ func ExampleBest() {
 	fmt.Printf("best little share: %.3f\n", best.Fracs[1])
 	fmt.Printf("%.2f t/s against native's %.2f (%+.2f%%)\n", r.TPS, native.TPS, 100*(r.TPS/native.TPS-1))
 	// Output:
-	// best little share: 0.112
+	// best little share: 0.110
 	// 26.44 t/s against native's 26.26 (+0.68%)
 }
 
@@ -80,8 +80,8 @@ func ExampleBestN() {
 	}
 	fmt.Printf("%.1f t/s against native's %.1f (%+.0f%%)\n", r.TPS, native.TPS, 100*(r.TPS/native.TPS-1))
 	// Output:
-	// big: 0.23
-	// npu: 0.77
+	// big: 0.24
+	// npu: 0.76
 	// 30.7 t/s against native's 26.3 (+17%)
 }
 

@@ -203,6 +203,25 @@ func (r *runner) bandwidthGBs(i int) float64 {
 	return e.BandwidthCoresGBs(r.coresOf(i, y))
 }
 
+// streamGBs is the sum of the stream rates of engine i's threads, each
+// core's (a core's second hardware thread adds its dram yield), without
+// the engine's cap, where its threads load out of phase
+// (IndependentThreadLoads); zero where they load in lockstep.
+func (r *runner) streamGBs(i int) float64 {
+	e := r.eng[i]
+	if e.IndependentThreadLoads != 1 || e.IsAccelerator() {
+		return 0
+	}
+	if r.cores == nil {
+		return float64(r.plan.Threads[i]) * e.BandwidthPerThreadGBs
+	}
+	y := 0.0
+	if sy := r.smtYield(i); sy != nil {
+		y = sy.DRAM
+	}
+	return r.coresOf(i, y) * e.BandwidthPerThreadGBs
+}
+
 // poolOp runs op on every engine of a pool at once, each its share (see
 // poolParts), and ends it when the last engine's threads finish; the
 // others spin at the barrier until then. Timed as splitOp times a split
@@ -292,7 +311,7 @@ func (r *runner) poolParts(op *model.Op) (*memoEntry, bool) {
 	r.opFixed = fixed
 	r.parts = r.parts[:0]
 	for i := 0; i < n; i++ {
-		r.parts = append(r.parts, r.partFor(op, i, 1, 0, 0, r.poolSlices))
+		r.parts = append(r.parts, r.partFor(op, i, float64(op.Tokens), 0, 0, r.poolSlices))
 	}
 	shares := r.shares
 	if fixed {

@@ -131,6 +131,8 @@ type runner struct {
 	stall   []float64
 	cap     []float64 // of stall, the engine cap's (timing.capS)
 	working []bool
+	cutLo   []int // [cutLo, cutHi): an engine's whole units of a split op (cut)
+	cutHi   []int
 	pts     []float64 // splitBound's moments
 	idx     []int
 	sub     []part
@@ -169,7 +171,7 @@ func newRunner(s *model.SoC, w *model.Workload, p model.Plan) *runner {
 	r.initPool()
 	r.parts, r.times = make([]part, 0, n), make([]timing, n)
 	r.starts, r.remain, r.finish, r.stall, r.cap = make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, n)
-	r.working = make([]bool, n)
+	r.working, r.cutLo, r.cutHi = make([]bool, n), make([]int, 0, n), make([]int, 0, n)
 	r.idx, r.sub, r.tms = make([]int, 0, n), make([]part, 0, n), make([]timing, n)
 	return r
 }
@@ -309,7 +311,7 @@ func (r *runner) mainTiming(op *model.Op) (*part, *timing) {
 			return &r.parts[0], &r.times[0]
 		}
 	}
-	r.parts = append(r.parts[:0], r.partFor(op, 0, 1, 0, 0, r.sliceThreads(0)))
+	r.parts = append(r.parts[:0], r.partFor(op, 0, float64(op.Tokens), 0, 0, r.sliceThreads(0)))
 	solve(r.parts, r.totalBs, r.soc.DRAM.Sharing, r.times)
 	if e != nil {
 		e.n, e.parts[0], e.tm = 1, r.parts[0], r.times[0]
@@ -353,17 +355,17 @@ func (r *runner) span(i int, op string, st State, t0, t1 float64) {
 	}
 }
 
-// partFor builds engine i's partition of op: a share frac of the tokens,
-// or (when hi > lo) all tokens of the experts of popularity rank [lo, hi).
+// partFor builds engine i's partition of op: tokens of its tokens, or (when
+// hi > lo) all its tokens through the experts of popularity rank [lo, hi).
 // sharedBy threads share the engine's shared cache. In a pool the op's
 // weight rows are sliced among all the pool's threads, and its rates are
 // those of the cores' worth the engine's threads get (see pool.go).
-func (r *runner) partFor(op *model.Op, i int, frac, lo, hi float64, sharedBy int) part {
+func (r *runner) partFor(op *model.Op, i int, tokens, lo, hi float64, sharedBy int) part {
 	e := r.eng[i]
 	th := r.plan.Threads[i]
 	slice := r.sliceThreads(i) // threads the weight rows are sliced among
 	p := part{engine: i, overlap: e.GraphOverlap(r.graphTokens), capBs: r.bandwidthGBs(i) * 1e9, slowdown: 1,
-		private: !e.UsesSharedDRAM()}
+		private: !e.UsesSharedDRAM(), streamBs: r.streamGBs(i) * 1e9}
 	if e.IsAccelerator() {
 		sharedBy = th
 	}
@@ -383,11 +385,9 @@ func (r *runner) partFor(op *model.Op, i int, frac, lo, hi float64, sharedBy int
 		}
 	case model.ExpertMatmul:
 		gops = r.matmulGOPS(i, op.Class, r.wl.TensorType(op), op.Kind) * e.MoEEfficiency
-		n := float64(op.Tokens) * frac
+		n := tokens
 		if hi <= lo {
 			lo, hi = 0, float64(r.wl.Model.MoE.Experts)
-		} else {
-			n = float64(op.Tokens)
 		}
 		st := r.expertStats(n, lo, hi, e.ExpertTokenTile)
 		if st.Touched > 0 {

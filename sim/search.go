@@ -225,7 +225,9 @@ func nearShare(eval func(float64) (*Result, error), starts []float64, tol float6
 			a = x
 		}
 	}
-	if zero.r.TPS > m.r.TPS {
+	if zero.r.TPS >= m.r.TPS {
+		// A tie: m's share cuts no whole unit for the second engine
+		// (runner.cut), so it is the dispatcher alone.
 		return 0, zero.r, nil
 	}
 	return m.f, m.r, nil
@@ -235,7 +237,7 @@ func nearShare(eval func(float64) (*Result, error), starts []float64, tol float6
 // steps intervals finds the best bracket, golden-section search refines
 // it to tol, and the grid point is kept when the split curve's kinks
 // (where another op's partition turns critical) left golden section
-// lower.
+// lower, or no higher.
 func bestShare(eval func(float64) (*Result, error), steps int, tol float64) (float64, *Result, error) {
 	bestI := 0
 	var bestR *Result
@@ -279,7 +281,9 @@ func bestShare(eval func(float64) (*Result, error), steps int, tol float64) (flo
 	if rd.TPS > r.TPS {
 		f, r = d, rd
 	}
-	if bestR.TPS > r.TPS {
+	if bestR.TPS >= r.TPS {
+		// On a tie (splits are cut at whole units, runner.cut, so
+		// near shares can run the same plan) the grid's round share.
 		f, r = float64(bestI)/float64(steps), bestR
 	}
 	return f, r, nil

@@ -21,10 +21,11 @@ func (r *runner) splitOp(op *model.Op) {
 		t0, base = 0, r.t
 	}
 	n := len(r.plan.Engines)
+	r.cut(op)
 	active, sharedBy := 0, 0
-	for i, f := range r.plan.Fracs {
-		r.working[i] = f > 0
-		if f > 0 {
+	for i := range r.plan.Fracs {
+		r.working[i] = r.cutHi[i] > r.cutLo[i]
+		if r.working[i] {
 			active++
 			if !r.eng[i].IsAccelerator() {
 				// Accelerators keep their weights in their own buffers,
@@ -118,6 +119,37 @@ func (r *runner) splitOp(op *model.Op) {
 	r.lastEnd[0] = r.t
 }
 
+// cut sets [r.cutLo[i], r.cutHi[i]) to engine i's whole units of split op
+// op: its ubatch's tokens in a token split, its experts (by popularity
+// rank) in an expert split. The dispatcher (calibrate/dispatch) cuts so,
+// round(n × (1 − f)) units to the main engine and the rest to the second,
+// as llama.cpp's MUL_MAT_ID kernels take whole token rows and whole
+// experts; with more engines each boundary is rounded the same way, at
+// n × (1 − the shares of the engines from i on). A share that is not a
+// whole count of units gets the whole count's plan, and an engine whose
+// share rounds to no unit gets no work (it is not woken, as at share 0).
+func (r *runner) cut(op *model.Op) {
+	units := op.Tokens
+	if r.plan.Mode == model.ExpertSplit {
+		units = r.wl.Model.MoE.Experts
+	}
+	n := len(r.plan.Fracs)
+	r.cutLo, r.cutHi = r.cutLo[:0], r.cutHi[:0]
+	lo := 0
+	for i := range n {
+		hi := units
+		if i < n-1 {
+			rest := 0.0
+			for _, f := range r.plan.Fracs[i+1:] {
+				rest += f
+			}
+			hi = min(units, max(lo, int(math.Round(float64(units)*(1-rest)))))
+		}
+		r.cutLo, r.cutHi = append(r.cutLo, lo), append(r.cutHi, hi)
+		lo = hi
+	}
+}
+
 // splitParts sets r.parts to op's partitions, one per engine (a zero part
 // for an engine without a share). In a token's graph it returns op's memo
 // entry (nil when the plan has too many engines to remember).
@@ -131,18 +163,18 @@ func (r *runner) splitParts(op *model.Op, split bool, sharedBy int) *memoEntry {
 		}
 	}
 	r.parts = r.parts[:0]
-	lo := 0.0
-	E := float64(r.wl.Model.MoE.Experts)
-	for i, f := range r.plan.Fracs {
+	for i := range r.plan.Fracs {
 		var p part
+		lo, hi := float64(r.cutLo[i]), float64(r.cutHi[i])
 		switch {
-		case f == 0:
-		case !split || r.plan.Mode == model.TokenSplit:
-			p = r.partFor(op, i, f, 0, 0, sharedBy)
+		case !r.working[i]:
+		case !split:
+			p = r.partFor(op, i, float64(op.Tokens), 0, 0, sharedBy)
+		case r.plan.Mode == model.TokenSplit:
+			p = r.partFor(op, i, hi-lo, 0, 0, sharedBy)
 		default:
-			p = r.partFor(op, i, 1, lo*E, (lo+f)*E, sharedBy)
+			p = r.partFor(op, i, float64(op.Tokens), lo, hi, sharedBy)
 		}
-		lo += f
 		r.parts = append(r.parts, p)
 	}
 	if e != nil {

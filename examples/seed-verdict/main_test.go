@@ -9,7 +9,7 @@ import (
 )
 
 // want is what the program prints: the seed's verdict, as docs/library.md shows it.
-const want = "PARITY: best token split, little 0.112, +0.68% [+0.0, +0.8]%\n"
+const want = "PARITY: best token split, little 0.110, +0.68% [+0.2, +0.9]%\n"
 
 // docPage is the docs page that shows this program, and docSection its
 // heading there.
