@@ -13,7 +13,7 @@ import (
 // blsim predict says when a split has no balance point, and why, in the
 // table and in --json, never a NaN share (issue 29): on rk3588 with a
 // little cluster at the profile's lowest clock and 0.01 GB/s, one thread
-// of it takes longer than big even at the smallest share.
+// of it takes longer than big even at the smallest token share.
 func TestPredictBalanceNone(t *testing.T) {
 	s, err := presets.LoadSoC("rk3588")
 	if err != nil {
@@ -34,22 +34,19 @@ func TestPredictBalanceNone(t *testing.T) {
 	if err := os.WriteFile(soc, b, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	out, errs, code := runCLI(t, "predict", "--soc", soc, "--engine-threads", "4,1")
+	out, errs, code := runCLI(t, "predict", "--soc", soc, "--engine-threads", "4,1", "--split", "token")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
-	for _, mode := range []string{"token", "expert"} {
-		want := mode + "-split balance point: none (little takes longer over the split ops than big even with a share of 0.001)"
-		if !strings.Contains(out, want) {
-			t.Errorf("predict does not say %q:\n%s", want, out)
-		}
+	if want := "token-split balance point: none (little takes longer over the split ops than big even with a share of 0.001)"; !strings.Contains(out, want) {
+		t.Errorf("predict does not say %q:\n%s", want, out)
 	}
-	js, errs, code := runCLI(t, "predict", "--soc", soc, "--engine-threads", "4,1", "--json")
+	js, errs, code := runCLI(t, "predict", "--soc", soc, "--engine-threads", "4,1", "--split", "token", "--json")
 	if code != 0 {
 		t.Fatalf("--json: exit %d: %s", code, errs)
 	}
-	if n := strings.Count(js, `"none": "little takes longer`); n != 2 {
-		t.Errorf("--json says none %d times, want 2 (one a mode)", n)
+	if n := strings.Count(js, `"none": "little takes longer`); n != 1 {
+		t.Errorf("--json says none %d times, want 1", n)
 	}
 	for _, o := range []string{out, js} {
 		if strings.Contains(o, "NaN") {
