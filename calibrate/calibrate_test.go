@@ -298,3 +298,92 @@ func syntheticWorkload(t *testing.T, llc int64) *model.Workload {
 	dispatch.ScaleToLLC(w, llc, 0)
 	return w
 }
+
+// TestQuickRoundsSkipUnderLoad: a quick calibration runs its grid in
+// QuickRounds shuffled rounds; when more than a quarter of the first
+// round's dispatcher configurations stayed disturbed, the later rounds
+// are not run (nor written, so that --resume takes them), and the
+// progress says so once, naming the count. An explicit --rounds is kept
+// as given, with no skip.
+func TestQuickRoundsSkipUnderLoad(t *testing.T) {
+	s := &Settings{Engines: twoEngines(), Quick: true, NoMicro: true}
+	steps, err := Steps(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pts, err := Points(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(steps) != QuickRounds*len(pts) {
+		t.Fatalf("%d steps for %d points: want %d rounds", len(steps), len(pts), QuickRounds)
+	}
+	if steps[0].skip != nil || steps[len(pts)].skip == nil || !strings.Contains(steps[len(pts)].ID, "round=2") {
+		t.Errorf("round 1 must run, round 2 may be skipped: %s", steps[len(pts)].ID)
+	}
+	// The rounds are in orders of their own.
+	same := true
+	for i := range pts {
+		a := strings.Replace(steps[i].ID, "round=1", "", 1)
+		b := strings.Replace(steps[len(pts)+i].ID, "round=2", "", 1)
+		same = same && a == b
+	}
+	if same {
+		t.Errorf("round 2 runs the points in round 1's order: not shuffled")
+	}
+	one := &Settings{Engines: twoEngines(), Quick: true, NoMicro: true, Rounds: 2}
+	if st, err := Steps(one); err != nil || len(st) != 2*len(pts) || st[len(pts)].skip != nil {
+		t.Errorf("--rounds 2: %d steps, %v", len(st), err)
+	}
+
+	round1 := func(disturbed int) []measure.Measurement {
+		var ms []measure.Measurement
+		for i := range 8 {
+			ms = append(ms, measure.Measurement{Kind: measure.Dispatcher, Knobs: map[string]string{"round": "1"},
+				Interference: &measure.Interference{Disturbed: i < disturbed}})
+		}
+		// A microbenchmark, disturbed, does not count.
+		return append(ms, measure.Measurement{Kind: measure.Stream, Interference: &measure.Interference{Disturbed: true}})
+	}
+	if why := loadedFirstRound(round1(2)); why != "" {
+		t.Errorf("2 of 8 disturbed (a quarter): skipped, %q", why)
+	}
+	if why := loadedFirstRound(round1(3)); !strings.Contains(why, "3 of the first round's 8 configurations stayed disturbed") {
+		t.Errorf("3 of 8 disturbed: %q", why)
+	}
+
+	// measureSteps skips, says it once, and writes nothing for the skipped.
+	path := filepath.Join(t.TempDir(), "runs.jsonl")
+	w, err := measure.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ran := 0
+	mk := func(id string, skip bool) Step {
+		st := Step{ID: id, Label: id, run: func() (measure.Measurement, error) {
+			ran++
+			return measure.Measurement{ID: id, Kind: measure.Stream, Unit: "GB/s", Median: 5}, nil
+		}}
+		if skip {
+			st.skip = func(taken []measure.Measurement) string { return fmt.Sprintf("after %d", len(taken)) }
+		}
+		return st
+	}
+	var lines []string
+	progress := func(done, n int, label string, m *measure.Measurement) {
+		if m != nil {
+			lines = append(lines, fmt.Sprintf("%d/%d %s %s %s", done, n, label, m.Status, m.Error))
+		}
+	}
+	ms, err := measureSteps(context.Background(), []Step{mk("a", false), mk("b", true), mk("c", true)}, nil, w, nil, progress, nil, nil)
+	w.Close()
+	if err != nil || len(ms) != 1 || ran != 1 {
+		t.Fatalf("measured %d, ran %d, %v", len(ms), ran, err)
+	}
+	if len(lines) != 2 || lines[1] != "2/3 b skipped after 1" {
+		t.Errorf("progress: %q", lines)
+	}
+	if read, _ := measure.ReadFile(path); len(read) != 1 {
+		t.Errorf("%d records written, want the one run", len(read))
+	}
+}

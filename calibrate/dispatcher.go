@@ -26,11 +26,11 @@ func DispatcherSteps(s *Settings, workloadYAML string) ([]Step, error) {
 	for _, en := range s.Engines {
 		cpus[en.Cluster.Name] = en.Cluster.CPUs
 	}
-	rounds := s.Rounds
+	rounds, shuffled, skipLoaded := s.Rounds, s.Shuffle, false
 	if rounds == 0 {
 		rounds = 5
 		if s.Quick {
-			rounds = 1
+			rounds, shuffled, skipLoaded = QuickRounds, true, true
 		}
 	}
 	reps := NewRepeats(s)
@@ -44,16 +44,54 @@ func DispatcherSteps(s *Settings, workloadYAML string) ([]Step, error) {
 	}
 	for round := 1; round <= rounds; round++ {
 		these := append([]Point(nil), plans...)
-		if s.Shuffle {
+		if shuffled {
 			shuffle.Round(these, round)
 		}
 		for _, sp := range these {
 			st := dispatcherStep(s, sp, round, rounds, reps, cpus, workloadYAML, &m)
 			st.predict = predictStep(pred, s, sp, reps.Min, workloadYAML)
+			if skipLoaded && round > 1 {
+				st.skip = loadedFirstRound
+			}
 			steps = append(steps, st)
 		}
 	}
 	return steps, nil
+}
+
+// QuickRounds is how many passes over its dispatcher grid a quick
+// calibration makes (Settings.Rounds 0), each in an order of its own: a
+// configuration's value is the median of its rounds' medians, so that a
+// spell of the machine (on the 2-vCPU build VM the two-thread pool ran a
+// quarter slower for tens of seconds within one quiet window) falls on
+// one round of each configuration, not on all of one configuration's
+// repeats. Ten quiet tries side by side with one round:
+// docs/busy-machine.md.
+const QuickRounds = 3
+
+// loadedFirstRound is the skip of a quick calibration's later rounds
+// (Step.skip): why they are not run when more than a quarter of the first
+// round's dispatcher configurations stayed disturbed (fit.PoorDownweightedFrac,
+// the share past which the fit refuses for load), "" otherwise. Under a
+// load that does not pause the later rounds would only add time (a
+// two-cluster quick calibration under one busy loop took 74 s with them)
+// to a calibration the load has already decided.
+func loadedFirstRound(taken []measure.Measurement) string {
+	n, disturbed := 0, 0
+	for i := range taken {
+		m := &taken[i]
+		if m.Kind != measure.Dispatcher || m.Knobs["round"] != "1" {
+			continue
+		}
+		n++
+		if m.Interference != nil && m.Interference.Disturbed {
+			disturbed++
+		}
+	}
+	if n == 0 || float64(disturbed) <= fit.PoorDownweightedFrac*float64(n) {
+		return ""
+	}
+	return fmt.Sprintf("%d of the first round's %d configurations stayed disturbed by other processes, so the other rounds are not run (--rounds runs them)", disturbed, n)
 }
 
 func dispatcherStep(s *Settings, sp Point, round, rounds int, reps *Repeats, cpus map[string][]int, workloadYAML string, mp **dispatch.Model) Step {

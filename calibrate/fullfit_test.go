@@ -104,6 +104,25 @@ func TestRecordedFullMeasuresSustained(t *testing.T) {
 	if err := r.Check(); !errors.As(err, &poor) || math.Abs(r.MAPE-10.06) > 0.05 {
 		t.Errorf("fit %.2f%%, check %v: want 10.06%% (recorded in docs/busy-machine.md), refused as the model's disagreement", r.MAPE, err)
 	}
+	// The run's records predate the wakes after 100 µs and 1 ms, so its
+	// sleep exit is charged linearly in the idle. With the shares this VM
+	// measured later (testdata/wake-idle: none after 100 µs, 0.14 after
+	// 1 ms), the fit is at 9.98%, accepted, and the caps stay within 10%.
+	pr := Prior("vm", engines, ms, w)
+	pr.Handoff.SleepExitByIdle = sleepExitByIdle([]measure.Measurement{wakeRecord(recordedWakes(t))})
+	_, rb, err := fit.Holdout(pr, ms, []string{"set=" + HeldOutGrid}, fit.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range rb.Params {
+		if p.Path == "engines.big.bandwidth_max_gb_s" && !p.Precise() {
+			t.Errorf("with the sleep exit by measured idle: cap %.2f ± %.2f, want it within 10%%", p.Value, p.Sigma)
+		}
+	}
+	t.Logf("with the sleep exit by measured idle: fit %.2f%%", rb.MAPE)
+	if err := rb.Check(); err != nil || math.Abs(rb.MAPE-9.98) > 0.05 {
+		t.Errorf("with the sleep exit by measured idle: fit %.2f%%, check %v; want 9.98%%, accepted", rb.MAPE, err)
+	}
 	// Without the at-once record, nothing says the engines do not share
 	// DRAM: the stream is a prior three times its CV wide, prior-led.
 	var without []measure.Measurement
@@ -176,10 +195,12 @@ func TestRecordedFullSecondRun(t *testing.T) {
 // fit+heldout --shuffle`, 2026-12-02 18:22-18:27 UTC,
 // testdata/full-vm-sleep). Calibrate wrote its profile: fit 7.22% MAPE,
 // held out 9.05%, sustained DRAM measured (46.18 ± 2.8 GB/s, 6%). Its runs
-// are at most 12% DRAM-bound, so the caps are not known within 10% (21.91
-// ± 3.7); the test holds what the run showed and says the cap's σ.
-// Refitted with splits cut at whole tokens: fit 7.51%, held out 8.28%, caps
-// 22.10 ± 3.77.
+// are at most 12% DRAM-bound and 45% memory-bound (DRAM and the engine's
+// cap together), and the fit leaves mem_compute_overlap free at 0.34 ±
+// 0.16, which trades against the cap, so the caps are not known within
+// 10% (21.91 ± 3.7); the test holds what the run showed and says the
+// cap's σ. Refitted with splits cut at whole tokens: fit 7.51%, held out
+// 8.28%, caps 22.10 ± 3.77.
 func TestRecordedFullSleepExit(t *testing.T) {
 	skipShort(t)
 	ms, w := recordedQuick(t, "testdata/full-vm-sleep/full.jsonl")

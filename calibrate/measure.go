@@ -31,9 +31,21 @@ func measureSteps(ctx context.Context, steps []Step, done map[string]bool, w *me
 		policy = &busy.Policy{}
 	}
 	var out []measure.Measurement
+	skipped := false
 	for i, st := range steps {
 		if err := ctx.Err(); err != nil {
 			return out, err
+		}
+		if st.skip != nil && !done[st.ID] {
+			if why := st.skip(out); why != "" {
+				// Said once, at the first step skipped; the steps are not
+				// written, so --resume on a quiet machine takes them.
+				if !skipped && progress != nil {
+					progress(i+1, len(steps), st.Label, &measure.Measurement{Status: "skipped", Error: why})
+				}
+				skipped = true
+				continue
+			}
 		}
 		if st.predict != nil && !done[st.ID] && beforeGrid != nil {
 			beforeGrid(out)

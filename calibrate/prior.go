@@ -177,6 +177,9 @@ func Prior(name string, engines []Engine, ms []measure.Measurement, w *model.Wor
 	set("handoff.futex_wake_us", &h.FutexWakeUS, 50)
 	set("handoff.sleep_exit_us", &h.SleepExitUS, 10)
 	h.SleepExitAfterUS = sleepExitAfterUS(ms)
+	if h.SleepExitAfterUS > 0 {
+		h.SleepExitByIdle = sleepExitByIdle(ms)
+	}
 	set("handoff.spin_window_us_per_poll", &h.SpinWindowUSPerPoll, 1)
 	set("handoff.join_us", &h.JoinUS, 1)
 	set("handoff.timeslice_us", &h.TimesliceUS, 0) // 0: model.DefaultTimesliceUS
@@ -251,4 +254,42 @@ func sleepExitAfterUS(ms []measure.Measurement) float64 {
 	}
 	slices.Sort(idle)
 	return idle[len(idle)/2]
+}
+
+// sleepExitByIdle is the share of the sleep exit paid after the
+// futex_wake_idle step's shorter idles (shortIdles): the wake after each,
+// less the wake at once, over the wake after 10 ms less the wake at once,
+// held to [0, 1] (a wake after 100 µs can be quicker than one at once),
+// from the step's first record that has them all (model.Handoff.
+// SleepExitByIdle). nil where no record has them (files recorded before
+// the step measured them): the charge is then linear in the idle.
+func sleepExitByIdle(ms []measure.Measurement) []model.IdleShare {
+	num := func(m *measure.Measurement, k string) (float64, bool) {
+		v, err := strconv.ParseFloat(m.Knobs[k], 64)
+		return v, err == nil && v > 0
+	}
+	for i := range ms {
+		m := &ms[i]
+		if m.Param != "handoff.sleep_exit_us" || !m.OK() {
+			continue
+		}
+		now, ok1 := num(m, "wake_now_us")
+		idle, ok2 := num(m, "wake_idle_us")
+		if !ok1 || !ok2 || idle <= now {
+			continue
+		}
+		var out []model.IdleShare
+		for _, s := range shortIdles {
+			v, ok := num(m, s.knob)
+			if !ok {
+				out = nil
+				break
+			}
+			out = append(out, model.IdleShare{IdleUS: s.us, Share: min(1, max(0, (v-now)/(idle-now)))})
+		}
+		if out != nil {
+			return out
+		}
+	}
+	return nil
 }

@@ -26,6 +26,10 @@ type Step struct {
 	// predict, for a dispatcher run, is how long it takes on a profile
 	// (Announce); nil for a microbenchmark.
 	predict func(*model.SoC) (time.Duration, bool)
+	// skip, when not nil, is given the measurements taken so far and
+	// says why the step is not run ("" to run it): a quick calibration's
+	// later rounds under load (loadedFirstRound).
+	skip func(taken []measure.Measurement) string
 }
 
 // on returns st pinned to cpus.
@@ -64,7 +68,9 @@ type Settings struct {
 	// Rounds runs the whole dispatcher grid this many times, one plan
 	// after another, so that a slow spell of a shared machine hits one run
 	// of several plans instead of every run of one (the fit merges the
-	// rounds); 0 means 5 (1 when Quick).
+	// rounds); 0 means 5, or QuickRounds when Quick, shuffled, and with
+	// the rounds after the first skipped when the first was disturbed
+	// (loadedFirstRound).
 	Rounds int
 	// Host is recorded in every measurement.
 	Host *measure.Host
@@ -205,6 +211,15 @@ func MicroSteps(s *Settings) []Step {
 	return append(steps, handoffSteps(a.CPUs[0], b.CPUs[0], pair, ps, "engines")...)
 }
 
+// shortIdles are the idles, short of the sleep exit's 10 ms, after which
+// the futex_wake_idle step also wakes a pool, and the knobs that record
+// those wakes' medians (µs).
+var shortIdles = []struct {
+	d    time.Duration
+	us   float64
+	knob string
+}{{100 * time.Microsecond, 100, "wake_100us_us"}, {time.Millisecond, 1000, "wake_1ms_us"}}
+
 // handoffSteps measure the wake, spin and barrier costs between CPUs from
 // and to (of two engines, or of one); pair tags the barrier's ID.
 func handoffSteps(from, to int, pair string, ps *probe.Settings, across string) []Step {
@@ -213,16 +228,27 @@ func handoffSteps(from, to int, pair string, ps *probe.Settings, across string) 
 			st, err := probe.FutexWake(from, to, 0, ps)
 			return fromStats(fmt.Sprintf("futex_wake/%d-%d", from, to), measure.FutexWake, "handoff.futex_wake_us", "", "us", st, 1), err
 		}},
-		{ID: fmt.Sprintf("futex_wake_idle/%d-%d", from, to), Label: "futex wake after 10 ms idle", run: func() (measure.Measurement, error) {
+		{ID: fmt.Sprintf("futex_wake_idle/%d-%d", from, to), Label: "futex wake after 100 µs, 1 ms and 10 ms idle", run: func() (measure.Measurement, error) {
 			idle, err := probe.FutexWake(from, to, 10*time.Millisecond, ps)
 			if err != nil {
 				return measure.Measurement{}, err
+			}
+			// The wakes after shorter idles say how the sleep exit grows
+			// with the idle (model.Handoff.SleepExitByIdle).
+			knobs := map[string]string{"idle_ms": "10", "wake_idle_us": fmt.Sprintf("%.2f", idle.Median)}
+			for _, s := range shortIdles {
+				st, err := probe.FutexWake(from, to, s.d, ps)
+				if err != nil {
+					return measure.Measurement{}, err
+				}
+				knobs[s.knob] = fmt.Sprintf("%.2f", st.Median)
 			}
 			now, err := probe.FutexWake(from, to, 0, ps)
 			m := fromStats(fmt.Sprintf("futex_wake_idle/%d-%d", from, to), measure.FutexWake, "handoff.sleep_exit_us", "", "us", idle, 1)
 			m.Samples = nil
 			m.Median = math.Max(0.1, idle.Median-now.Median) // what sleeping longer adds
-			m.Knobs = map[string]string{"idle_ms": "10", "wake_idle_us": fmt.Sprintf("%.2f", idle.Median), "wake_now_us": fmt.Sprintf("%.2f", now.Median)}
+			knobs["wake_now_us"] = fmt.Sprintf("%.2f", now.Median)
+			m.Knobs = knobs
 			return m, err
 		}},
 		{ID: fmt.Sprintf("spin_wake/%d-%d", from, to), Label: "spin handoff", run: func() (measure.Measurement, error) {

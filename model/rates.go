@@ -18,15 +18,33 @@ func (h *Handoff) SpinWindowUS(poll int) float64 {
 // WakeUS is what it costs to start work on a pool that has been idle for
 // idleUS at the given poll level: a spin wake inside the spin window, a
 // futex wake plus the sleep-exit cost past it: all of it, or, where
-// SleepExitAfterUS is set, the share idleUS is of that idle, up to all.
+// SleepExitAfterUS is set, the share ExitShare gives, up to all.
 func (h *Handoff) WakeUS(idleUS float64, poll int) float64 {
 	if idleUS <= h.SpinWindowUS(poll) {
 		return h.SpinWakeUS
 	}
-	if idleUS < h.SleepExitAfterUS {
-		return h.FutexWakeUS + h.SleepExitUS*idleUS/h.SleepExitAfterUS
+	return h.FutexWakeUS + h.SleepExitUS*h.ExitShare(idleUS)
+}
+
+// ExitShare is the share of the sleep exit a pool pays after idleUS of
+// idle: 1 without SleepExitAfterUS or past it; below it, linear between
+// (0, 0), the measured points of SleepExitByIdle and (SleepExitAfterUS, 1).
+func (h *Handoff) ExitShare(idleUS float64) float64 {
+	if idleUS >= h.SleepExitAfterUS {
+		return 1
 	}
-	return h.FutexWakeUS + h.SleepExitUS
+	x0, y0 := 0.0, 0.0
+	for i := 0; i <= len(h.SleepExitByIdle); i++ {
+		p := IdleShare{IdleUS: h.SleepExitAfterUS, Share: 1}
+		if i < len(h.SleepExitByIdle) {
+			p = h.SleepExitByIdle[i]
+		}
+		if idleUS <= p.IdleUS && p.IdleUS > x0 {
+			return y0 + (p.Share-y0)*(max(idleUS, 0)-x0)/(p.IdleUS-x0)
+		}
+		x0, y0 = p.IdleUS, p.Share
+	}
+	return 1
 }
 
 func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }

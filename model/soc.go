@@ -270,6 +270,13 @@ func (e *Engine) ConvertFactor(class KernelClass) float64 {
 	return 1 + e.ConvertBytesPerWeightByte[class]
 }
 
+// IdleShare is the share of the sleep exit a pool pays after IdleUS of
+// idle (Handoff.SleepExitByIdle).
+type IdleShare struct {
+	IdleUS float64 `yaml:"idle_us"`
+	Share  float64 `yaml:"share"`
+}
+
 // Handoff is what crossing between thread pools costs, per the dispatcher
 // and llama.cpp build the profile describes.
 type Handoff struct {
@@ -289,6 +296,13 @@ type Handoff struct {
 	// allow. Optional; 0 or absent: any idle past the spin window pays it
 	// all (profiles written before, and the presets).
 	SleepExitAfterUS float64 `yaml:"sleep_exit_after_us,omitempty"`
+	// SleepExitByIdle: the share of SleepExitUS a pool pays after
+	// shorter idles, as measured (calibrate's futex_wake_idle step wakes
+	// after 100 µs and 1 ms too: the wake then, less the wake at once,
+	// over the sleep exit). The charge interpolates linearly between
+	// (0, 0), these points in order of idle, and (SleepExitAfterUS, 1).
+	// Optional; absent: linear from 0 to SleepExitAfterUS.
+	SleepExitByIdle []IdleShare `yaml:"sleep_exit_by_idle,omitempty"`
 	// SpinWindowUSPerPoll: a pool spins poll*SpinWindowUSPerPoll µs before
 	// it sleeps in futex (ggml: poll*128Ki rounds of cpu_relax).
 	SpinWindowUSPerPoll float64 `yaml:"spin_window_us_per_poll"`
@@ -415,6 +429,7 @@ func (s *SoC) Clone() *SoC {
 		}
 		c.Engines[i] = e
 	}
+	c.Handoff.SleepExitByIdle = slices.Clone(s.Handoff.SleepExitByIdle)
 	c.Uncertainty = cloneMap(s.Uncertainty)
 	if s.Provenance != nil {
 		p := *s.Provenance

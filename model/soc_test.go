@@ -81,6 +81,51 @@ func TestHandoffWake(t *testing.T) {
 	}
 }
 
+// TestHandoffWakeByIdle: with shares of the sleep exit measured at shorter
+// idles (SleepExitByIdle), the charge runs through them, linear between
+// neighbours; a bad point is a one-line error naming it.
+func TestHandoffWakeByIdle(t *testing.T) {
+	s := presetSoCsOne(t, "rk3588") // futex 60, sleep exit 2400
+	h := &s.Handoff
+	h.SleepExitAfterUS = 10000
+	h.SleepExitByIdle = []model.IdleShare{{IdleUS: 100, Share: 0}, {IdleUS: 1000, Share: 0.14}}
+	for _, tc := range []struct {
+		idle, share float64
+	}{{50, 0}, {100, 0}, {550, 0.07}, {1000, 0.14}, {5500, 0.57}, {10000, 1}, {20000, 1}} {
+		if got := h.ExitShare(tc.idle); math.Abs(got-tc.share) > 1e-12 {
+			t.Errorf("after %g µs: share %g, want %g", tc.idle, got, tc.share)
+		}
+		if got, want := h.WakeUS(tc.idle, 0), 60+2400*tc.share; math.Abs(got-want) > 1e-9 {
+			t.Errorf("after %g µs: WakeUS %g, want %g", tc.idle, got, want)
+		}
+	}
+	if err := s.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		pts   []model.IdleShare
+		after float64
+		want  string
+	}{
+		{[]model.IdleShare{{IdleUS: 1000, Share: 0.1}, {IdleUS: 100, Share: 0}}, 10000, "sleep_exit_by_idle[1].idle_us"},
+		{[]model.IdleShare{{IdleUS: 20000, Share: 0.1}}, 10000, "sleep_exit_by_idle[0].idle_us"},
+		{[]model.IdleShare{{IdleUS: 100, Share: 1.5}}, 10000, "sleep_exit_by_idle[0].share"},
+		{[]model.IdleShare{{IdleUS: 100, Share: 0.1}}, 0, "needs sleep_exit_after_us"},
+	} {
+		c := s.Clone()
+		c.Handoff.SleepExitByIdle, c.Handoff.SleepExitAfterUS = tc.pts, tc.after
+		err := c.Validate()
+		if err == nil || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%v after %g: err %v, want one line naming %q", tc.pts, tc.after, err, tc.want)
+		}
+	}
+	c := s.Clone()
+	c.Handoff.SleepExitByIdle[0].Share = 0.5
+	if h.SleepExitByIdle[0].Share != 0 {
+		t.Error("Clone shares SleepExitByIdle with the original")
+	}
+}
+
 // TestGraphOverlap: a graph of one token takes gemv_overlap where it is
 // set, any longer graph mem_compute_overlap.
 func TestGraphOverlap(t *testing.T) {

@@ -257,6 +257,19 @@ func (s *SoC) Validate() error {
 	} {
 		c.num(f.path, f.v, 0, 1e6)
 	}
+	prev := 0.0
+	for i, p := range h.SleepExitByIdle {
+		path := fmt.Sprintf("handoff.sleep_exit_by_idle[%d]", i)
+		switch {
+		case h.SleepExitAfterUS <= 0:
+			c.fail(path, "a share of the sleep exit by idle needs sleep_exit_after_us, the idle at which all of it is paid")
+		case !(p.IdleUS > prev && p.IdleUS < h.SleepExitAfterUS):
+			c.fail(path+".idle_us", "%g µs: want idles in increasing order, above 0 and below sleep_exit_after_us (%g)", p.IdleUS, h.SleepExitAfterUS)
+		case !(p.Share >= 0 && p.Share <= 1):
+			c.fail(path+".share", "%g outside [0, 1] (a share of sleep_exit_us: 1 is all of it)", p.Share)
+		}
+		prev = max(prev, p.IdleUS)
+	}
 	c.num("handoff.forfeit_pct", h.ForfeitPct, 0, 90)
 	c.num("handoff.background_cpus", h.BackgroundCPUs, 0, MaxBackgroundCPUs)
 	c.integer("handoff.graph_splits_per_layer", h.GraphSplitsPerLayer, 0, 1000)

@@ -114,10 +114,12 @@ func WithRun(w *model.Workload, r *measure.Run) *model.Workload {
 }
 
 // predictAll predicts every measurement on all cores: its t/s and the
-// share of its critical path that was DRAM-bound, in percent.
-func predictAll(p *Predictor, s *model.SoC, obs []measure.Measurement) (tps, dramPct []float64, err error) {
+// shares of its critical path that waited on memory, in percent: on DRAM
+// (sim.Bound.DRAM) and on the engine's own cap below it
+// (sim.Bound.EngineCap).
+func predictAll(p *Predictor, s *model.SoC, obs []measure.Measurement) (tps []float64, bound []memBound, err error) {
 	out := make([]float64, len(obs))
-	dram := make([]float64, len(obs))
+	dram := make([]memBound, len(obs))
 	errs := make([]error, len(obs))
 	var wg sync.WaitGroup
 	next := make(chan int)
@@ -131,7 +133,7 @@ func predictAll(p *Predictor, s *model.SoC, obs []measure.Measurement) (tps, dra
 					errs[i] = err
 					continue
 				}
-				out[i], dram[i] = r.TPS, 100*r.Bound.DRAM
+				out[i], dram[i] = r.TPS, memBoundOf(r.Bound)
 			}
 		}()
 	}
@@ -148,14 +150,20 @@ func predictAll(p *Predictor, s *model.SoC, obs []measure.Measurement) (tps, dra
 	return out, dram, nil
 }
 
-func residualTable(obs []measure.Measurement, pred, dramPct []float64) ([]Residual, float64, float64) {
+// memBound is the shares of a predicted run that waited on memory, in
+// percent: DRAM at its sustained bandwidth, and the engine's own cap.
+type memBound struct{ dram, cap float64 }
+
+func memBoundOf(b sim.Bound) memBound { return memBound{100 * b.DRAM, 100 * b.EngineCap} }
+
+func residualTable(obs []measure.Measurement, pred []float64, bound []memBound) ([]Residual, float64, float64) {
 	var rows []Residual
 	ss, sa := 0.0, 0.0
 	for i, m := range obs {
 		e := measure.ErrPct(pred[i], m.Median)
 		ss += e * e
 		sa += math.Abs(e)
-		row := Residual{ID: m.ID, Label: m.Label(), Measured: m.Median, Predicted: pred[i], ErrPct: e, DRAMBoundPct: dramPct[i]}
+		row := Residual{ID: m.ID, Label: m.Label(), Measured: m.Median, Predicted: pred[i], ErrPct: e, DRAMBoundPct: bound[i].dram, CapBoundPct: bound[i].cap}
 		if in := m.Interference; in != nil {
 			if cpu, pct := in.Worst(); cpu >= 0 {
 				row.OtherCPU, row.OtherPct = cpu, pct

@@ -93,6 +93,10 @@ type ParamFit struct {
 	Identification Identification `json:"identification"`
 }
 
+// MemoryBoundPct is the share of the predicted run spent waiting on
+// memory, DRAM's or the engine's cap: DRAMBoundPct + CapBoundPct.
+func (r Residual) MemoryBoundPct() float64 { return r.DRAMBoundPct + r.CapBoundPct }
+
 // Residual is one measurement's fit.
 type Residual struct {
 	ID        string  `json:"id"`
@@ -104,6 +108,12 @@ type Residual struct {
 	// model says was waiting on DRAM (sim.Bound.DRAM), in percent: which
 	// regime the run was in.
 	DRAMBoundPct float64 `json:"dram_bound_pct"`
+	// CapBoundPct is the share the engine's own bandwidth cap adds, where
+	// it is below the DRAM's bandwidth (sim.Bound.EngineCap), in percent.
+	// DRAMBoundPct + CapBoundPct is the share of the run spent waiting on
+	// memory (MemoryBoundPct): with the caps fitted below sustained DRAM,
+	// as on the 2-vCPU build machine, most of a run's waiting is the cap's.
+	CapBoundPct float64 `json:"cap_bound_pct"`
 	// InFit says the profile that predicted the configuration was fitted
 	// on it (a run of it): the point is in-sample, not held out. Every
 	// residual of a Result is.

@@ -207,8 +207,10 @@ func WriteFit(w io.Writer, r *Result, v *Validation, stat Stat, note, profile st
 
 // WriteRegimes prints, for every configuration fitted (r's residuals) and
 // scored (v's, when v is not nil), the measured and predicted rates and
-// the share of the run the fitted model says waited on DRAM, and how many
-// were mostly DRAM-bound. It prints nothing when there are none.
+// the shares of the run the fitted model says waited on memory: on DRAM
+// at its sustained bandwidth, and on the engine's own cap where that is
+// below it; and how many were mostly memory-bound (the two together). It
+// prints nothing when there are none.
 func WriteRegimes(w io.Writer, r *Result, v *Validation) error {
 	type row struct {
 		Residual
@@ -230,20 +232,20 @@ func WriteRegimes(w io.Writer, r *Result, v *Validation) error {
 	if len(rows) == 0 {
 		return nil
 	}
-	fmt.Fprintf(w, "\nregime of each configuration (DRAM-bound: the share of the run the fitted model spends waiting on DRAM)\n")
+	fmt.Fprintf(w, "\nregime of each configuration (the share of the run the fitted model spends waiting on memory: DRAM-bound at the DRAM's sustained bandwidth, cap-bound at the engine's own cap below it)\n")
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "configuration\tset\tmeasured t/s\tpredicted t/s\terror\tDRAM-bound\n")
+	fmt.Fprintf(tw, "configuration\tset\tmeasured t/s\tpredicted t/s\terror\tDRAM-bound\tcap-bound\n")
 	bound := 0
 	for _, x := range rows {
-		if x.DRAMBoundPct >= 50 {
+		if x.MemoryBoundPct() >= 50 {
 			bound++
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%.4g\t%.4g\t%+.2f%%\t%.0f%%\n", x.Label, x.set, x.Measured, x.Predicted, x.ErrPct, x.DRAMBoundPct)
+		fmt.Fprintf(tw, "%s\t%s\t%.4g\t%.4g\t%+.2f%%\t%.0f%%\t%.0f%%\n", x.Label, x.set, x.Measured, x.Predicted, x.ErrPct, x.DRAMBoundPct, x.CapBoundPct)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "%d of %d configurations at least 50%% DRAM-bound\n", bound, len(rows))
+	fmt.Fprintf(w, "%d of %d configurations at least 50%% memory-bound (DRAM and cap together)\n", bound, len(rows))
 	return nil
 }
 

@@ -87,16 +87,18 @@ func TestValidationText(t *testing.T) {
 	}
 }
 
-// The regime table lists the fitted and the scored configurations and
-// counts the DRAM-bound ones; it is empty without any.
+// The regime table lists the fitted and the scored configurations, with
+// the shares waiting on DRAM and on the engine's cap, and counts the ones
+// mostly waiting on memory, the two together: a run 20% DRAM-bound and 35%
+// cap-bound counts; it is empty without any.
 func TestWriteRegimes(t *testing.T) {
-	r := &Result{Residuals: []Residual{{Label: "native", Measured: 20, Predicted: 20.2, ErrPct: 1, DRAMBoundPct: 70}}}
-	v := &Validation{Worst: []Residual{{Label: "token f=0.2", Measured: 22, Predicted: 21, ErrPct: -4.5, DRAMBoundPct: 30}}}
+	r := &Result{Residuals: []Residual{{Label: "native", Measured: 20, Predicted: 20.2, ErrPct: 1, DRAMBoundPct: 20, CapBoundPct: 35}}}
+	v := &Validation{Worst: []Residual{{Label: "token f=0.2", Measured: 22, Predicted: 21, ErrPct: -4.5, DRAMBoundPct: 30, CapBoundPct: 10}}}
 	var b strings.Builder
 	if err := WriteRegimes(&b, r, v); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"native         fit       20            20.2           +1.00%  70%\n", "token f=0.2    held out  22            21             -4.50%  30%\n", "1 of 2 configurations at least 50% DRAM-bound\n"} {
+	for _, want := range []string{"DRAM-bound  cap-bound\n", "native         fit       20            20.2           +1.00%  20%         35%\n", "token f=0.2    held out  22            21             -4.50%  30%         10%\n", "1 of 2 configurations at least 50% memory-bound (DRAM and cap together)\n"} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("no %q in\n%s", want, b.String())
 		}

@@ -104,7 +104,7 @@ func LeaveOneOut(prior *model.SoC, ms []measure.Measurement, o Options) (*Valida
 		}
 		v := sr.TPS
 		rows = append(rows, Residual{ID: obs[i].ID, Label: obs[i].Label(), Measured: obs[i].Median, Predicted: v,
-			ErrPct: measure.ErrPct(v, obs[i].Median), DRAMBoundPct: 100 * sr.Bound.DRAM})
+			ErrPct: measure.ErrPct(v, obs[i].Median), DRAMBoundPct: 100 * sr.Bound.DRAM, CapBoundPct: 100 * sr.Bound.EngineCap})
 	}
 	return summarize("loo", rows), nil
 }

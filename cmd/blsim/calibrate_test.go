@@ -40,12 +40,20 @@ func TestCalibrateQuick(t *testing.T) {
 	if !strings.Contains(stderr, "dispatcher kernels: "+quant.Impl()) {
 		t.Errorf("calibrate does not say which kernels ran:\n%s", stderr)
 	}
-	if !strings.Contains(stderr, "[36/36] dispatcher") || !refused && !strings.Contains(stdout, "wrote "+prof) {
+	// 28 microbenchmarks and the at-once step, then 8 points in 3 rounds;
+	// when others disturbed most of the first round (a shared test
+	// machine), the later rounds are skipped, and the line says so.
+	all, skipped := 52, strings.Contains(stderr, "(round 2/3): skipped: ")
+	want := all
+	if skipped {
+		want = 28 + 8
+	}
+	if !skipped && !strings.Contains(stderr, "[52/52] dispatcher") || !refused && !strings.Contains(stdout, "wrote "+prof) {
 		t.Errorf("progress/output:\n%s\n%s", stderr, stdout)
 	}
 	ms, errs := measure.ReadFile(runs)
-	if len(errs) != 0 || len(ms) != 36 {
-		t.Fatalf("%d measurements, errors %v", len(ms), errs)
+	if len(errs) != 0 || len(ms) != want {
+		t.Fatalf("%d measurements (want %d; later rounds skipped: %v), errors %v", len(ms), want, skipped, errs)
 	}
 	for _, m := range ms {
 		if m.Host == nil || m.Host.Arch != runtime.GOARCH {
@@ -70,11 +78,13 @@ func TestCalibrateQuick(t *testing.T) {
 		t.Errorf("re-run without --resume: %d %s", code, stderr)
 	}
 	_, stderr, code = runCLI(t, append(args, "--resume")...)
-	if code != 0 && !refusedForLoad(t, code, stderr) || strings.Count(stderr, ": already measured") != 36 {
+	// Resumed, what was measured is not measured again; rounds skipped
+	// before are taken now, unless skipped again.
+	if code != 0 && !refusedForLoad(t, code, stderr) || strings.Count(stderr, ": already measured") != want {
 		t.Errorf("resume: exit %d\n%s", code, stderr)
 	}
-	if ms2, _ := measure.ReadFile(runs); len(ms2) != 36 {
-		t.Errorf("resume measured again: %d lines", len(ms2))
+	if ms2, _ := measure.ReadFile(runs); !skipped && len(ms2) != all || skipped && (len(ms2) < want || len(ms2) > all) {
+		t.Errorf("resume: %d lines, %d before", len(ms2), want)
 	}
 }
 
@@ -138,7 +148,7 @@ func TestCalibrateFitAndHeldOut(t *testing.T) {
 		t.Fatalf("calibrate exit %d: %s", code, stderr)
 	}
 	if !refused && (!strings.Contains(stdout, "holdout: 12 held-out throughputs") && !strings.Contains(stdout, "holdout: not scored, disturbed") ||
-		!strings.Contains(stdout, "(best sample)") || !strings.Contains(stdout, "configurations at least 50% DRAM-bound")) {
+		!strings.Contains(stdout, "(best sample)") || !strings.Contains(stdout, "configurations at least 50% memory-bound")) {
 		t.Errorf("output:\n%s", stdout)
 	}
 	ms, errs := measure.ReadFile(runs)

@@ -107,7 +107,7 @@ func TestValidateOutputFormats(t *testing.T) {
 	base := []string{"validate", "--measurements", runs, "--soc", "rk3588"}
 	csvOut, errs, code := runCLI(t, append(base, "-o", "csv")...)
 	lines := strings.Split(strings.TrimSpace(csvOut), "\n")
-	if code != 0 || len(lines) != 11 || lines[0] != "id,label,set,measured_ts,predicted_ts,err_pct,dram_bound_pct" || !strings.Contains(lines[1], ",held out,") {
+	if code != 0 || len(lines) != 11 || lines[0] != "id,label,set,measured_ts,predicted_ts,err_pct,dram_bound_pct,cap_bound_pct" || !strings.Contains(lines[1], ",held out,") {
 		t.Errorf("-o csv: exit %d %s\n%s", code, errs, csvOut)
 	}
 	if md, _, code := runCLI(t, append(base, "-o", "md")...); code != 0 || !strings.HasPrefix(md, "| id ") || strings.Count(md, "\n") != 12 {

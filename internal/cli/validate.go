@@ -40,6 +40,7 @@ func ValidationOut(w io.Writer, v *fit.Validation, f report.Format, stat fit.Sta
 		{Field: "predicted_ts", Title: "predicted t/s", Number: true, Cell: func(i int) string { return num(rows[i].Predicted, prec+1) }},
 		{Field: "err_pct", Title: "error %", Number: true, Cell: func(i int) string { return num(rows[i].ErrPct, prec) }},
 		{Field: "dram_bound_pct", Title: "DRAM-bound %", Number: true, Cell: func(i int) string { return num(rows[i].DRAMBoundPct, 1) }},
+		{Field: "cap_bound_pct", Title: "cap-bound %", Number: true, Cell: func(i int) string { return num(rows[i].CapBoundPct, 1) }},
 	}
 	return report.WriteTable(w, f, cols, len(rows), v, func(i int) any { return rows[i] })
 }
