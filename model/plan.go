@@ -32,8 +32,8 @@ const (
 )
 
 // The plan modes, listed once: every check, parse, completion and search
-// over the modes asks these (Modes, SplitModes, Mode.Known,
-// Mode.IsSplit). A new split mode is added to splitModes here, given its
+// over the modes asks these (SplitModes, Mode.Known, Mode.IsSplit; tests
+// read modes through export_test.go's Modes). A new split mode is added to splitModes here, given its
 // partition in sim (runner.splitParts and partFor), its style in plots
 // (the split curve) and, to run it for real, its kernels in
 // calibrate/dispatch.

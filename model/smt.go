@@ -1,6 +1,10 @@
 package model
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/blsim/blsim/parts"
+)
 
 // SMT: a core with simultaneous multithreading (Hyper-Threading) runs
 // smt_ways hardware threads that share its pipes, its L1 and L2 and its
@@ -30,11 +34,13 @@ type SMTYield struct {
 }
 
 // SMTYieldRange bounds every SMT yield: from a second thread that halves
-// the core to one that doubles it.
-var SMTYieldRange = [2]float64{-0.5, 1}
+// the core to one that doubles it (parts.SMTYieldRange, which a core part
+// is held to too).
+var SMTYieldRange = parts.SMTYieldRange
 
-// smtYieldKeys are SMTYield's YAML keys, in order.
-var smtYieldKeys = []string{"matmul", "attention", "scalar", "dram"}
+// smtYieldKeys are SMTYield's YAML keys, in order: the one list, in
+// parts (below model), that a core part's smt_yield is checked against.
+var smtYieldKeys = parts.SMTYieldKeys
 
 // field is the yield named by key (one of smtYieldKeys), nil for another.
 func (y *SMTYield) field(key string) *float64 {

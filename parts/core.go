@@ -195,9 +195,9 @@ func (c *Core) validate(file string) error {
 			v, ok := c.SMTYield[k]
 			switch {
 			case !ok:
-				return bad("smt_yield.%s: missing (give matmul, attention, scalar and dram)", k)
-			case !(v >= -0.5 && v <= 1):
-				return bad("smt_yield.%s: %g is outside [-0.5, 1]", k, v)
+				return bad("smt_yield.%s: missing (give %s)", k, strings.Join(SMTYieldKeys, ", "))
+			case !(v >= SMTYieldRange[0] && v <= SMTYieldRange[1]):
+				return bad("smt_yield.%s: %g is outside [%g, %g]", k, v, SMTYieldRange[0], SMTYieldRange[1])
 			}
 		}
 		if len(c.SMTYield) != len(SMTYieldKeys) {
@@ -207,8 +207,14 @@ func (c *Core) validate(file string) error {
 	return nil
 }
 
-// SMTYieldKeys are the op kinds of a core's SMT yield, in order.
+// SMTYieldKeys are the op kinds of a core's SMT yield, in order: the one
+// list, which package model's SMTYield (its YAML keys) and its checks
+// read too.
 var SMTYieldKeys = []string{"matmul", "attention", "scalar", "dram"}
+
+// SMTYieldRange bounds every SMT yield: from a second thread that halves
+// the core to one that doubles it.
+var SMTYieldRange = [2]float64{-0.5, 1}
 
 // LookupCore returns the core part named name (or one of its aliases),
 // case-insensitively; an unknown name's error names the nearest known.

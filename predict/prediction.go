@@ -171,6 +171,9 @@ type Prediction struct {
 	// Traces, when asked for (Request.Traces): what the timeline and
 	// roofline figures draw.
 	Traces *Traces `json:"-"`
+	// from is the evaluator that made the prediction (Run), for the
+	// views beside it.
+	from *origin
 }
 
 // Plan returns the prediction of mode's plan of kind k.

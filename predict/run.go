@@ -303,7 +303,8 @@ func Run(q Request) (*Prediction, error) {
 	step()
 	p := &Prediction{Schema: Schema, SoC: s.Name, Workload: wl.Name, Prompt: wl.Run.PromptTokens, Ubatch: wl.Run.Ubatch,
 		Gen: wl.Run.GenTokens, Depth: wl.Run.Depth, Test: testName(wl.Run),
-		Engines: r.Engines, Threads: r.Threads, Poll: r.Poll, Method: ev.Method(), Draws: ev.Variants(), Native: outcomeOf(nr)}
+		Engines: r.Engines, Threads: r.Threads, Poll: r.Poll, Method: ev.Method(), Draws: ev.Variants(), Native: outcomeOf(nr),
+		from: &origin{ev: ev, soc: s, wl: q.Workload, run: wl.Run, draws: r.Draws}}
 	for _, e := range r.engines {
 		p.Kinds = append(p.Kinds, e.Kind)
 	}
@@ -448,14 +449,6 @@ func sweep(ev *sim.Evaluator, r *resolved, nr *sim.Result) ([]SweepPoint, error)
 		out[i] = SweepPoint{Mode: plans[i].Mode, Frac: math.Round(plans[i].Fracs[1]*1e4) / 1e4, TPS: x.TPS, GainPct: sim.GainPct(x.TPS, nr.TPS)}
 	}
 	return out, nil
-}
-
-// Poll0 is q's token split predicted at poll 0, with q's intervals: the
-// seed's poll-0 artefact, where the split dispatcher alone gains the
-// futex wakes a sleeping native pool pays.
-func Poll0(q Request) (*Prediction, error) {
-	q.Poll, q.Modes, q.Sweep, q.Sensitivity = 0, []model.Mode{model.TokenSplit}, false, false
-	return Run(q)
 }
 
 // testName names a run as llama-bench does: pp512, tg128, pp512+tg128,

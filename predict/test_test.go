@@ -67,7 +67,7 @@ func TestThreadsBeside(t *testing.T) {
 	} {
 		r := q
 		r.Workload = q.Workload.WithRun(tc.run)
-		sw, err := ThreadsBeside(r, own)
+		sw, err := ThreadsBeside(r, own, nil)
 		if err != nil {
 			t.Fatalf("%+v: %v", tc.run, err)
 		}

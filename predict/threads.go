@@ -37,6 +37,9 @@ type ThreadsRequest struct {
 	// Placement is the OS policy that places the unpinned rows, `-t N`
 	// without a mask (model.SoC.Place; "": linux).
 	Placement model.Placement
+	// from, when not nil, is the prediction the sweep is beside
+	// (ThreadsBeside): a test it predicted reuses its evaluator's runs.
+	from *Prediction
 }
 
 // ThreadsRow is one pool (or the split dispatcher) with its pp and tg
@@ -175,7 +178,13 @@ func Threads(q ThreadsRequest) (*ThreadsSweep, error) {
 	tg := model.Run{GenTokens: gen, Ubatch: pp.Ubatch, Depth: pp.Depth}
 	wpp, wtg := *q.Workload, *q.Workload
 	wpp.Run, wtg.Run = pp, tg
-	evPP, evTG := sim.NewEvaluator(s, &wpp, q.Draws), sim.NewEvaluator(s, &wtg, q.Draws)
+	evPP, evTG := q.from.evaluatorOf(s, q.Workload, pp, q.Draws), q.from.evaluatorOf(s, q.Workload, tg, q.Draws)
+	if evPP == nil {
+		evPP = sim.NewEvaluator(s, &wpp, q.Draws)
+	}
+	if evTG == nil {
+		evTG = sim.NewEvaluator(s, &wtg, q.Draws)
+	}
 	out := &ThreadsSweep{Schema: ThreadsSchema, SoC: s.Name, Workload: q.Workload.Name, PP: testName(pp), TG: testName(tg), Placement: pol, Busy: q.Busy}
 	var names []string
 	for _, e := range cl {

@@ -161,8 +161,9 @@ func (r ThreadsRow) Where() string {
 // ThreadsBeside is the thread sweep beside request q: q's prompt for the
 // pp test (own's, the workload's own run, when q's test has none, as a tg
 // test) and q's generated tokens for the tg test (DefaultGenTokens when
-// it has none, as a pp test).
-func ThreadsBeside(q Request, own model.Run) (*ThreadsSweep, error) {
+// it has none, as a pp test). p, when not nil, is q's prediction: a test
+// it predicted reuses its runs (the split dispatcher's best plan).
+func ThreadsBeside(q Request, own model.Run, p *Prediction) (*ThreadsSweep, error) {
 	if q.Workload == nil {
 		return nil, errors.New("threads: a request needs a SoC and a workload")
 	}
@@ -175,5 +176,5 @@ func ThreadsBeside(q Request, own model.Run) (*ThreadsSweep, error) {
 		pp.PromptTokens, pp.Ubatch = own.PromptTokens, own.Ubatch
 	}
 	pp.GenTokens = 0
-	return Threads(ThreadsRequest{SoC: q.SoC, Workload: q.Workload, Prompt: &pp, Gen: run.GenTokens, Poll: q.Poll, Draws: q.Draws, Busy: q.Busy, Placement: q.Placement})
+	return Threads(ThreadsRequest{SoC: q.SoC, Workload: q.Workload, Prompt: &pp, Gen: run.GenTokens, Poll: q.Poll, Draws: q.Draws, Busy: q.Busy, Placement: q.Placement, from: p})
 }

@@ -47,6 +47,10 @@ type heatParam struct {
 	// that runs on another engine alone (native on the main one) runs
 	// the same, and a heatmap runs it once.
 	engine string
+	// rates: the parameter changes only engine's kernel rates, which a
+	// plan that gives the engine no work never reads, so along it the
+	// dispatcher alone (every share on another engine) runs the same too.
+	rates bool
 }
 
 // heatEngines are the engines a heatmap splits over, by index in the
@@ -105,6 +109,7 @@ func heatParamFor(name string, s *model.SoC, w *model.Workload, he heatEngines) 
 		return heatParam{name: name,
 			label:  fmt.Sprintf("%s/%s per-core matmul rate (%s, ops/cycle x GHz)", s.Engines[he.second].Name, s.Engines[he.first].Name, class),
 			engine: s.Engines[he.second].Name,
+			rates:  true,
 			get:    get,
 			set: func(s *model.SoC, v float64) error {
 				r0, err := get(s)
@@ -154,6 +159,7 @@ func heatParamFor(name string, s *model.SoC, w *model.Workload, he heatEngines) 
 	for _, e := range s.Engines {
 		if strings.HasPrefix(name, "engines."+e.Name+".") {
 			p.engine = e.Name
+			p.rates = strings.HasPrefix(name, "engines."+e.Name+".kernel_ops_per_cycle.")
 		}
 	}
 	if he.accel >= 0 && name == submitPath(s.Engines[he.accel].Name) {

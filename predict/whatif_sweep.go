@@ -229,31 +229,56 @@ func sweepWhatIf(s *model.SoC, w *model.Workload, o WhatIfOptions, at *PlanPredi
 		d.AtFracs = append([]float64(nil), at.Plan.Fracs...)
 	}
 	// Native runs on the main engine alone: along an axis that changes
-	// another engine only, it runs the same in every cell, and once.
+	// another engine only, it runs the same in every cell, and once. So
+	// does the dispatcher alone (a two-engine split with every share on
+	// the main engine) along an axis that changes only another engine's
+	// kernel rates (heatParam.rates), which an engine with no work never
+	// reads: each cell's search takes it from the cell that ran it.
 	cols := len(xs)
-	natX, natY := xp.engine == "" || xp.engine == native.Engines[0], yp.engine == "" || yp.engine == native.Engines[0]
-	natCell := func(c int) int {
+	other := func(p heatParam) bool { return p.engine != "" && p.engine != native.Engines[0] }
+	// repOf is the cell that runs cell c's plan: the axes' first cell
+	// along an axis where the plan runs the same.
+	repOf := func(c int, sameX, sameY bool) int {
 		i, j := c%cols, c/cols
-		if !natX {
+		if sameX {
 			i = 0
 		}
-		if !natY {
+		if sameY {
 			j = 0
 		}
 		return j*cols + i
 	}
+	natCell := func(c int) int { return repOf(c, other(xp), other(yp)) }
+	aloneCell := func(c int) int { return repOf(c, other(xp) && xp.rates, other(yp) && yp.rates) }
+	alonePlan := plan
+	alonePlan.Fracs = []float64{1, 0}
 	d.NativeTPS = make([][]float64, len(ys))
 	for j := range d.NativeTPS {
 		d.NativeTPS[j] = make([]float64, cols)
 	}
-	var natives []int
+	// runs are the cells' plans to run once: native (alone false) and,
+	// for a two-engine split, the dispatcher alone.
+	type rep struct {
+		c     int
+		alone bool
+	}
+	var runs []rep
 	for c := range variants {
 		if natCell(c) == c {
-			natives = append(natives, c)
+			runs = append(runs, rep{c, false})
+		}
+		if !nway && aloneCell(c) == c {
+			runs = append(runs, rep{c, true})
 		}
 	}
-	if err := parallelCells(len(natives), func(k int) error {
-		c := natives[k]
+	alone := make([]*sim.Result, len(variants))
+	if err := parallelCells(len(runs), func(k int) error {
+		c := runs[k].c
+		if runs[k].alone {
+			r, err := ev.For(variants[c]).Run(alonePlan)
+			alone[c] = r
+			return err
+		}
 		r, err := ev.For(variants[c]).Run(native)
 		if err != nil {
 			return err
@@ -271,6 +296,11 @@ func sweepWhatIf(s *model.SoC, w *model.Workload, o WhatIfOptions, at *PlanPredi
 	done := 0
 	cell := func(c int) error {
 		cev := ev.For(variants[c])
+		if !nway {
+			if err := cev.Adopt(alonePlan, alone[aloneCell(c)]); err != nil {
+				return err
+			}
+		}
 		var bp model.Plan
 		var br *sim.Result
 		var err error

@@ -61,11 +61,11 @@ func Build(in Input) (*Data, error) {
 		Command: in.Command, Version: in.Version, Date: in.Date}
 	// The seed's poll-0 artefact: the same token split at poll 0.
 	if _, token := p.Plan(model.TokenSplit, predict.Requested); token && p.TwoEngine() && q.Poll != 0 && p.Plans[0].Kind == predict.Requested {
-		if d.Poll0, err = predict.Poll0(q); err != nil {
+		if d.Poll0, err = predict.Poll0(q, p); err != nil {
 			return nil, err
 		}
 	}
-	if d.Threads, err = predict.ThreadsBeside(q, in.Own); err != nil {
+	if d.Threads, err = predict.ThreadsBeside(q, in.Own, p); err != nil {
 		d.Threads, d.NoThreads = nil, err.Error()
 	}
 	if in.Measured != nil {

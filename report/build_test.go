@@ -9,6 +9,7 @@ import (
 	"github.com/blsim/blsim/model"
 	"github.com/blsim/blsim/predict"
 	"github.com/blsim/blsim/report"
+	"github.com/blsim/blsim/sim"
 )
 
 // Build returns the report as a value: its split curve reaches and holds
@@ -45,5 +46,25 @@ func TestBuild(t *testing.T) {
 	}
 	if !strings.Contains(md.String(), "blsim report") {
 		t.Errorf("report.md does not end its verdict with the command:\n%.600s", md.String())
+	}
+}
+
+// The seed's report, built, runs at most a third of the 3161 simulations
+// it ran before sim.Evaluator (issue 29; docs/verdicts.md counts it): its
+// views take the prediction's runs (the poll-0 paragraph and the thread
+// sweep reuse its evaluator; the heatmap's cells share native and the
+// dispatcher alone along the compute ratio).
+func TestBuildCount(t *testing.T) {
+	s, w := seed(t)
+	n0 := sim.Simulations()
+	d, err := report.Build(report.Input{Request: predict.Request{SoC: s, Workload: w, Fracs: []float64{0.88, 0.12}, Poll: 50}, Own: w.Run})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := sim.Simulations() - n0; n > 3161/3 {
+		t.Errorf("the seed's report simulated %d runs; want at most %d", n, 3161/3)
+	}
+	if d.Poll0 == nil || d.Threads == nil || d.WhatIf == nil {
+		t.Errorf("report data: poll 0 %v, threads %v, what-if %v", d.Poll0 != nil, d.Threads != nil, d.WhatIf != nil)
 	}
 }

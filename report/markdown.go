@@ -18,9 +18,9 @@ import (
 // views next to it.
 type Data struct {
 	Prediction *predict.Prediction
-	// Poll0 is the same split predicted at poll 0 (the seed's poll-0
-	// artefact), or nil.
-	Poll0 *predict.Prediction
+	// Poll0 is the requested token split at poll 0, beside native and the
+	// dispatcher alone at poll 0 (the seed's poll-0 artefact), or nil.
+	Poll0 *predict.Poll0Split
 	// SoC is the profile predicted on, for its parameter table.
 	SoC *model.SoC
 	// Workload is the workload predicted.
@@ -180,15 +180,12 @@ func details(d *Data) []string {
 	out = append(out, fmt.Sprintf("Native %s is %s DRAM-stalled with bursts peaking at %s of sustained DRAM bandwidth; the best split is %s stalled, peaking at %s.%s",
 		phase(p), pct(p.Native.Bound.DRAM), pct(p.Native.DRAMUtilPeak), pct(b.Bound.DRAM), pct(b.DRAMUtilPeak), CapText(p)))
 	if q := d.Poll0; q != nil && p.TwoEngine() {
-		if q0, ok := q.Plan(model.TokenSplit, predict.Requested); ok {
-			o0, _ := q.Plan(model.TokenSplit, predict.DispatcherOnly)
-			s := fmt.Sprintf("At poll 0 the model predicts native %.2f t/s and the token split at frac %.2f %.2f t/s (%+.2f t/s, %+.2f%%), but the dispatcher alone at frac 0 already gives %+.2f t/s: a poll-0 gain is the futex handoff and sleep exit the native run pays, not %s compute",
-				q.Native.TPS, frac(q0.Frac()), q0.TPS, q0.TPS-q.Native.TPS, q0.GainPct, o0.TPS-q.Native.TPS, p.Engines[1])
-			if d.Seed {
-				s += " — the seed's poll=0 \"+1 t/s\", which the seed reports without absolute figures, so it is not among the measurements"
-			}
-			out = append(out, s+".")
+		s := fmt.Sprintf("At poll 0 the model predicts native %.2f t/s and the token split at frac %.2f %.2f t/s (%+.2f t/s, %+.2f%%), but the dispatcher alone at frac 0 already gives %+.2f t/s: a poll-0 gain is the futex handoff and sleep exit the native run pays, not %s compute",
+			q.NativeTPS, frac(q.Frac), q.TPS, q.TPS-q.NativeTPS, q.GainPct, q.AloneTPS-q.NativeTPS, p.Engines[1])
+		if d.Seed {
+			s += " — the seed's poll=0 \"+1 t/s\", which the seed reports without absolute figures, so it is not among the measurements"
 		}
+		out = append(out, s+".")
 	}
 	if d.Parity != nil {
 		out = append(out, fmt.Sprintf("Against %d measured configurations (%s): %s.",

@@ -44,9 +44,7 @@ func TestMarkdownGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	q0 := q
-	q0.Poll, q0.Modes, q0.Draws, q0.Sweep = 0, []model.Mode{model.TokenSplit}, 16, false
-	p0, err := predict.Run(q0)
+	p0, err := predict.Poll0(q, p)
 	if err != nil {
 		t.Fatal(err)
 	}

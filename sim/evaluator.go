@@ -155,6 +155,22 @@ func (e *Evaluator) Run(p model.Plan) (*Result, error) {
 	return e.base.get(planKey(p), func() (*Result, error) { return e.simulate(e.soc, e.mains, p, Options{}), nil })
 }
 
+// Adopt makes r plan p's result on e's SoC without simulating it, for a
+// caller that knows p runs the same on e's SoC as on the SoC r was run on
+// (a what-if variant that changes only an engine p gives no work). p is
+// checked as Run checks it; a plan run or adopted before keeps the result
+// it has.
+func (e *Evaluator) Adopt(p model.Plan, r *Result) error {
+	if r == nil {
+		return fmt.Errorf("soc %s: plan %s: no result to adopt", e.soc.Name, p)
+	}
+	if err := e.check(p); err != nil {
+		return err
+	}
+	_, err := e.base.get(planKey(p), func() (*Result, error) { return r, nil })
+	return err
+}
+
 // RunWith is Run with options; a run with a timeline is not remembered.
 func (e *Evaluator) RunWith(p model.Plan, o Options) (*Result, error) {
 	if o == (Options{}) {

@@ -1,7 +1,10 @@
 package sim
 
 import (
+	"math"
 	"testing"
+
+	"github.com/blsim/blsim/model"
 )
 
 // An Evaluator simulates each plan once on the SoC and once on each draw,
@@ -44,5 +47,73 @@ func TestEvaluatorDoesWorkOnce(t *testing.T) {
 	}
 	if iv != ia {
 		t.Errorf("the evaluator's interval %+v, GainInterval's %+v", ia, iv)
+	}
+}
+
+// Adopt gives a plan a result without simulating it, for a what-if
+// variant where the plan runs the same: Run then returns that result and
+// simulates nothing; a plan already run keeps its own; a plan the SoC
+// cannot run is refused as Run refuses it.
+func TestEvaluatorAdopt(t *testing.T) {
+	s, w := mustSoC(t, "rk3588"), mustWorkload(t, "qwen3.5-35b-a3b")
+	from := NewEvaluator(s, w, 0)
+	alone := tokenSplit(0, 50)
+	r, err := from.Run(alone)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev := from.For(s.Clone())
+	if err := ev.Adopt(alone, r); err != nil {
+		t.Fatal(err)
+	}
+	got, err := ev.Run(alone)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got != r || ev.Runs() != 0 {
+		t.Errorf("an adopted plan: %d runs and result %p, want 0 and %p", ev.Runs(), got, r)
+	}
+	own, err := ev.Run(native(50))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ev.Adopt(native(50), r); err != nil {
+		t.Fatal(err)
+	}
+	if again, _ := ev.Run(native(50)); again != own {
+		t.Error("Adopt replaced a plan's own result")
+	}
+	bad := alone
+	bad.Engines = []string{"big", "gpu"}
+	if err := ev.Adopt(bad, r); err == nil {
+		t.Error("Adopt of a plan over an engine the SoC lacks: no error")
+	}
+	if err := ev.Adopt(tokenSplit(0.2, 50), nil); err == nil {
+		t.Error("Adopt of no result: no error")
+	}
+}
+
+// Balance says when there is none, and why, instead of a NaN share: a
+// little cluster at the profile's lowest clock (0.05 GHz) and 0.01 GB/s,
+// one thread, takes longer than big even at the smallest share; the same
+// split on the seed's own profile has a balance point.
+func TestBalanceNoneSaysWhy(t *testing.T) {
+	s, w := mustSoC(t, "rk3588"), mustWorkload(t, "qwen3.5-35b-a3b")
+	slow := s.Clone()
+	for path, v := range map[string]float64{"engines.little.clock_ghz": 0.05, "engines.little.bandwidth_max_gb_s": 0.01} {
+		if err := slow.Set(path, v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	plan := model.Plan{Mode: model.TokenSplit, Engines: []string{"big", "little"}, Threads: []int{4, 1}, Poll: 50}
+	b, err := NewEvaluator(slow, w, 0).Balance(plan)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b.None == "" || b.Frac != 0 || math.IsNaN(b.Frac) {
+		t.Errorf("a little cluster slower than big at every share: %+v, want none with why", b)
+	}
+	if b, err := NewEvaluator(s, w, 0).Balance(plan); err != nil || b.None != "" || !(b.Frac > 0 && b.Frac < 1) {
+		t.Errorf("rk3588 at 4+1 threads: %+v, %v; want a balance point", b, err)
 	}
 }

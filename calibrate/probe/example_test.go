@@ -13,18 +13,18 @@ func ExampleSummarize() {
 	// Output: median 21.9 µs, MAD 0.1, IQR 0.2, N 5
 }
 
-// Streaming read bandwidth of one CPU alone, then while another streams.
-func ExampleStreamReadContended() {
+// Streaming read bandwidth of one CPU alone, then of two streaming at once.
+func ExampleStreamReadTogether() {
 	s := &probe.Settings{MinRuns: 3, Budget: 200 * time.Millisecond}
 	alone, err := probe.StreamRead([]int{0}, 1, 0, s) // 0: four times the LLC, at most 1 GiB
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	both, err := probe.StreamReadContended([]int{0}, []int{1}, 0, s)
+	both, err := probe.StreamReadTogether([]int{0, 1}, 0, s)
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	fmt.Printf("cpu 0 alone %.1f GB/s, while cpu 1 streams %.1f GB/s\n", alone.Median, both.A.Median)
+	fmt.Printf("cpu 0 alone %.1f GB/s, cpus 0 and 1 together %.1f GB/s\n", alone.Median, both.Median)
 }

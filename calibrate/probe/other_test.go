@@ -13,7 +13,7 @@ func TestNeedLinux(t *testing.T) {
 		"Pin":                 func() error { return Pin(0) },
 		"NewPool":             func() error { _, err := NewPool([]int{0}, 0); return err },
 		"StreamRead":          func() error { _, err := StreamRead([]int{0}, 0, 1<<20, nil); return err },
-		"StreamReadContended": func() error { _, err := StreamReadContended([]int{0}, []int{1}, 1<<20, nil); return err },
+		"streamReadContended": func() error { _, err := streamReadContended([]int{0}, []int{1}, 1<<20, nil); return err },
 		"StreamReadTogether":  func() error { _, err := StreamReadTogether([]int{0, 1}, 1<<20, nil); return err },
 		"KernelThroughput":    func() error { _, err := KernelThroughput([]int{0}, 0, KernelF32, nil); return err },
 		"FutexWake":           func() error { _, err := FutexWake(0, 1, time.Millisecond, nil); return err },

@@ -53,25 +53,21 @@ func StreamRead(cpus []int, threads int, workingSetBytes int64, s *Settings) (St
 	if !haveLinux {
 		return Stats{Unit: unit}, ErrNeedLinux
 	}
-	cfg, err := s.resolve()
+	cpus, err := firstThreads(cpus, threads)
 	if err != nil {
 		return Stats{Unit: unit}, err
 	}
-	cpus, err = firstThreads(cpus, threads)
+	var words int
+	st, err := openStreams(cpus, s, "stream read", func(cfg settings) (func(int) int, error) {
+		var err error
+		words, err = wordsPerThread(workingSetBytes, len(cpus), cfg)
+		return func(int) int { return words }, err
+	})
 	if err != nil {
 		return Stats{Unit: unit}, err
 	}
-	words, err := wordsPerThread(workingSetBytes, len(cpus), cfg)
-	if err != nil {
-		return Stats{Unit: unit}, err
-	}
-	p, err := NewPool(cpus, 0)
-	if err != nil {
-		return Stats{Unit: unit}, fmt.Errorf("probe: stream read: %w", err)
-	}
-	defer p.Close()
-	bufs := allocStreams(p, func(int) int { return words })
-	res := make([]padded, len(cpus))
+	defer st.p.Close()
+	p, bufs, res, cfg := st.p, st.bufs, st.res, st.cfg
 	bytes := float64(8 * words * len(cpus))
 	return repeat(cfg, unit, func() (float64, error) {
 		p.Run(func(w int) {
@@ -83,91 +79,39 @@ func StreamRead(cpus []int, threads int, workingSetBytes int64, s *Settings) (St
 	})
 }
 
-// Contention holds the bandwidth of each of two CPU sets while the other
-// streams at the same time.
-type Contention struct {
-	A Stats // GB/s read by set a while set b streams
-	B Stats // GB/s read by set b while set a streams
+// streams are a pool of one thread pinned to each CPU, each with the
+// buffer it allocated and first touched itself, a result slot per
+// thread, and the probe's settings: what every stream probe reads.
+type streams struct {
+	p    *Pool
+	bufs [][]uint64
+	res  []padded
+	cfg  settings
 }
 
-// StreamReadContended measures the streaming read bandwidth of set a while
-// set b streams from its own memory at the same time, and then the reverse.
-// Each set reads workingSetBytes in all (0 means DefaultWorkingSet), one
-// thread per CPU. In a sample the background set starts first and streams
-// until every foreground thread has finished one pass; the sample is the
-// foreground's bytes over its span, as in StreamRead. Compare with StreamRead
-// on each set alone for the contention curve.
-func StreamReadContended(a, b []int, workingSetBytes int64, s *Settings) (Contention, error) {
-	const unit = "GB/s"
-	out := Contention{A: Stats{Unit: unit}, B: Stats{Unit: unit}}
+// openStreams resolves s, sizes each thread's buffer by words (given the
+// resolved settings), and opens the streams on cpus; what names the probe
+// in an error. The caller closes st.p.
+func openStreams(cpus []int, s *Settings, what string, words func(cfg settings) (func(worker int) int, error)) (*streams, error) {
 	if !haveLinux {
-		return out, ErrNeedLinux
+		return nil, ErrNeedLinux
 	}
 	cfg, err := s.resolve()
 	if err != nil {
-		return out, err
+		return nil, err
 	}
-	if len(a) == 0 || len(b) == 0 {
-		return out, errors.New("probe: contended stream needs two non-empty cpu sets")
+	if len(cpus) == 0 {
+		return nil, fmt.Errorf("probe: %s: no cpus given", what)
 	}
-	all := append(append([]int(nil), a...), b...)
-	wa, err := wordsPerThread(workingSetBytes, len(a), cfg)
+	w, err := words(cfg)
 	if err != nil {
-		return out, err
+		return nil, err
 	}
-	wb, err := wordsPerThread(workingSetBytes, len(b), cfg)
+	p, err := NewPool(cpus, 0) // rejects a CPU given twice
 	if err != nil {
-		return out, err
+		return nil, fmt.Errorf("probe: %s: %w", what, err)
 	}
-	p, err := NewPool(all, 0) // rejects overlapping sets
-	if err != nil {
-		return out, fmt.Errorf("probe: contended stream: %w", err)
-	}
-	defer p.Close()
-	bufs := allocStreams(p, func(w int) int {
-		if w < len(a) {
-			return wa
-		}
-		return wb
-	})
-	res := make([]padded, len(all))
-	measure := func(fgA bool) func() (float64, error) {
-		return func() (float64, error) {
-			var bgStarted, fgDone atomic.Int32
-			var stop atomic.Bool
-			nfg, nbg := int32(len(a)), int32(len(b))
-			if !fgA {
-				nfg, nbg = nbg, nfg
-			}
-			p.Run(func(w int) {
-				if (w < len(a)) != fgA { // background
-					bgStarted.Add(1)
-					res[w].v += streamUntil(bufs[w], &stop)
-					return
-				}
-				for bgStarted.Load() < nbg {
-				}
-				res[w].t0 = now()
-				res[w].v += sum64(bufs[w])
-				res[w].t1 = now()
-				if fgDone.Add(1) == nfg {
-					stop.Store(true)
-				}
-			})
-			fg, words := res[:len(a)], wa
-			if !fgA {
-				fg, words = res[len(a):], wb
-			}
-			return float64(8*words*len(fg)) / float64(span(fg)), nil
-		}
-	}
-	if out.A, err = repeat(cfg, unit, measure(true)); err != nil {
-		return out, fmt.Errorf("probe: contended stream of cpus %v: %w", a, err)
-	}
-	if out.B, err = repeat(cfg, unit, measure(false)); err != nil {
-		return out, fmt.Errorf("probe: contended stream of cpus %v: %w", b, err)
-	}
-	return out, nil
+	return &streams{p: p, bufs: allocStreams(p, w), res: make([]padded, len(cpus)), cfg: cfg}, nil
 }
 
 // streamUntil reads buf over and over, in chunks of 256 KiB, until stop is
@@ -250,8 +194,9 @@ func wordsPerThread(ws int64, threads int, cfg settings) (int, error) {
 // until the last thread's pass is done, so that no pass is timed without
 // the others' traffic; the sample is the sum of the threads' rates.
 //
-// StreamReadContended times a pass on the wall clock, one set while the
-// other streams, then the reverse: when another process takes a CPU for a
+// The probe before it (streamReadContended, now only a benchmark's
+// baseline) timed a pass on the wall clock, one set while the other
+// streams, then the reverse: when another process takes a CPU for a
 // moment, that pass runs long, and the two sets' passes are timed at
 // different moments of the machine. On the 2-vCPU build machine its
 // samples spread by 16% a call, against 2–5% here (BenchmarkStreamTogether,
@@ -260,27 +205,17 @@ func wordsPerThread(ws int64, threads int, cfg settings) (int, error) {
 // others' traffic.
 func StreamReadTogether(cpus []int, workingSetBytes int64, s *Settings) (Stats, error) {
 	const unit = "GB/s"
-	if !haveLinux {
-		return Stats{Unit: unit}, ErrNeedLinux
-	}
-	cfg, err := s.resolve()
+	var words int
+	st, err := openStreams(cpus, s, "stream together", func(cfg settings) (func(int) int, error) {
+		var err error
+		words, err = wordsPerThread(workingSetBytes, 1, cfg)
+		return func(int) int { return words }, err
+	})
 	if err != nil {
 		return Stats{Unit: unit}, err
 	}
-	if len(cpus) == 0 {
-		return Stats{Unit: unit}, errors.New("probe: stream together: no cpus given")
-	}
-	words, err := wordsPerThread(workingSetBytes, 1, cfg)
-	if err != nil {
-		return Stats{Unit: unit}, err
-	}
-	p, err := NewPool(cpus, 0)
-	if err != nil {
-		return Stats{Unit: unit}, fmt.Errorf("probe: stream together: %w", err)
-	}
-	defer p.Close()
-	bufs := allocStreams(p, func(int) int { return words })
-	res := make([]padded, len(cpus))
+	defer st.p.Close()
+	p, bufs, res, cfg := st.p, st.bufs, st.res, st.cfg
 	errs := make([]error, len(cpus))
 	n := int32(len(cpus))
 	return repeat(cfg, unit, func() (float64, error) {

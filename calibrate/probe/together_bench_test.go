@@ -28,7 +28,7 @@ func BenchmarkStreamTogether(b *testing.B) {
 	ws := DefaultWorkingSet(0)
 	var cv, val [2][]float64
 	for range b.N {
-		c, err := StreamReadContended(cpus[:1], cpus[1:2], ws, nil)
+		c, err := streamReadContended(cpus[:1], cpus[1:2], ws, nil)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -145,7 +145,7 @@ func plotRun(o *plotOptions, stdout io.Writer) error {
 			return err
 		}
 	case plots.KindThreads:
-		if vd.Threads, err = predict.ThreadsBeside(q, o.OwnRun); err != nil {
+		if vd.Threads, err = predict.ThreadsBeside(q, o.OwnRun, nil); err != nil {
 			return o.FlagError(err, q)
 		}
 	default:

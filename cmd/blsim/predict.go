@@ -135,7 +135,7 @@ func threadsSweep(o *predictOptions, format report.Format, stdout io.Writer) err
 	if err != nil {
 		return err
 	}
-	t, err := predict.ThreadsBeside(q, o.OwnRun)
+	t, err := predict.ThreadsBeside(q, o.OwnRun, nil)
 	if err != nil {
 		return o.FlagError(err, q)
 	}

@@ -2,19 +2,45 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/blsim/blsim/model"
+	"github.com/blsim/blsim/predict"
+	"github.com/blsim/blsim/presets"
+	"github.com/blsim/blsim/sim"
 )
 
 // TestPredictEnginesNPU: `blsim predict --soc rk3588-npu --engines big,npu`
-// prints the best NPU fraction, the gain and the verdict.
+// prints the best NPU share, its gain and its verdict as the library
+// predicts them (predict.Run of the same request, to print precision), and
+// the NPU's share is worth it there: the best gives it work, and its gain
+// is sure (WIN, interval above 0). The NPU splits by tokens only.
 func TestPredictEnginesNPU(t *testing.T) {
 	out, errs, code := runCLI(t, "predict", "--soc", "rk3588-npu", "--engines", "big,npu", "--draws", "8")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
+	s, err := presets.LoadSoC("rk3588-npu")
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := presets.LoadWorkload("qwen3.5-35b-a3b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := predict.Run(predict.Request{SoC: s, Workload: w, Engines: []string{"big", "npu"}, Fracs: []float64{0.88, 0.12}, Draws: 8, Poll: 50})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := p.Best
+	if b.Verdict != sim.Win || !(b.GainPct > 0) || !(b.Interval.LoPct > 0) || b.Plan.Mode != model.TokenSplit || !(b.Plan.Fracs[1] > 0) {
+		t.Errorf("the NPU's best split: %s %v, %+.2f%% %+v, %s; want a sure gain (WIN) with work on the NPU", b.Plan.Mode, b.Plan.Fracs, b.GainPct, b.Interval, b.Verdict)
+	}
+	head := fmt.Sprintf("verdict: %s (best: token split, big %.3f + npu %.3f, %+.2f%%", b.Verdict, b.Plan.Fracs[0], b.Plan.Fracs[1], b.GainPct)
 	for _, want := range []string{"engines big (cpu) 4 + npu (npu) 3 threads", "token split, best", "token split, requested",
-		"dispatcher only", "verdict: WIN (best: token split, big 0.235 + npu 0.765, +16.96%"} {
+		"dispatcher only", head} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
