@@ -13,7 +13,7 @@ import (
 const StreamMaxBytes = dispatch.DefaultMaxBytes
 
 // StreamWorkload is w with its routed experts' weights in f32 (32 bits a
-// weight, 2 ops a token: a quarter of a Q8_0 weight's ops per byte), named
+// weight, 2 ops a token: about a quarter of a Q8_0 weight's ops per byte), named
 // w's name and "-f32", with as many layers as give its expert weights at
 // least w's (which Steps sizes to twice the last-level cache), at most as
 // many as fit in maxBytes; nil for a workload without routed experts, or
@@ -27,10 +27,12 @@ const StreamMaxBytes = dispatch.DefaultMaxBytes
 // the overlap at its bound (σ 8.5-9.2%) and not where it left it free
 // (14-17%; docs/busy-machine.md). An f32 walk's compute is a few times
 // shorter than its loads: the same runs measure the cap nearly alone.
-// Measured here (quiet, 05:25 UTC 2026-12-03, one thread, pp64 ub=2, 1.05
-// GB of Q8_0/Q4_0 weights against 1.16 GB of f32): 515-540 t/s for the
-// calibration workload, 1310-1421 t/s for this one, the model's 86-87%
-// memory-bound (the Q8_0 runs: 45-63%).
+// Measured here (quiet, 2026-12-03, one thread, pp64 ub=2, 1.05 GB of
+// Q8_0/Q4_0 weights against 1.16 GB of f32): 515-540 t/s on the
+// calibration workload, 1310-1421 t/s on this one; in two full
+// calibrations since, the fitted model had the f32 runs 85-86%
+// memory-bound, and the caps within 3.2% (11-12% from the same files
+// without them; docs/busy-machine.md, TestRecordedFullF32Caps).
 func StreamWorkload(w *model.Workload, maxBytes int64) *model.Workload {
 	if w == nil || w.Model.MoE.Experts == 0 || w.Model.MoE.TopK == 0 {
 		return nil
