@@ -44,7 +44,7 @@ func StreamWorkload(w *model.Workload, maxBytes int64) *model.Workload {
 		s.Model.Types = maps.Clone(w.Model.Types)
 		for _, k := range []string{"experts_gate_up", "experts_down"} {
 			if _, ok := s.Model.Types[k]; ok {
-				s.Model.Types[k] = "f32"
+				s.Model.Types[k] = string(model.ClassF32) // ggml's f32 type, named as its kernel class
 			}
 		}
 	}
