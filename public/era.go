@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/blsim/blsim/model"
+	"github.com/blsim/blsim/parts"
 	"github.com/blsim/blsim/quantize"
 )
 
@@ -81,8 +82,10 @@ func (e Era) repacked(typ string, s quantize.Scheme) bool {
 //   - a type the preset repacks that the era did not runs the generic dot
 //     kernels, at the engine's generic k-quant rate (its q3_k rate: PR
 //     #8151 measured vec_dot within 5% per weight across q8_0, q4_K and
-//     q2_K) and in chunks, without the repacked path's one-token
-//     efficiency (gemv_efficiency_by_type);
+//     q2_K), Q4_0's at the core part's generic_q4_0_vs_kquant times it
+//     where the part gives one (a core whose k-quant multiply peak does
+//     not bound that loop), and in chunks, without the repacked path's
+//     one-token efficiency (gemv_efficiency_by_type);
 //   - before PR #6915 every matmul gives each thread a fixed slice;
 //   - sgemm's types take fixed slices (tinyBLAS divides its tiles evenly),
 //     and, before PR #9330, a generated token of a model whose matmuls
@@ -107,7 +110,7 @@ func (e Era) Apply(s *model.SoC, w *model.Workload, scheme quantize.Scheme) (*mo
 			if slices.Contains(eng.RepackedTypes, t) && !e.repacked(t, scheme) {
 				unpacked = append(unpacked, t)
 				if hasGeneric {
-					eng.KernelOpsPerCycle[t] = generic
+					eng.KernelOpsPerCycle[t] = generic * genericScale(eng.Core, t)
 				}
 				// The generic dot loop has no one-token kernel of its own.
 				delete(eng.GemvEfficiencyByType, t)
@@ -115,6 +118,8 @@ func (e Era) Apply(s *model.SoC, w *model.Workload, scheme quantize.Scheme) (*mo
 		}
 		eng.RepackedTypes = fixed
 		switch {
+		case len(unpacked) > 0 && hasGeneric && slices.Contains(unpacked, "q4_0") && genericScale(eng.Core, "q4_0") != 1:
+			notes = append(notes, fmt.Sprintf("%s: %s not repacked at %s: the generic kernels, at q3_k's rate (q4_0's loop at %g x it: the %s part's generic_q4_0_vs_kquant)", eng.Name, strings.Join(unpacked, ", "), e.Date, genericScale(eng.Core, "q4_0"), eng.Core))
 		case len(unpacked) > 0 && hasGeneric:
 			notes = append(notes, fmt.Sprintf("%s: %s not repacked at %s: the generic kernels, at q3_k's rate", eng.Name, strings.Join(unpacked, ", "), e.Date))
 		case len(unpacked) > 0:
@@ -129,6 +134,21 @@ func (e Era) Apply(s *model.SoC, w *model.Workload, scheme quantize.Scheme) (*mo
 		notes = append(notes, fmt.Sprintf("%s is before PR #6915: every matmul in fixed row slices", e.Date))
 	}
 	return c, notes
+}
+
+// genericScale is what the engine's core part multiplies its k-quant
+// (q3_k) rate by for typ's generic dot loop: the part's
+// generic_q4_0_vs_kquant for q4_0, 1 for any other type or an engine
+// that names no part.
+func genericScale(core, typ string) float64 {
+	if typ != "q4_0" || core == "" {
+		return 1
+	}
+	c, err := parts.LookupCore(core)
+	if err != nil || c.GenericQ4_0VsKQuant == 0 {
+		return 1
+	}
+	return c.GenericQ4_0VsKQuant
 }
 
 // workloadTypes are the GGML types of the workload's timed classes,

@@ -157,8 +157,10 @@ func TestIntelSweepMisses(t *testing.T) {
 
 	// The 13900K's P-cores run Intel's Turbo Boost 2.0 table (5.4 GHz with
 	// up to two busy, 5.3 with up to eight: presets/socs/i9-13900k.yaml),
-	// which took INT-1 from 10.7% to 10.5% and INT-2 from 13.6% to 12.6%
-	// (docs/threads.md); neither is within 10% yet.
+	// which took INT-1 from 10.7% to 10.5% and INT-2 from 13.6% to 12.6%;
+	// the E-cores' 2023 Q4_0 loop at 0.54 of a P-core per cycle (the
+	// gracemont part's generic_q4_0_vs_kquant) then took INT-2 to 8.9%,
+	// within 10%, and INT-1 to 11.0%, still short (docs/threads.md).
 	i9, err := presets.SoC("i9-13900k")
 	if err != nil {
 		t.Fatal(err)
@@ -168,8 +170,8 @@ func TestIntelSweepMisses(t *testing.T) {
 			t.Errorf("i9-13900k: %.2f GHz with %d P-cores busy, Turbo Boost 2.0 gives %.1f", got, n, want)
 		}
 	}
-	if a, b := ratioMAPE(t, "INT-1", "intel"), ratioMAPE(t, "INT-2", "intel"); a > 10.55 || b > 12.65 || a <= 10 || b <= 10 {
-		t.Errorf("INT-1 %.2f%%, INT-2 %.2f%%: the docs say 10.5%% and 12.6%%, both short of 10%%", a, b)
+	if a, b := ratioMAPE(t, "INT-1", "intel"), ratioMAPE(t, "INT-2", "intel"); a > 11.05 || b > 8.95 || a <= 10 || b > 10 {
+		t.Errorf("INT-1 %.2f%%, INT-2 %.2f%%: the docs say 11.0%% (short of 10%%) and 8.9%% (within it)", a, b)
 	}
 
 	// The Zen 3 value does not carry to Raptor Lake: given to the 13900K's

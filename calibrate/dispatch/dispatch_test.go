@@ -200,7 +200,11 @@ func TestSplitsKeepTheMath(t *testing.T) {
 
 func TestRunUsesBothEngines(t *testing.T) {
 	needCPUs(t, 0, 1)
-	m, err := NewModel(tiny(t), 0)
+	// Two layers: with one, the only expert ops are the last layer's one
+	// token, which a half share leaves on the main engine alone.
+	w := tiny(t)
+	w.Model.Layers = 2
+	m, err := NewModel(w, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -290,5 +294,70 @@ func TestScaleToLLC(t *testing.T) {
 	}
 	if base.Model.Layers != synthetic(t).Model.Layers {
 		t.Fatal("the preset was modified")
+	}
+}
+
+// TestEmptyPartitionNotWoken counts pool wakes: an engine whose partition
+// of an expert op has no whole unit (token or expert) is not woken for it,
+// as the simulator has it (sim's runner.cut), and every plan still computes
+// native's outputs. Two layers, ubatches of 24 and 16 tokens: 9 expert ops
+// a prompt, 3 of them the last layer's one token (llama.cpp keeps only the
+// prompt's last token there).
+func TestEmptyPartitionNotWoken(t *testing.T) {
+	needCPUs(t, 0, 1)
+	w := tiny(t)
+	w.Model.Layers = 2
+	m, err := NewModel(w, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	one := map[string][]int{"big": {1}, "little": {0}}
+	const reps = 2
+	run := func(p model.Plan) Result {
+		t.Helper()
+		res, err := m.Run(Config{Plan: p, CPUs: one, Repeats: reps, Seed: 5, Checksum: true})
+		if err != nil {
+			t.Fatalf("%v: %v", p, err)
+		}
+		return res
+	}
+	native := run(model.NewNative("big", 1, 0))
+	const experts = 9
+	dense := native.Ops - experts // matmul and scalar ops: the main pool's
+	if len(native.Wakes) != 1 || native.Wakes[0] != reps*native.Ops {
+		t.Fatalf("native: wakes %v, want [%d]", native.Wakes, reps*native.Ops)
+	}
+	split := func(mode model.Mode, f float64) model.Plan {
+		return model.NewPlan(mode, []string{"big", "little"}, []int{1, 1}, model.SharesOf(f), 0)
+	}
+	for _, tc := range []struct {
+		name     string
+		p        model.Plan
+		main, sc int // expert ops each engine is woken for, a prompt
+	}{
+		// 24, 16, 1 tokens to the main engine: round(n × (1 − f)).
+		{"token share 0", split(model.TokenSplit, 0), 9, 0},
+		{"token share under half a token", split(model.TokenSplit, 0.02), 9, 0},
+		// 17+7, 11+5, 1+0: the one-token ops stay on the main engine.
+		{"token 0.3", split(model.TokenSplit, 0.3), 9, 6},
+		// 10+14, 6+10, 0+1: the one-token ops go to the second engine alone.
+		{"token 0.6", split(model.TokenSplit, 0.6), 6, 9},
+		{"token share 1", split(model.TokenSplit, 1), 0, 9},
+		// 64 experts: round(64 × 0.995) = 64 to the main engine.
+		{"expert share under half an expert", split(model.ExpertSplit, 0.005), 9, 0},
+		{"expert 0.3", split(model.ExpertSplit, 0.3), 9, 9},
+		{"expert share 1", split(model.ExpertSplit, 1), 0, 9},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res := run(tc.p)
+			want := []int{reps * (dense + tc.main), reps * tc.sc}
+			if !slices.Equal(res.Wakes, want) {
+				t.Errorf("wakes %v, want %v (main: %d dense + %d expert ops, second: %d expert ops, %d repeats)",
+					res.Wakes, want, dense, tc.main, tc.sc, reps)
+			}
+			if !slices.Equal(res.Checksums, native.Checksums) {
+				t.Error("outputs differ from native")
+			}
+		})
 	}
 }

@@ -26,7 +26,13 @@
 //     quantised into a contiguous buffer, results scattered back). Both
 //     partitions run at once: the first engine's pool is driven by the
 //     calling goroutine, the second's by a persistent driver goroutine
-//     signalled per op, and the op ends when both are done.
+//     signalled per op, and the op ends when both are done. The cut is at
+//     whole units, round(n × (1 − f)) tokens or experts to the first
+//     engine, as the simulator cuts (sim's runner.cut): an engine given
+//     no unit of an op (a share under half a unit, or the last layer's
+//     one token) is not woken for it and does not meet at its barrier
+//     (Result.Wakes counts the wakes), and an expert split that leaves
+//     every expert on one engine runs the op in place, as native.
 //   - AttentionScores and Scalar ops run on the first engine, in the
 //     kernels the calibration's microbenchmarks time (internal/quant):
 //     attention as llama.cpp runs it (its f16 products and softmax over

@@ -249,7 +249,7 @@ func (r *runner) expertWorker(ei, w int) {
 	e := r.eng[ei]
 	part := &r.cur.parts[ei]
 	t, K, nw := r.cur.t, r.topK, e.pool.Size()
-	gathered := r.expertS
+	gathered := r.cur.gather
 	if gathered {
 		lo, hi := span(part.pairs, w, nw)
 		for j := lo; j < hi; j++ {
@@ -333,20 +333,29 @@ func (r *runner) exec(s *step) {
 	a := r.eng[0].pool
 	switch s.op.Kind {
 	case model.Matmul:
+		r.wakes[0]++
 		a.Run(r.fnMatmul)
 	case model.ExpertMatmul:
+		// Only an engine with a whole unit of the op is woken: an empty
+		// partition's pool stays asleep (or spinning) and does not meet at
+		// the op's barrier, as the simulator has it.
+		second := r.drv != nil && !s.parts[1].empty()
 		r.t0 = time.Now()
-		if r.drv != nil {
+		if second {
+			r.wakes[1]++
 			r.drv.Start(r.fnDrive)
+		}
+		if !s.parts[0].empty() {
+			r.wakes[0]++
 			a.Run(r.fnExperts[0])
 			r.busy[0] += time.Since(r.t0)
+		}
+		if second {
 			r.drv.Wait()
 			r.busy[1] += r.busyB
-			return
 		}
-		a.Run(r.fnExperts[0])
-		r.busy[0] += time.Since(r.t0)
 	default:
+		r.wakes[0]++
 		a.Run(r.fnScalar)
 	}
 }

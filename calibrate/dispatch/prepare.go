@@ -74,6 +74,20 @@ func (r *runner) prepare(seed uint64, p model.Plan) error {
 					e0 := int(math.Round(float64(E) * (1 - frac)))
 					s.parts[0] = expertPartition(groups, K, 0, e0)
 					s.parts[1] = expertPartition(groups, K, e0, E)
+					if s.parts[0].empty() || s.parts[1].empty() {
+						// One engine has every expert: it runs them in
+						// place, as native, with nothing to gather (the
+						// simulator charges no gather when one engine
+						// works).
+						all := 0 // e0 == E: the main engine's
+						if e0 == 0 {
+							all = 1
+						}
+						s.parts[0], s.parts[1] = partition{}, partition{}
+						s.parts[all] = tokenPartition(groups, K, 0, o.Tokens)
+					} else {
+						s.gather = true
+					}
 				default:
 					n0 := int(math.Round(float64(o.Tokens) * (1 - frac)))
 					s.parts[0] = tokenPartition(groups, K, 0, n0)

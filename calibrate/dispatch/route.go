@@ -39,6 +39,10 @@ type expertWork struct {
 type partition struct {
 	work  []expertWork
 	pairs int // total slots
+	// units is how many whole units the engine was given: tokens in a
+	// token partition, experts in an expert partition. With none, the
+	// engine has no work and its pool is not woken (empty).
+	units int
 	// tok0, tok1 are the tokens whose activations it reads in place (a
 	// token partition).
 	tok0, tok1 int
@@ -46,6 +50,14 @@ type partition struct {
 	// and the token of each (an expert partition gathers them).
 	slots, tokens []int32
 }
+
+// empty reports whether the partition was given no unit. As in the
+// simulator (sim's runner.cut), an engine whose share rounds to no whole
+// token or expert gets no work: its pool is not woken and does not meet at
+// the op's barrier. A partition with units but no routed slot (an expert
+// partition whose experts no token chose) is woken, as the simulator
+// charges it.
+func (p *partition) empty() bool { return p.units == 0 }
 
 // bySlot groups a route's slots by expert, in token order.
 func bySlot(route []int32, experts int) [][]int32 {
@@ -59,7 +71,7 @@ func bySlot(route []int32, experts int) [][]int32 {
 // tokenPartition keeps, of every expert, the slots whose token is in
 // [lo, hi).
 func tokenPartition(groups [][]int32, topK, lo, hi int) partition {
-	p := partition{tok0: lo, tok1: hi}
+	p := partition{tok0: lo, tok1: hi, units: hi - lo}
 	for e, slots := range groups {
 		var mine []int32
 		for _, s := range slots {
@@ -77,7 +89,7 @@ func tokenPartition(groups [][]int32, topK, lo, hi int) partition {
 
 // expertPartition keeps the experts in [lo, hi) with all their slots.
 func expertPartition(groups [][]int32, topK, lo, hi int) partition {
-	var p partition
+	p := partition{units: hi - lo}
 	for e := lo; e < hi; e++ {
 		if len(groups[e]) > 0 {
 			p.work = append(p.work, expertWork{expert: e, slots: groups[e], base: p.pairs})

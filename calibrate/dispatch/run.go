@@ -61,6 +61,12 @@ type Result struct {
 	// prompt's expert ops and averaged over the timed repeats: equal values
 	// mean a balanced split.
 	ExpertTime []time.Duration
+	// Wakes is, per engine of the plan, how many times its pool was woken
+	// to run an op (its partition of an expert op, or a dense op on the
+	// main engine), summed over the timed repeats. An engine whose
+	// partition of an expert op has no whole unit (token or expert) is not
+	// woken for it, as the simulator charges it (sim's runner.cut).
+	Wakes []int
 	// Plan is the plan's label.
 	Plan string
 	// Allocs is the number of heap allocations during the timed repeats,
@@ -94,6 +100,9 @@ type step struct {
 	op    model.Op
 	t     *tensor
 	parts [2]partition
+	// gather: an expert split whose engines both have experts gathers
+	// each engine's tokens into its own buffer (expertWorker).
+	gather bool
 }
 
 type runner struct {
@@ -110,6 +119,7 @@ type runner struct {
 	steps   []step
 	busy    [2]time.Duration // ExpertTime accumulators
 	busyB   time.Duration    // written by the driver goroutine, read after Wait
+	wakes   [2]int           // Wakes accumulators
 
 	// The op being run and the functions the pools run (see bind).
 	cur       *step
@@ -196,7 +206,7 @@ func (m *Model) Run(cfg Config) (Result, error) {
 	for range cfg.Warmup {
 		r.prompt(nil)
 	}
-	r.busy = [2]time.Duration{}
+	r.busy, r.wakes = [2]time.Duration{}, [2]int{}
 	res.Samples, res.TPS = make([]time.Duration, 0, reps), make([]float64, 0, reps)
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
@@ -212,6 +222,7 @@ func (m *Model) Run(cfg Config) (Result, error) {
 	res.Allocs = ms.Mallocs - allocs
 	for i := range r.eng {
 		res.ExpertTime = append(res.ExpertTime, r.busy[i]/time.Duration(reps))
+		res.Wakes = append(res.Wakes, r.wakes[i])
 	}
 	if cfg.Checksum {
 		res.Checksums = make([]uint64, 0, len(r.steps))

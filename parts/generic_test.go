@@ -1,0 +1,51 @@
+package parts
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestGenericQ4_0VsKQuantBadInput: a core's generic Q4_0 loop multiple
+// out of range is refused, naming the key.
+func TestGenericQ4_0VsKQuantBadInput(t *testing.T) {
+	for _, tc := range []struct{ file, from, to, want string }{
+		{"cores/gracemont.yaml", "generic_q4_0_vs_kquant: 2.16", "generic_q4_0_vs_kquant: -1", "generic_q4_0_vs_kquant -1 is outside (0, 8]"},
+		{"cores/gracemont.yaml", "generic_q4_0_vs_kquant: 2.16", "generic_q4_0_vs_kquant: 9", "generic_q4_0_vs_kquant 9 is outside (0, 8]"},
+	} {
+		fsys := smtCore(t, "")
+		delete(fsys, "cores/test-smt.yaml")
+		b := string(fsys[tc.file].Data)
+		if !strings.Contains(b, tc.from) {
+			t.Fatalf("%s has no %q", tc.file, tc.from)
+		}
+		fsys[tc.file].Data = []byte(strings.Replace(b, tc.from, tc.to, 1))
+		if _, err := load(fsys); err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), tc.file) {
+			t.Errorf("%s: %v, want %q", tc.file, err, tc.want)
+		}
+	}
+}
+
+// TestGracemontMultiplyPipe: the E-core's k-quant peak is one 128-bit
+// multiply pipe's (InstLatX64: VPMADDUBSW and VPMADDWD ymm 2.0 cycles
+// each), a quarter of the Raptor Cove's two 256-bit pipes, so its derived
+// k-quant rate per cycle is a quarter of the P-core's; its VNNI peak
+// (cpufp, and the same dump) stays half.
+func TestGracemontMultiplyPipe(t *testing.T) {
+	e, p := lib().cores["gracemont"], lib().cores["raptor-cove"]
+	er, _ := e.Rates(nil)
+	pr, _ := p.Rates(nil)
+	for _, tc := range []struct {
+		typ  string
+		want float64
+	}{
+		{"q3_k", 16.0 / 64},
+		{"q8_0", 32 / 127.6},
+	} {
+		if got := er[tc.typ] / pr[tc.typ]; got < tc.want*0.99 || got > tc.want*1.01 {
+			t.Errorf("gracemont %s %g over raptor-cove's %g = %.3f, want %.3f", tc.typ, er[tc.typ], pr[tc.typ], got, tc.want)
+		}
+	}
+	if e.GenericQ4_0VsKQuant != 2.16 || p.GenericQ4_0VsKQuant != 0 {
+		t.Errorf("generic_q4_0_vs_kquant: gracemont %g, raptor-cove %g; want 2.16 (the 2023 loop at 0.54 of a P-core) and none", e.GenericQ4_0VsKQuant, p.GenericQ4_0VsKQuant)
+	}
+}
