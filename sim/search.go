@@ -104,14 +104,17 @@ func (e *Evaluator) BestCoarse(p model.Plan, steps int, tol float64) (model.Plan
 // a grid of what-if SoCs (a heatmap's cells) whose best share moves
 // little from a cell to the next: starts are the shares a cell's
 // neighbours suggest. It runs the dispatcher alone (share 0) and each
-// start, then climbs from the fastest in steps of tol/2 (doubling from
-// the third) while the t/s rises, until a share runs no faster than the
-// one before; golden section then narrows the bracket of the highest t/s
-// to at most tol, as BestCoarse's is. The answer is the faster of share 0
-// and that bracket's best: within tol of the maximum nearest the fastest
-// start, in four runs when it starts at that maximum. A
-// higher maximum further off is missed; BestCoarse searches the whole
-// range.
+// start, then climbs from the fastest in steps of tol/2, or of one whole
+// unit where that is more (a split is cut at whole tokens or experts,
+// runner.cut: a smaller step runs the same plan and would end the climb
+// on a tie), doubling from the third, while the t/s rises, until a share
+// runs no faster than the one before; golden section then narrows the
+// bracket of the highest t/s to at most tol, or one unit either side of
+// its best where that is more, as BestCoarse's is. The answer is the
+// faster of share 0 and that bracket's best: within tol (or a unit) of the
+// maximum nearest the fastest start, in four runs when it starts at that
+// maximum. A higher maximum further off is missed; BestCoarse searches
+// the whole range.
 func (e *Evaluator) BestNear(p model.Plan, tol float64, starts ...float64) (model.Plan, *Result, error) {
 	if len(p.Engines) != 2 || (!p.Mode.IsSplit()) {
 		return model.Plan{}, nil, fmt.Errorf("best: a search near a share is of a two-engine split, not %s over %d engines", p.Mode, len(p.Engines))
@@ -124,9 +127,24 @@ func (e *Evaluator) BestNear(p model.Plan, tol float64, starts ...float64) (mode
 			return model.Plan{}, nil, errors.New("best: a start share is NaN")
 		}
 	}
+	unit := e.splitUnit(p.Mode)
 	return e.searchTwo(p, func(run func(float64) (*Result, error)) (float64, *Result, error) {
-		return nearShare(run, starts, tol)
+		return nearShare(run, starts, tol, unit)
 	})
+}
+
+// splitUnit is the share of one whole unit of split mode m, the finest
+// step that changes a plan (runner.cut): one token of the largest ubatch
+// (a prompt's first; one token in a generated token's graph) in a token
+// split, one expert in an expert split.
+func (e *Evaluator) splitUnit(m model.Mode) float64 {
+	units := 1
+	if m == model.ExpertSplit {
+		units = e.wl.Model.MoE.Experts
+	} else if r := e.wl.Run; r.PromptTokens > 0 {
+		units = min(r.Ubatch, r.PromptTokens)
+	}
+	return 1 / float64(max(units, 1))
 }
 
 // share is a share and its result.
@@ -136,8 +154,12 @@ type share struct {
 }
 
 // nearShare is BestNear's search over eval (which remembers its runs, so
-// a share asked for twice runs once).
-func nearShare(eval func(float64) (*Result, error), starts []float64, tol float64) (float64, *Result, error) {
+// a share asked for twice runs once); unit is the share of one whole unit
+// of the split (splitUnit), below which a step changes nothing.
+func nearShare(eval func(float64) (*Result, error), starts []float64, tol, unit float64) (float64, *Result, error) {
+	// A bracket is never narrowed below one unit either side of its best:
+	// shares within a unit of it run its plan or its neighbours'.
+	tol = math.Max(tol, 2*unit)
 	run := func(f float64) (share, error) {
 		f = math.Min(1, math.Max(0, f))
 		r, err := eval(f)

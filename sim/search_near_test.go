@@ -82,3 +82,54 @@ func TestBestNear(t *testing.T) {
 		}
 	}
 }
+
+// TestBestNearWholeUnits: where one unit of the split (a token of a small
+// ubatch, an expert of few) is more than tol/2, the search steps a whole
+// unit at least: a smaller step runs the same whole-unit plan, ties, and
+// ended the climb at its start. From starts several units off the best,
+// BestNear reaches the t/s of Best's share (its golden section refined to
+// 1e-4), or one unit's plan of it, as Best does.
+func TestBestNearWholeUnits(t *testing.T) {
+	// balanced: the seed with a little cluster that gains, so that the
+	// best share is inside (0.27 at ubatch 64), not the dispatcher alone.
+	s := mustSoC(t, "balanced")
+	const tol = 0.005
+	for _, tc := range []struct {
+		name    string
+		mode    model.Mode
+		prompt  int
+		experts int
+	}{
+		{"token, ubatch 64", model.TokenSplit, 64, 0},
+		{"token, ubatch 128", model.TokenSplit, 128, 0},
+		{"expert, 64 experts", model.ExpertSplit, 512, 64},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w := mustWorkload(t, seedWorkload)
+			w.Run.PromptTokens, w.Run.Ubatch = tc.prompt, tc.prompt
+			if tc.experts > 0 {
+				w.Model.MoE.Experts = tc.experts
+			}
+			p := model.Plan{Mode: tc.mode, Engines: []string{"big", "little"}, Threads: []int{4, 4}, Poll: 50}
+			bp, br, err := NewEvaluator(s, w, 0).Best(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			best := bp.Fracs[1]
+			unit := NewEvaluator(s, w, 0).splitUnit(tc.mode)
+			if !(unit > tol/2) {
+				t.Fatalf("unit %.4f: want more than tol/2 = %g", unit, tol/2)
+			}
+			for _, k := range []float64{-3, -1.5, 0, 2, 4} {
+				start := best + k*unit
+				np, nr, err := NewEvaluator(s, w, 0).BestNear(p, tol, start)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if nr.TPS < br.TPS*(1-1e-9) {
+					t.Errorf("start %.4f (best %+.1f units): share %.4f at %.4f t/s, Best's %.4f at %.4f", start, k, np.Fracs[1], nr.TPS, best, br.TPS)
+				}
+			}
+		})
+	}
+}
