@@ -6,7 +6,10 @@ import (
 	"io"
 	"path/filepath"
 	"strings"
+	"sync"
+	"time"
 
+	"codeberg.org/go-pdf/fpdf"
 	"github.com/blsim/blsim/internal/atomicfile"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
@@ -54,7 +57,7 @@ func Write(w io.Writer, d Drawer, format string, width, height vg.Length) error 
 	case "svg":
 		cw = vgsvg.NewWith(vgsvg.UseWH(width, height), vgsvg.EmbedFonts(true))
 	case "pdf":
-		c := vgpdf.New(width, height)
+		c := newPDF(width, height)
 		c.EmbedFonts(true)
 		cw = c
 	default:
@@ -63,6 +66,27 @@ func Write(w io.Writer, d Drawer, format string, width, height vg.Length) error 
 	d.Draw(draw.New(cw))
 	_, err := cw.WriteTo(w)
 	return err
+}
+
+// PDFDate is the creation and modification date every PDF figure carries,
+// so that the same figure is the same file (fpdf, under vgpdf, would stamp
+// the time it was drawn).
+var PDFDate = time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// pdfDefaults serialises newPDF's use of fpdf's package-wide default dates.
+var pdfDefaults sync.Mutex
+
+// newPDF is vgpdf.New with its document dated PDFDate: fpdf takes a new
+// document's dates from its package defaults, which are set for the call
+// and put back to zero (fpdf's "the time of writing") after it.
+func newPDF(width, height vg.Length) *vgpdf.Canvas {
+	pdfDefaults.Lock()
+	defer pdfDefaults.Unlock()
+	fpdf.SetDefaultCreationDate(PDFDate)
+	fpdf.SetDefaultModificationDate(PDFDate)
+	defer fpdf.SetDefaultCreationDate(time.Time{})
+	defer fpdf.SetDefaultModificationDate(time.Time{})
+	return vgpdf.New(width, height)
 }
 
 // Save draws d at width x height into path, in the format its extension
