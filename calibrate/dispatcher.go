@@ -36,6 +36,24 @@ func DispatcherSteps(s *Settings, workloadYAML string) ([]Step, error) {
 	reps := NewRepeats(s)
 	pred := fit.NewPredictor()
 	var m *dispatch.Model
+	// The points on f32 experts (Point.Stream) run a workload of their
+	// own, on weights of their own, allocated at the first such step.
+	main := workloadOf{w: s.Workload, yaml: workloadYAML, m: &m}
+	var sm *dispatch.Model
+	stream := workloadOf{m: &sm}
+	for _, p := range plans {
+		if p.Stream {
+			if stream.w = StreamWorkload(s.Workload, StreamMaxBytes); stream.w == nil {
+				return nil, fmt.Errorf("calibrate: point %s: workload %s has no f32 variant", p, s.Workload.Name)
+			}
+			y, err := model.MarshalWorkload(stream.w)
+			if err != nil {
+				return nil, err
+			}
+			stream.yaml = string(y)
+			break
+		}
+	}
 	var steps []Step
 	if !s.NoMicro {
 		// What the engines share at once: for the fit's prior, as the
@@ -48,8 +66,12 @@ func DispatcherSteps(s *Settings, workloadYAML string) ([]Step, error) {
 			shuffle.Round(these, round)
 		}
 		for _, sp := range these {
-			st := dispatcherStep(s, sp, round, rounds, reps, cpus, workloadYAML, &m)
-			st.predict = predictStep(pred, s, sp, reps.Min, workloadYAML)
+			wl := main
+			if sp.Stream {
+				wl = stream
+			}
+			st := dispatcherStep(s, sp, round, rounds, reps, cpus, wl)
+			st.predict = predictStep(pred, wl.w, sp, reps.Min, wl.yaml)
 			if skipLoaded && round > 1 {
 				st.skip = loadedFirstRound
 			}
@@ -94,13 +116,22 @@ func loadedFirstRound(taken []measure.Measurement) string {
 	return fmt.Sprintf("%d of the first round's %d configurations stayed disturbed by other processes, so the other rounds are not run (--rounds runs them)", disturbed, n)
 }
 
-func dispatcherStep(s *Settings, sp Point, round, rounds int, reps *Repeats, cpus map[string][]int, workloadYAML string, mp **dispatch.Model) Step {
+// workloadOf is a workload the dispatcher grid runs: its YAML, as its
+// measurements record it, and its weights, allocated at the first step
+// that runs it.
+type workloadOf struct {
+	w    *model.Workload
+	yaml string
+	m    **dispatch.Model
+}
+
+func dispatcherStep(s *Settings, sp Point, round, rounds int, reps *Repeats, cpus map[string][]int, wl workloadOf) Step {
 	pl := sp.Plan
 	var where []string
 	for _, en := range s.Engines {
 		where = append(where, en.Cluster.Name+"="+topology.FormatCPUList(en.Cluster.CPUs))
 	}
-	id := fmt.Sprintf("dispatcher/%s/%s/%s/round=%d", s.Workload.Name, sp, strings.Join(where, ","), round)
+	id := fmt.Sprintf("dispatcher/%s/%s/%s/round=%d", wl.w.Name, sp, strings.Join(where, ","), round)
 	label := "dispatcher " + sp.String()
 	if rounds > 1 {
 		label += fmt.Sprintf(" (round %d/%d)", round, rounds)
@@ -113,13 +144,13 @@ func dispatcherStep(s *Settings, sp Point, round, rounds int, reps *Repeats, cpu
 		pinned = append(pinned, use[name]...)
 	}
 	return Step{ID: id, Label: label, cpus: pinned, run: func() (measure.Measurement, error) {
-		m := *mp
+		m := *wl.m
 		if m == nil {
 			var err error
-			if m, err = dispatch.NewModel(s.Workload, 1); err != nil {
+			if m, err = dispatch.NewModel(wl.w, 1); err != nil {
 				return measure.Measurement{}, err
 			}
-			*mp = m
+			*wl.m = m
 		}
 		warmup := 1
 		if sp.NoWarmup {
@@ -127,8 +158,8 @@ func dispatcherStep(s *Settings, sp Point, round, rounds int, reps *Repeats, cpu
 		}
 		cfg := dispatch.Config{Plan: pl, CPUs: use, Repeats: reps.Min, Warmup: warmup, Seed: 1, Run: sp.Run}
 		r, err := reps.Run(m, cfg)
-		out := measure.Measurement{ID: id, Kind: measure.Dispatcher, Workload: s.Workload.Name,
-			WorkloadYAML: workloadYAML, Plan: measure.PlanOf(pl), Unit: "t/s", Samples: r.TPS,
+		out := measure.Measurement{ID: id, Kind: measure.Dispatcher, Workload: wl.w.Name,
+			WorkloadYAML: wl.yaml, Plan: measure.PlanOf(pl), Unit: "t/s", Samples: r.TPS,
 			Knobs: map[string]string{"repeats": fmt.Sprint(len(r.TPS)), "round": fmt.Sprint(round), "weight_bytes": fmt.Sprint(r.WeightBytes), "set": sp.Set}}
 		if sp.Alone {
 			out.Engine = pl.Engines[0]
@@ -144,10 +175,10 @@ func dispatcherStep(s *Settings, sp Point, round, rounds int, reps *Repeats, cpu
 // predictStep is how long a dispatcher run of sp takes on a profile: its
 // warm-up and its first repeats of the prompt at the rate the profile
 // predicts.
-func predictStep(pred *fit.Predictor, s *Settings, sp Point, repeats int, workloadYAML string) func(*model.SoC) (time.Duration, bool) {
+func predictStep(pred *fit.Predictor, w *model.Workload, sp Point, repeats int, workloadYAML string) func(*model.SoC) (time.Duration, bool) {
 	return func(soc *model.SoC) (time.Duration, bool) {
-		m := measure.Measurement{Kind: measure.Dispatcher, Workload: s.Workload.Name, WorkloadYAML: workloadYAML, Plan: measure.PlanOf(sp.Plan), Unit: "t/s"}
-		tokens := s.Workload.Run.PromptTokens
+		m := measure.Measurement{Kind: measure.Dispatcher, Workload: w.Name, WorkloadYAML: workloadYAML, Plan: measure.PlanOf(sp.Plan), Unit: "t/s"}
+		tokens := w.Run.PromptTokens
 		if sp.Alone {
 			m.Engine = sp.Plan.Engines[0]
 		}

@@ -29,6 +29,9 @@ type Point struct {
 	// Alone: a native run on an engine other than the first, which the
 	// point's name then says.
 	Alone bool
+	// Stream: the point runs StreamWorkload, the workload with its
+	// expert weights in f32, not the workload itself.
+	Stream bool
 }
 
 // String is the plan, and the shape when it is not the workload's own. A
@@ -38,10 +41,13 @@ func (p Point) String() string {
 	if p.Plan.Mode == model.Native && p.Alone {
 		s = fmt.Sprintf("native %s%s", p.Plan.Engines[0], strings.TrimPrefix(s, string(model.Native)))
 	}
-	if p.Run == nil {
-		return s
+	if p.Run != nil {
+		s = fmt.Sprintf("%s pp%d ub=%d", s, p.Run.PromptTokens, p.Run.Ubatch)
 	}
-	return fmt.Sprintf("%s pp%d ub=%d", s, p.Run.PromptTokens, p.Run.Ubatch)
+	if p.Stream {
+		s += " f32 weights"
+	}
+	return s
 }
 
 // Shapes are the prompt shapes the dispatcher grid runs besides the
@@ -118,7 +124,7 @@ func Distinct(ps []Point) []Point {
 		if pl.Mode == model.Native && len(pl.Threads) == 1 && pl.Threads[0] == 1 {
 			poll = -1
 		}
-		k := fmt.Sprintf("%s|%v|%v|%v|%d|%v", pl.Mode, pl.Engines, pl.Fracs, pl.Threads, poll, p.Alone)
+		k := fmt.Sprintf("%s|%v|%v|%v|%d|%v|%v", pl.Mode, pl.Engines, pl.Fracs, pl.Threads, poll, p.Alone, p.Stream)
 		if p.Run != nil {
 			k += fmt.Sprintf("|%d/%d/%d", p.Run.PromptTokens, p.Run.Ubatch, p.Run.Depth)
 		}
@@ -220,6 +226,12 @@ func grid1(s *Settings, grid string) ([]Point, error) {
 		shaped(high, func(r *model.Run) { alone(r, 50) })
 		// Graphs of one token, as decode runs them.
 		shaped(TokenShape(s.Workload), func(r *model.Run) { add(r, model.Native, nil, 50) })
+		// Each engine alone streaming f32 experts at the decode-like
+		// shape: the engine's cap, measured apart from the overlap.
+		if gemv != nil && StreamWorkload(s.Workload, StreamMaxBytes) != nil {
+			out = append(out, Point{Plan: model.NewNative(big.Name, tb, 50), Run: gemv, Set: grid, Stream: true},
+				Point{Plan: model.NewNative(little.Name, tl, 50), Run: gemv, Set: grid, Alone: true, Stream: true})
+		}
 	default:
 		add(nil, model.TokenSplit, []float64{0.15, 0.6}, 0)
 		add(nil, model.TokenSplit, []float64{0.4, 0.9}, 50)
@@ -290,6 +302,11 @@ func nativeGrid(s *Settings, grid string) []Point {
 			add(r, 50, n)
 		} else {
 			add(r, 25, n)
+		}
+	}
+	if grid == FitGrid && !s.Quick && gemv != nil && StreamWorkload(s.Workload, StreamMaxBytes) != nil {
+		for _, t := range threads {
+			out = append(out, Point{Plan: model.NewNative(c.Name, t, 50), Run: gemv, Set: grid, Stream: true})
 		}
 	}
 	return out

@@ -338,6 +338,7 @@ func Fit(prior *model.SoC, ms []measure.Measurement, o Options) (*Result, error)
 		pf.Identification = IdentificationOf(pf)
 		r.Params = append(r.Params, pf)
 	}
+	notes = append(notes, capsAtDRAM(out, r.Params)...)
 	for i := range r.Params {
 		if MeasuredDirectly(out, r.Params[i], ms) {
 			r.Params[i].Identification = Measured

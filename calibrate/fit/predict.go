@@ -159,11 +159,21 @@ func memBoundOf(b sim.Bound) memBound { return memBound{100 * b.DRAM, 100 * b.En
 func residualTable(obs []measure.Measurement, pred []float64, bound []memBound) ([]Residual, float64, float64) {
 	var rows []Residual
 	ss, sa := 0.0, 0.0
+	workloads := map[string]bool{}
+	for _, m := range obs {
+		workloads[m.Workload] = true
+	}
 	for i, m := range obs {
 		e := measure.ErrPct(pred[i], m.Median)
 		ss += e * e
 		sa += math.Abs(e)
-		row := Residual{ID: m.ID, Label: m.Label(), Measured: m.Median, Predicted: pred[i], ErrPct: e, DRAMBoundPct: bound[i].dram, CapBoundPct: bound[i].cap}
+		label := m.Label()
+		if len(workloads) > 1 && m.Workload != "" {
+			// Runs of more than one workload (a full calibration's f32
+			// experts beside its own): which one.
+			label += " (" + m.Workload + ")"
+		}
+		row := Residual{ID: m.ID, Label: label, Measured: m.Median, Predicted: pred[i], ErrPct: e, DRAMBoundPct: bound[i].dram, CapBoundPct: bound[i].cap}
 		if in := m.Interference; in != nil {
 			if cpu, pct := in.Worst(); cpu >= 0 {
 				row.OtherCPU, row.OtherPct = cpu, pct

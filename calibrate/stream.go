@@ -1,0 +1,61 @@
+package calibrate
+
+import (
+	"maps"
+
+	"github.com/blsim/blsim/calibrate/dispatch"
+	"github.com/blsim/blsim/model"
+)
+
+// StreamMaxBytes caps the weights of StreamWorkload in a full
+// calibration: the full calibration's own cap (dispatch.DefaultMaxBytes,
+// 1.5 GiB).
+const StreamMaxBytes = dispatch.DefaultMaxBytes
+
+// StreamWorkload is w with its routed experts' weights in f32 (32 bits a
+// weight, 2 ops a token: about a quarter of a Q8_0 weight's ops per byte), named
+// w's name and "-f32", with as many layers as give its expert weights at
+// least w's (which Steps sizes to twice the last-level cache), at most as
+// many as fit in maxBytes; nil for a workload without routed experts, or
+// where one layer of it is larger than maxBytes.
+//
+// Why: a decode-like run's time is its loads at the engine's cap plus the
+// compute the overlap does not hide (sim/burst.go), so a Q8_0 walk, whose
+// compute is about as long as its loads on an x86 core, fixes the cap
+// only together with mem_compute_overlap. The full calibrations of the
+// 2-vCPU build VM identified the caps within 10% only where the fit put
+// the overlap at its bound (σ 8.5-9.2%) and not where it left it free
+// (14-17%; docs/busy-machine.md). An f32 walk's compute is a few times
+// shorter than its loads: the same runs measure the cap nearly alone.
+// Measured here (quiet, 2026-12-03, one thread, pp64 ub=2, 1.05 GB of
+// Q8_0/Q4_0 weights against 1.16 GB of f32): 515-540 t/s on the
+// calibration workload, 1310-1421 t/s on this one; in two full
+// calibrations since, the fitted model had the f32 runs 85-86%
+// memory-bound, and the caps within 3.2% (11-12% from the same files
+// without them; docs/busy-machine.md, TestRecordedFullF32Caps).
+func StreamWorkload(w *model.Workload, maxBytes int64) *model.Workload {
+	if w == nil || w.Model.MoE.Experts == 0 || w.Model.MoE.TopK == 0 {
+		return nil
+	}
+	s := *w
+	s.Name = w.Name + "-f32"
+	s.Model.BitsPerWeight.ExpertsUp, s.Model.BitsPerWeight.ExpertsDown = 32, 32
+	if w.Model.Types != nil {
+		s.Model.Types = maps.Clone(w.Model.Types)
+		for _, k := range []string{"experts_gate_up", "experts_down"} {
+			if _, ok := s.Model.Types[k]; ok {
+				s.Model.Types[k] = string(model.ClassF32) // ggml's f32 type, named as its kernel class
+			}
+		}
+	}
+	main, _ := dispatch.LayerBytes(w)
+	expert, all := dispatch.LayerBytes(&s)
+	if expert <= 0 || all <= 0 || all > maxBytes {
+		return nil
+	}
+	moe := int64(w.Model.Layers - w.Model.MoE.DenseLayers)
+	layers := max(1, (moe*main+expert-1)/expert)
+	s.Model.Layers = int(min(layers, maxBytes/all))
+	s.Model.MoE.DenseLayers = 0
+	return &s
+}
