@@ -27,5 +27,6 @@ blsim plot parity -o docs/parity.png
 blsim plot roofline -o docs/roofline.png
 # docs/threads-decode.md
 blsim plot threads -o docs/threads.png
-# docs/calibration.md
+# docs/calibration.md (its profile, an input here, is refitted by
+# blsim fit --measurements calibrate/fit/testdata/vm-bench-grid.jsonl --soc calibrate/fit/testdata/vm-prior.yaml --stat best --holdout f=0.15,f=0.25,f=0.35,f=0.45 -o docs/vm-bench-fitted.yaml)
 blsim plot split --soc docs/vm-bench-fitted.yaml --workload synthetic-moe --measurements calibrate/fit/testdata/vm-bench-grid.jsonl --stat best -o docs/split-vm.png
