@@ -9,6 +9,7 @@ import (
 	"github.com/blsim/blsim/calibrate/fit"
 	"github.com/blsim/blsim/calibrate/topology"
 	"github.com/blsim/blsim/measure"
+	"github.com/blsim/blsim/model"
 )
 
 // TestRecordedFullIdentifiesCaps refits a full calibration recorded on the
@@ -28,19 +29,13 @@ import (
 func TestRecordedFullIdentifiesCaps(t *testing.T) {
 	skipShort(t)
 	ms, w := recordedQuick(t, "testdata/full-vm/full.jsonl")
-	engines := NewEngines([]topology.Cluster{{Name: "big", CPUs: []int{1}, CoreType: "AMD EPYC"}, {Name: "little", CPUs: []int{0}, CoreType: "AMD EPYC"}})
 	capOf := func(ms []measure.Measurement) (fit.ParamFit, *fit.Result) {
-		_, r, err := fit.Holdout(Prior("vm", engines, ms, w), ms, []string{"set=" + HeldOutGrid}, fit.Options{})
-		if err != nil {
-			t.Fatal(err)
+		_, r, got := refitRecorded(t, ms, w)
+		p, ok := got["engines.big.bandwidth_max_gb_s"]
+		if !ok {
+			t.Fatalf("the cap was not fitted: %v", r.Params)
 		}
-		for _, p := range r.Params {
-			if p.Path == "engines.big.bandwidth_max_gb_s" {
-				return p, r
-			}
-		}
-		t.Fatalf("the cap was not fitted: %v", r.Params)
-		return fit.ParamFit{}, nil
+		return p, r
 	}
 	now, r := capOf(ms)
 	t.Logf("fit %.2f%%: cap %.2f ± %.2f GB/s (prior %.2f ± %.2f); notes %q", r.MAPE, now.Value, now.Sigma, now.Prior, now.PriorSigma, r.Notes)
@@ -85,15 +80,7 @@ func TestRecordedFullIdentifiesCaps(t *testing.T) {
 func TestRecordedFullMeasuresSustained(t *testing.T) {
 	skipShort(t)
 	ms, w := recordedQuick(t, "testdata/full-vm-together/full.jsonl")
-	engines := NewEngines([]topology.Cluster{{Name: "big", CPUs: []int{1}, CoreType: "AMD EPYC"}, {Name: "little", CPUs: []int{0}, CoreType: "AMD EPYC"}})
-	_, r, err := fit.Holdout(Prior("vm", engines, ms, w), ms, []string{"set=" + HeldOutGrid}, fit.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := map[string]fit.ParamFit{}
-	for _, p := range r.Params {
-		got[p.Path] = p
-	}
+	_, r, got := refitRecorded(t, ms, w)
 	dram, cap := got["dram.sustained_gb_s"], got["engines.big.bandwidth_max_gb_s"]
 	t.Logf("fit %.2f%%: sustained DRAM %.2f ± %.2f (%s), cap %.2f ± %.2f", r.MAPE, dram.Value, dram.Sigma, dram.Identification, cap.Value, cap.Sigma)
 	if dram.Identification != fit.Measured || !dram.Precise() {
@@ -110,7 +97,7 @@ func TestRecordedFullMeasuresSustained(t *testing.T) {
 	// sleep exit is charged linearly in the idle. With the shares this VM
 	// measured later (testdata/wake-idle: none after 100 µs, 0.14 after
 	// 1 ms), the fit is at 9.98%, accepted, and the caps stay within 10%.
-	pr := Prior("vm", engines, ms, w)
+	pr := Prior("vm", vmEngines(), ms, w)
 	pr.Handoff.SleepExitByIdle = sleepExitByIdle([]measure.Measurement{wakeRecord(recordedWakes(t))})
 	_, rb, err := fit.Holdout(pr, ms, []string{"set=" + HeldOutGrid}, fit.Options{})
 	if err != nil {
@@ -133,7 +120,7 @@ func TestRecordedFullMeasuresSustained(t *testing.T) {
 			without = append(without, m)
 		}
 	}
-	_, r2, err := fit.Holdout(Prior("vm", engines, without, w), without, []string{"set=" + HeldOutGrid}, fit.Options{})
+	_, r2, err := fit.Holdout(Prior("vm", vmEngines(), without, w), without, []string{"set=" + HeldOutGrid}, fit.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -157,15 +144,7 @@ func TestRecordedFullMeasuresSustained(t *testing.T) {
 func TestRecordedFullSecondRun(t *testing.T) {
 	skipShort(t)
 	ms, w := recordedQuick(t, "testdata/full-vm-sleep/full2.jsonl")
-	engines := NewEngines([]topology.Cluster{{Name: "big", CPUs: []int{1}, CoreType: "AMD EPYC"}, {Name: "little", CPUs: []int{0}, CoreType: "AMD EPYC"}})
-	v, r, err := fit.Holdout(Prior("vm", engines, ms, w), ms, []string{"set=" + HeldOutGrid}, fit.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := map[string]fit.ParamFit{}
-	for _, p := range r.Params {
-		got[p.Path] = p
-	}
+	v, r, got := refitRecorded(t, ms, w)
 	dram, cap := got["dram.sustained_gb_s"], got["engines.big.bandwidth_max_gb_s"]
 	t.Logf("fit %.2f%%, held out %.2f%% (max %.2f%%): sustained DRAM %.2f ± %.2f (%s), cap %.2f ± %.2f",
 		r.MAPE, v.MAPE, v.MaxErrPct, dram.Value, dram.Sigma, dram.Identification, cap.Value, cap.Sigma)
@@ -206,17 +185,9 @@ func TestRecordedFullSecondRun(t *testing.T) {
 func TestRecordedFullSleepExit(t *testing.T) {
 	skipShort(t)
 	ms, w := recordedQuick(t, "testdata/full-vm-sleep/full.jsonl")
-	engines := NewEngines([]topology.Cluster{{Name: "big", CPUs: []int{1}, CoreType: "AMD EPYC"}, {Name: "little", CPUs: []int{0}, CoreType: "AMD EPYC"}})
-	v, r, err := fit.Holdout(Prior("vm", engines, ms, w), ms, []string{"set=" + HeldOutGrid}, fit.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	v, r, got := refitRecorded(t, ms, w)
 	if err := r.Check(); err != nil {
 		t.Errorf("calibrate would refuse the fit: %v", err)
-	}
-	got := map[string]fit.ParamFit{}
-	for _, p := range r.Params {
-		got[p.Path] = p
 	}
 	dram, cap := got["dram.sustained_gb_s"], got["engines.big.bandwidth_max_gb_s"]
 	t.Logf("fit %.2f%%, held out %.2f%%: sustained DRAM %.2f ± %.2f (%s), cap %.2f ± %.2f", r.MAPE, v.MAPE, dram.Value, dram.Sigma, dram.Identification, cap.Value, cap.Sigma)
@@ -226,4 +197,26 @@ func TestRecordedFullSleepExit(t *testing.T) {
 	if v.MAPE > 10 {
 		t.Errorf("held out %.2f%%: recorded 9.05%%", v.MAPE)
 	}
+}
+
+// vmEngines are the clusters of the full calibrations recorded on the
+// 2-vCPU build machine: big on cpu1, little on cpu0.
+func vmEngines() []Engine {
+	return NewEngines([]topology.Cluster{{Name: "big", CPUs: []int{1}, CoreType: "AMD EPYC"}, {Name: "little", CPUs: []int{0}, CoreType: "AMD EPYC"}})
+}
+
+// refitRecorded refits recorded runs of workload w as calibrate does (the
+// held-out grid held out) and returns the held-out validation, the fit, and
+// its parameters by path.
+func refitRecorded(t *testing.T, ms []measure.Measurement, w *model.Workload) (*fit.Validation, *fit.Result, map[string]fit.ParamFit) {
+	t.Helper()
+	v, r, err := fit.Holdout(Prior("vm", vmEngines(), ms, w), ms, []string{"set=" + HeldOutGrid}, fit.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]fit.ParamFit{}
+	for _, p := range r.Params {
+		got[p.Path] = p
+	}
+	return v, r, got
 }

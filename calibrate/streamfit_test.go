@@ -5,8 +5,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/blsim/blsim/calibrate/fit"
-	"github.com/blsim/blsim/calibrate/topology"
 	"github.com/blsim/blsim/measure"
 )
 
@@ -27,7 +25,6 @@ import (
 // identify the caps. docs/busy-machine.md gives the figures.
 func TestRecordedFullF32Caps(t *testing.T) {
 	skipShort(t)
-	engines := NewEngines([]topology.Cluster{{Name: "big", CPUs: []int{1}, CoreType: "AMD EPYC"}, {Name: "little", CPUs: []int{0}, CoreType: "AMD EPYC"}})
 	for _, tc := range []struct {
 		file            string
 		fit, heldOut    float64 // MAPE, %
@@ -39,18 +36,7 @@ func TestRecordedFullF32Caps(t *testing.T) {
 	} {
 		t.Run(tc.file, func(t *testing.T) {
 			ms, w := recordedQuick(t, "testdata/full-vm-f32/"+tc.file+".jsonl")
-			refit := func(ms []measure.Measurement) (*fit.Validation, *fit.Result, map[string]fit.ParamFit) {
-				v, r, err := fit.Holdout(Prior("vm", engines, ms, w), ms, []string{"set=" + HeldOutGrid}, fit.Options{})
-				if err != nil {
-					t.Fatal(err)
-				}
-				got := map[string]fit.ParamFit{}
-				for _, p := range r.Params {
-					got[p.Path] = p
-				}
-				return v, r, got
-			}
-			v, r, got := refit(ms)
+			v, r, got := refitRecorded(t, ms, w)
 			cap, little, dram := got["engines.big.bandwidth_max_gb_s"], got["engines.little.bandwidth_max_gb_s"], got["dram.sustained_gb_s"]
 			t.Logf("fit %.2f%%, held out %.2f%% (max %.2f%%): caps %.2f ± %.2f, sustained DRAM %.2f ± %.2f (%s), overlap %.3f ± %.3f",
 				r.MAPE, v.MAPE, v.MaxErrPct, cap.Value, cap.Sigma, dram.Value, dram.Sigma, dram.Identification,
@@ -79,7 +65,7 @@ func TestRecordedFullF32Caps(t *testing.T) {
 					without = append(without, m)
 				}
 			}
-			_, rw, gw := refit(without)
+			_, rw, gw := refitRecorded(t, without, w)
 			cw := gw["engines.big.bandwidth_max_gb_s"]
 			t.Logf("without the f32 runs: fit %.2f%%, caps %.2f ± %.2f, overlap %.3f ± %.3f", rw.MAPE, cw.Value, cw.Sigma,
 				gw["engines.big.mem_compute_overlap"].Value, gw["engines.big.mem_compute_overlap"].Sigma)
