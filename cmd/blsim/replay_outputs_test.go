@@ -113,9 +113,12 @@ func TestReplayRoundsRange(t *testing.T) {
 // runs (it used to append, and 8 of the file's 16 lines became bad), and
 // --resume on a file the one rule for bad lines refuses is refused before
 // it measures (it used to measure the whole grid, then fail).
+// The stand-in benchmark's throughput is 1NNN.5 from the clock's nanoseconds, so
+// that each run differs; without the leading 1 a clock reading such as 012
+// gave the invalid JSON number 012.5, about one run in ten.
 func TestReplayRerunAndResume(t *testing.T) {
 	dir := t.TempDir()
-	bench := replayBench(t, dir, `echo "{\"build_commit\":\"x\",\"n_threads\":1,\"poll\":50,\"n_prompt\":64,\"n_gen\":0,\"avg_ts\":$(date +%N | cut -c1-3).5,\"stddev_ts\":0.1}"; exit 0`)
+	bench := replayBench(t, dir, `echo "{\"build_commit\":\"x\",\"n_threads\":1,\"poll\":50,\"n_prompt\":64,\"n_gen\":0,\"avg_ts\":1$(date +%N | cut -c1-3).5,\"stddev_ts\":0.1}"; exit 0`)
 	w, _ := tinyWorkload(t, dir)
 	runs := filepath.Join(dir, "runs.jsonl")
 	args := []string{"calibrate", "--bench", bench, "--workload", w, "--no-fit", "--measurements", runs, "--env", "ORK_BL_POLL=0,50,100"}

@@ -139,11 +139,13 @@ func (b *syncBuffer) String() string {
 // last run, and took the lock once the first had let it go, measured that
 // run again, with another value: a line every reader refuses. The replay
 // stops the second (SIGSTOP) the moment it has read the file to its end,
-// lets the first finish, and lets the second go on.
+// lets the first finish, and lets the second go on. The stand-in
+// benchmark's throughput is 1NNNN.5 from the clock, never a JSON number
+// with a leading zero.
 func TestReplayResumeRace(t *testing.T) {
 	dir := t.TempDir()
 	bench := replayBench(t, dir, `if [ "$ORK_BL_POLL" = 100 ]; then while [ -e "$(dirname "$0")/hold" ]; do sleep 0.01; done; fi
-echo "{\"build_commit\":\"x\",\"n_threads\":1,\"poll\":50,\"n_prompt\":64,\"n_gen\":0,\"avg_ts\":$(date +%N | cut -c1-4).5,\"stddev_ts\":0.1}"; exit 0`)
+echo "{\"build_commit\":\"x\",\"n_threads\":1,\"poll\":50,\"n_prompt\":64,\"n_gen\":0,\"avg_ts\":1$(date +%N | cut -c1-4).5,\"stddev_ts\":0.1}"; exit 0`)
 	w, _ := tinyWorkload(t, dir)
 	runs := filepath.Join(dir, "runs.jsonl")
 	// Other runs before these: the file takes a while to read, and the
