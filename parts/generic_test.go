@@ -12,14 +12,7 @@ func TestGenericQ4_0VsKQuantBadInput(t *testing.T) {
 		{"cores/gracemont.yaml", "generic_q4_0_vs_kquant: 2.16", "generic_q4_0_vs_kquant: -1", "generic_q4_0_vs_kquant -1 is outside (0, 8]"},
 		{"cores/gracemont.yaml", "generic_q4_0_vs_kquant: 2.16", "generic_q4_0_vs_kquant: 9", "generic_q4_0_vs_kquant 9 is outside (0, 8]"},
 	} {
-		fsys := smtCore(t, "")
-		delete(fsys, "cores/test-smt.yaml")
-		b := string(fsys[tc.file].Data)
-		if !strings.Contains(b, tc.from) {
-			t.Fatalf("%s has no %q", tc.file, tc.from)
-		}
-		fsys[tc.file].Data = []byte(strings.Replace(b, tc.from, tc.to, 1))
-		if _, err := load(fsys); err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), tc.file) {
+		if err := loadEdited(t, tc.file, tc.from, tc.to); err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), tc.file) {
 			t.Errorf("%s: %v, want %q", tc.file, err, tc.want)
 		}
 	}
@@ -48,4 +41,19 @@ func TestGracemontMultiplyPipe(t *testing.T) {
 	if e.GenericQ4_0VsKQuant != 2.16 || p.GenericQ4_0VsKQuant != 0 {
 		t.Errorf("generic_q4_0_vs_kquant: gracemont %g, raptor-cove %g; want 2.16 (the 2023 loop at 0.54 of a P-core) and none", e.GenericQ4_0VsKQuant, p.GenericQ4_0VsKQuant)
 	}
+}
+
+// loadEdited loads the library with one core file's text from replaced by
+// to (the test SMT core left out) and returns load's error.
+func loadEdited(t *testing.T, file, from, to string) error {
+	t.Helper()
+	fsys := smtCore(t, "")
+	delete(fsys, "cores/test-smt.yaml")
+	b := string(fsys[file].Data)
+	if !strings.Contains(b, from) {
+		t.Fatalf("%s has no %q", file, from)
+	}
+	fsys[file].Data = []byte(strings.Replace(b, from, to, 1))
+	_, err := load(fsys)
+	return err
 }

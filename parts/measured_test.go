@@ -146,14 +146,7 @@ func TestRepackedGemvEfficiencyBadInput(t *testing.T) {
 		{"cores/apple-m4-p.yaml", "repacked_gemv_efficiency: 0.51", "repacked_gemv_efficiency: 1.5", "repacked_gemv_efficiency 1.5 is outside (0, 1]"},
 		{"cores/cortex-a53.yaml", "engine:", "repacked_gemv_efficiency: 0.5\nengine:", "the core repacks no type"},
 	} {
-		fsys := smtCore(t, "")
-		delete(fsys, "cores/test-smt.yaml")
-		b := string(fsys[tc.file].Data)
-		if !strings.Contains(b, tc.from) {
-			t.Fatalf("%s has no %q", tc.file, tc.from)
-		}
-		fsys[tc.file].Data = []byte(strings.Replace(b, tc.from, tc.to, 1))
-		if _, err := load(fsys); err == nil || !strings.Contains(err.Error(), tc.want) {
+		if err := loadEdited(t, tc.file, tc.from, tc.to); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: %v, want %q", tc.file, err, tc.want)
 		}
 	}
