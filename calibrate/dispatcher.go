@@ -21,9 +21,16 @@ import (
 // Settings.Repeats timed repeats, and more while its repeats' spread leaves
 // its mean unsure (Repeats).
 func DispatcherSteps(s *Settings, workloadYAML string) ([]Step, error) {
+	steps, _, err := dispatcherSteps(s, workloadYAML)
+	return steps, err
+}
+
+// dispatcherSteps is DispatcherSteps, and what holds the weights its
+// steps build (resident.drop releases them).
+func dispatcherSteps(s *Settings, workloadYAML string) ([]Step, *resident, error) {
 	plans, err := Points(s)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	cpus := map[string][]int{}
 	for _, en := range s.Engines {
@@ -49,11 +56,11 @@ func DispatcherSteps(s *Settings, workloadYAML string) ([]Step, error) {
 	for _, p := range plans {
 		if p.Stream {
 			if stream.w = StreamWorkload(s.Workload, StreamMaxBytes); stream.w == nil {
-				return nil, fmt.Errorf("calibrate: point %s: workload %s has no f32 variant", p, s.Workload.Name)
+				return nil, nil, fmt.Errorf("calibrate: point %s: workload %s has no f32 variant", p, s.Workload.Name)
 			}
 			y, err := model.MarshalWorkload(stream.w)
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			stream.yaml = string(y)
 			break
@@ -84,7 +91,7 @@ func DispatcherSteps(s *Settings, workloadYAML string) ([]Step, error) {
 			steps = append(steps, st)
 		}
 	}
-	return steps, nil
+	return steps, res, nil
 }
 
 // QuickRounds is how many passes over its dispatcher grid a quick

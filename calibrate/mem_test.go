@@ -94,6 +94,41 @@ func TestResidentOneAtATime(t *testing.T) {
 	}
 }
 
+// TestMeasureReleasesWeights: once Measure has taken the steps, no
+// weights are left reachable for the fit that follows.
+func TestMeasureReleasesWeights(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("pinned pools need Linux")
+	}
+	if allowed, err := probe.AllowedCPUs(); err != nil || !slices.Contains(allowed, 0) || !slices.Contains(allowed, 1) {
+		t.Skipf("cpus 0 and 1 not both allowed (%v)", err)
+	}
+	var models []weak.Pointer[dispatch.Model]
+	modelBuilt = func(_ *model.Workload, m *dispatch.Model) { models = append(models, weak.Make(m)) }
+	defer func() { modelBuilt = nil }()
+	c, err := Open(Run{Settings: Settings{Engines: NewEngines([]topology.Cluster{{Name: "big", CPUs: []int{1}}, {Name: "little", CPUs: []int{0}}}),
+		Host: &measure.Host{Arch: "test"}, Workload: memWorkload(), NoMicro: true, Rounds: 1, Repeats: 1, FixedRepeats: true},
+		Path: filepath.Join(t.TempDir(), "runs.jsonl")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Measure(t.Context(), nil); err != nil {
+		t.Fatal(err)
+	}
+	runtime.GC()
+	for i, p := range models {
+		if p.Value() != nil {
+			t.Errorf("model %d of %d still reachable after Measure", i+1, len(models))
+		}
+	}
+	if len(models) < 2 {
+		t.Errorf("%d models built, want the workload's and its f32 variant's", len(models))
+	}
+}
+
 // TestGroupStream: a round's f32 points move next to its first one, the
 // others keep their order.
 func TestGroupStream(t *testing.T) {

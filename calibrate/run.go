@@ -50,7 +50,8 @@ type Calibration struct {
 	// ends, the process's peak resident memory (PeakRSS).
 	Announce func(line string)
 
-	w *measure.Writer
+	w   *measure.Writer
+	res *resident // the dispatcher's weights, released when Measure ends
 }
 
 // Errors of Open and Start.
@@ -121,7 +122,7 @@ func clusters(root string, specs []string) ([]topology.Cluster, error) {
 // more memory at once than the system has available (CheckMemory, on the
 // meminfo under SysRoot).
 func (c *Calibration) Start() error {
-	steps, err := Steps(&c.Settings)
+	steps, res, err := stepsOf(&c.Settings)
 	if err != nil {
 		return err
 	}
@@ -141,7 +142,7 @@ func (c *Calibration) Start() error {
 		warnings = append(warnings, warning)
 	}
 	c.Warnings = append(c.Warnings, warnings...)
-	c.Steps = steps
+	c.Steps, c.res = steps, res
 	return nil
 }
 
@@ -151,6 +152,7 @@ func (c *Calibration) Header() string { return Header(&c.Settings, c.Steps, c.Do
 // Measure takes the steps Start listed that Path does not hold yet,
 // appending each measurement to it at once (the package's Measure), tells
 // progress (nil: nobody) of each and, at the end, calls it with total 0,
+// releases the dispatcher's weights, announces the peak resident memory
 // and closes Path. It returns the measurements it took; when ctx is done,
 // those and ctx's error.
 func (c *Calibration) Measure(ctx context.Context, progress measure.Progress) ([]measure.Measurement, error) {
@@ -174,6 +176,7 @@ func (c *Calibration) Measure(ctx context.Context, progress measure.Progress) ([
 	if progress != nil {
 		progress(0, 0, "", nil)
 	}
+	c.res.drop()
 	if peak, perr := PeakRSS(); perr == nil && c.Announce != nil {
 		c.Announce(fmt.Sprintf("peak resident memory %s (VmHWM: the most this process has held at once)", GiB(peak)))
 	}

@@ -2,6 +2,7 @@ package calibrate
 
 import (
 	"maps"
+	"runtime/debug"
 	"slices"
 
 	"github.com/blsim/blsim/calibrate/dispatch"
@@ -97,6 +98,19 @@ func (r *resident) get(slot **dispatch.Model, w *model.Workload) (*dispatch.Mode
 		modelBuilt(w, m)
 	}
 	return m, nil
+}
+
+// drop releases whatever weights r holds (nil: none): once a
+// calibration's steps are taken, before its fit, whose heap the collector
+// would otherwise let grow to twice the weights' size.
+func (r *resident) drop() {
+	if r == nil {
+		return
+	}
+	for _, o := range r.slots {
+		*o = nil
+	}
+	debug.FreeOSMemory()
 }
 
 // groupStream moves the f32 points (Point.Stream) of one round's order
