@@ -24,15 +24,7 @@ import (
 //
 //	go test ./calibrate -run '^$' -bench EnginesAtOnce -benchtime 1x
 func BenchmarkEnginesAtOnce(b *testing.B) {
-	cpus, err := probe.AllowedCPUs()
-	if err != nil || len(cpus) < 2 {
-		b.Skipf("needs two CPUs to pin to (%v, %v)", cpus, err)
-	}
-	llc, _, err := probe.HostLLC()
-	if err != nil {
-		llc = FallbackLLC
-	}
-	w := dispatch.CalibrationWorkload(llc, 1536<<20)
+	cpus, w := liveBench(b, 1536<<20)
 	gemv, low, high := Shapes(w)
 	shapes := []struct {
 		name string
@@ -41,20 +33,18 @@ func BenchmarkEnginesAtOnce(b *testing.B) {
 	// Weights of their own for each engine, as two programs would have.
 	models := make([]*dispatch.Model, 2)
 	for i := range models {
+		var err error
 		if models[i], err = dispatch.NewModel(w, uint64(i+1)); err != nil {
 			b.Fatal(err)
 		}
 	}
 	names := []string{"a", "b"}
 	run := func(i int, r *model.Run) float64 {
-		cfg := dispatch.Config{Plan: model.NewNative(names[i], 1, 50), CPUs: map[string][]int{names[i]: {cpus[i]}},
-			Repeats: 5, Warmup: 1, Seed: 1, Run: r}
-		res, err := models[i].Run(cfg)
+		tps, err := nativeTPS(models[i], names[i], 1, 50, []int{cpus[i]}, r, 5, 1)
 		if err != nil {
-			b.Error(err)
+			b.Error(err) // from the runs' goroutines too: b.Fatal may not be called there
 			return 0
 		}
-		tps := slices.Clone(res.TPS)
 		slices.Sort(tps)
 		return tps[len(tps)/2]
 	}

@@ -1,9 +1,13 @@
 package calibrate
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
+	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"time"
 
@@ -27,6 +31,13 @@ const FallbackLLC = 256 << 20
 // (probe.HostLLC: /sys, else the processor's CPUID; FallbackLLC when
 // neither tells), with at most 1.5 GiB of weights (512 MiB when Quick).
 func Steps(s *Settings) ([]Step, error) {
+	steps, _, err := stepsOf(s)
+	return steps, err
+}
+
+// stepsOf is Steps, and what holds the dispatcher's weights
+// (dispatcherSteps).
+func stepsOf(s *Settings) ([]Step, *resident, error) {
 	if s.Workload == nil {
 		llc, _, err := probe.HostLLC()
 		if err != nil {
@@ -40,17 +51,17 @@ func Steps(s *Settings) ([]Step, error) {
 	}
 	wyaml, err := model.MarshalWorkload(s.Workload)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	var steps []Step
 	if !s.NoMicro {
 		steps = append(steps, MicroSteps(s)...)
 	}
-	ds, err := DispatcherSteps(s, string(wyaml))
+	ds, res, err := dispatcherSteps(s, string(wyaml))
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return append(steps, ds...), nil
+	return append(steps, ds...), res, nil
 }
 
 // CountDone is how many of steps done (measure.Done) already holds.
@@ -158,3 +169,148 @@ func Host(root string) *measure.Host {
 	}
 	return h
 }
+
+// ErrMemory: the memory available cannot hold what the calibration is
+// about to build (CheckMemory).
+var ErrMemory = errors.New("not enough memory available")
+
+// MemoryHeadroomBytes is what the process holds besides the weights and
+// the microbenchmarks' streams: the Go runtime, the pools, activations,
+// the measurements. Derived: a full calibration on the 2-vCPU build VM
+// peaked at 2.13 GiB (VmHWM) while its largest step, the stream of both
+// CPUs at once, held 2 GiB of streams, so 0.13 GiB besides; doubled
+// (docs/busy-machine.md, the full calibration's memory).
+const MemoryHeadroomBytes = 256 << 20
+
+// MemoryNeed is the most the steps not in done keep resident at once,
+// MemoryHeadroomBytes included, and what that is: the at-once step's two
+// copies of the workload's weights, one workload's weights (the dispatcher
+// grid holds one at a time: resident), a microbenchmark's stream
+// (probe.DefaultWorkingSet), or the stream of all engines at once (one
+// such working set a CPU). What a step dropped is back with the system
+// before the next one starts (measureSteps).
+func MemoryNeed(s *Settings, steps []Step, done map[string]bool) (int64, string, error) {
+	need, what := int64(0), ""
+	take := func(b int64, w string) {
+		if b > need {
+			need, what = b, w
+		}
+	}
+	sizes := map[string]int64{}
+	size := func(w *model.Workload) (int64, error) {
+		if b, ok := sizes[w.Name]; ok {
+			return b, nil
+		}
+		b, err := dispatch.WeightBytes(w)
+		sizes[w.Name] = b
+		return b, err
+	}
+	var stream *model.Workload
+	for _, st := range steps {
+		if done[st.ID] {
+			continue
+		}
+		switch {
+		case strings.HasPrefix(st.ID, "atonce/"):
+			b, err := size(s.Workload)
+			if err != nil {
+				return 0, "", err
+			}
+			take(2*b, fmt.Sprintf("the at-once step's two copies of %s's %s of weights", s.Workload.Name, GiB(b)))
+		case st.predict != nil:
+			w := s.Workload
+			if !strings.HasPrefix(st.ID, "dispatcher/"+w.Name+"/") {
+				if stream == nil {
+					stream = StreamWorkload(s.Workload, StreamMaxBytes)
+				}
+				if stream == nil || !strings.HasPrefix(st.ID, "dispatcher/"+stream.Name+"/") {
+					return 0, "", fmt.Errorf("calibrate: step %s runs neither %s nor its f32 variant", st.ID, w.Name)
+				}
+				w = stream
+			}
+			b, err := size(w)
+			if err != nil {
+				return 0, "", err
+			}
+			take(b, fmt.Sprintf("the weights of %s", w.Name))
+		case strings.HasPrefix(st.ID, "stream_contended/"):
+			// Every CPU streams a working set of its own at once.
+			ws := microWorkingSet(s)
+			take(int64(len(st.cpus))*ws, fmt.Sprintf("the stream of all engines at once: %d CPUs × %s", len(st.cpus), GiB(ws)))
+		case strings.HasPrefix(st.ID, "stream") || strings.HasPrefix(st.ID, "smt/"):
+			take(microWorkingSet(s), "a microbenchmark's stream")
+		}
+	}
+	return need + MemoryHeadroomBytes, what, nil
+}
+
+// CheckMemory refuses (ErrMemory, in one line naming the sizes) a
+// calibration whose steps not in done need more memory at once
+// (MemoryNeed) than MemAvailable in the meminfo file under root (a
+// procfs tree, "/" on a live machine) says the system can give without
+// swapping: one that swapped would time the swap. A meminfo file that
+// cannot be read returns a warning instead: the need is not checked.
+func CheckMemory(s *Settings, steps []Step, done map[string]bool, root string) (warning string, err error) {
+	need, what, err := MemoryNeed(s, steps, done)
+	if err != nil || need <= MemoryHeadroomBytes {
+		return "", err
+	}
+	path := filepath.Join(root, "proc", "meminfo")
+	avail, err := MemAvailable(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return fmt.Sprintf("calibrate: %s: no such file: the %s the calibration needs at once is not checked against the memory available", path, GiB(need)), nil
+	}
+	if err != nil {
+		return "", err
+	}
+	if need > avail {
+		return "", fmt.Errorf("calibrate: %w: the calibration needs %s at once (%s, and %s for the process), %s has MemAvailable %s: close other programs, or calibrate with --quick (at most 512 MiB of weights)",
+			ErrMemory, GiB(need), what, GiB(MemoryHeadroomBytes), path, GiB(avail))
+	}
+	return "", nil
+}
+
+// MemAvailable is the MemAvailable line of a meminfo file, in bytes.
+func MemAvailable(path string) (int64, error) { return kBField(path, "MemAvailable") }
+
+// PeakRSS is the most this process has held resident (VmHWM of
+// /proc/self/status), in bytes.
+func PeakRSS() (int64, error) { return kBField("/proc/self/status", "VmHWM") }
+
+// kBField is the line "FIELD: N kB" of a procfs file (meminfo, status),
+// in bytes; an error names the file, and the line of a malformed one, or
+// says the file has none.
+func kBField(path, field string) (int64, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return 0, err
+	}
+	for i, line := range strings.Split(string(b), "\n") {
+		rest, ok := strings.CutPrefix(line, field+":")
+		if !ok {
+			continue
+		}
+		f := strings.Fields(rest)
+		if len(f) != 2 || f[1] != "kB" {
+			return 0, fmt.Errorf("%s:%d: %s: %q, want a number of kB", path, i+1, field, strings.TrimSpace(rest))
+		}
+		kb, err := strconv.ParseInt(f[0], 10, 64)
+		if err != nil || kb < 0 {
+			return 0, fmt.Errorf("%s:%d: %s: %q is not a number of kB", path, i+1, field, f[0])
+		}
+		return kb << 10, nil
+	}
+	return 0, fmt.Errorf("%s: no %s line", path, field)
+}
+
+// microWorkingSet is the streaming microbenchmarks' working set, as
+// MicroSteps sizes it.
+func microWorkingSet(s *Settings) int64 {
+	if s.MicroBudget > 0 {
+		return probe.DefaultWorkingSet(s.probeSettings().MaxWorkingSetBytes)
+	}
+	return probe.DefaultWorkingSet(0)
+}
+
+// GiB is b bytes as "1.23 GiB".
+func GiB(b int64) string { return fmt.Sprintf("%.2f GiB", float64(b)/(1<<30)) }

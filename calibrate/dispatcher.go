@@ -14,13 +14,23 @@ import (
 )
 
 // DispatcherSteps times the built-in dispatcher over the grid, on weights
-// allocated once (lazily, at the first step that runs). Each run takes
+// built at the first step that runs them, of one workload at a time: each
+// round runs its f32 points (Point.Stream) together (groupStream), on f32
+// weights built in place of the workload's own and dropped after
+// (resident). Each run takes
 // Settings.Repeats timed repeats, and more while its repeats' spread leaves
 // its mean unsure (Repeats).
 func DispatcherSteps(s *Settings, workloadYAML string) ([]Step, error) {
+	steps, _, err := dispatcherSteps(s, workloadYAML)
+	return steps, err
+}
+
+// dispatcherSteps is DispatcherSteps, and what holds the weights its
+// steps build (resident.drop releases them).
+func dispatcherSteps(s *Settings, workloadYAML string) ([]Step, *resident, error) {
 	plans, err := Points(s)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	cpus := map[string][]int{}
 	for _, en := range s.Engines {
@@ -37,18 +47,20 @@ func DispatcherSteps(s *Settings, workloadYAML string) ([]Step, error) {
 	pred := fit.NewPredictor()
 	var m *dispatch.Model
 	// The points on f32 experts (Point.Stream) run a workload of their
-	// own, on weights of their own, allocated at the first such step.
-	main := workloadOf{w: s.Workload, yaml: workloadYAML, m: &m}
+	// own, on weights of their own, built at each round's first such step
+	// in place of the workload's own (resident).
 	var sm *dispatch.Model
-	stream := workloadOf{m: &sm}
+	res := &resident{slots: []**dispatch.Model{&m, &sm}}
+	main := workloadOf{w: s.Workload, yaml: workloadYAML, m: &m, res: res}
+	stream := workloadOf{m: &sm, res: res}
 	for _, p := range plans {
 		if p.Stream {
 			if stream.w = StreamWorkload(s.Workload, StreamMaxBytes); stream.w == nil {
-				return nil, fmt.Errorf("calibrate: point %s: workload %s has no f32 variant", p, s.Workload.Name)
+				return nil, nil, fmt.Errorf("calibrate: point %s: workload %s has no f32 variant", p, s.Workload.Name)
 			}
 			y, err := model.MarshalWorkload(stream.w)
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			stream.yaml = string(y)
 			break
@@ -65,6 +77,7 @@ func DispatcherSteps(s *Settings, workloadYAML string) ([]Step, error) {
 		if shuffled {
 			shuffle.Round(these, round)
 		}
+		groupStream(these)
 		for _, sp := range these {
 			wl := main
 			if sp.Stream {
@@ -78,7 +91,7 @@ func DispatcherSteps(s *Settings, workloadYAML string) ([]Step, error) {
 			steps = append(steps, st)
 		}
 	}
-	return steps, nil
+	return steps, res, nil
 }
 
 // QuickRounds is how many passes over its dispatcher grid a quick
@@ -117,12 +130,13 @@ func loadedFirstRound(taken []measure.Measurement) string {
 }
 
 // workloadOf is a workload the dispatcher grid runs: its YAML, as its
-// measurements record it, and its weights, allocated at the first step
-// that runs it.
+// measurements record it, and its weights, built by res at a step that
+// runs it when they are not resident.
 type workloadOf struct {
 	w    *model.Workload
 	yaml string
 	m    **dispatch.Model
+	res  *resident
 }
 
 func dispatcherStep(s *Settings, sp Point, round, rounds int, reps *Repeats, cpus map[string][]int, wl workloadOf) Step {
@@ -144,13 +158,9 @@ func dispatcherStep(s *Settings, sp Point, round, rounds int, reps *Repeats, cpu
 		pinned = append(pinned, use[name]...)
 	}
 	return Step{ID: id, Label: label, cpus: pinned, run: func() (measure.Measurement, error) {
-		m := *wl.m
-		if m == nil {
-			var err error
-			if m, err = dispatch.NewModel(wl.w, 1); err != nil {
-				return measure.Measurement{}, err
-			}
-			*wl.m = m
+		m, err := wl.res.get(wl.m, wl.w)
+		if err != nil {
+			return measure.Measurement{}, err
 		}
 		warmup := 1
 		if sp.NoWarmup {

@@ -26,15 +26,7 @@ import (
 //
 //	go test ./calibrate -run '^$' -bench DriftReference -benchtime 1x
 func BenchmarkDriftReference(b *testing.B) {
-	cpus, err := probe.AllowedCPUs()
-	if err != nil || len(cpus) < 2 {
-		b.Skipf("needs two CPUs to pin to (%v, %v)", cpus, err)
-	}
-	llc, _, err := probe.HostLLC()
-	if err != nil {
-		llc = FallbackLLC
-	}
-	w := dispatch.CalibrationWorkload(llc, 512<<20) // the quick calibration's
+	cpus, w := liveBench(b, 512<<20) // the quick calibration's workload
 	m, err := dispatch.NewModel(w, 1)
 	if err != nil {
 		b.Fatal(err)
@@ -42,11 +34,11 @@ func BenchmarkDriftReference(b *testing.B) {
 	gemv, _, _ := Shapes(w)
 	two, one := cpus[:2], cpus[:1]
 	run := func(th, poll int, use []int, r *model.Run, reps int) []float64 {
-		res, err := m.Run(dispatch.Config{Plan: model.NewNative("big", th, poll), CPUs: map[string][]int{"big": use}, Repeats: reps, Seed: 1, Run: r})
+		tps, err := nativeTPS(m, "big", th, poll, use, r, reps, 0)
 		if err != nil {
 			b.Fatal(err)
 		}
-		return res.TPS
+		return tps
 	}
 	ref := func(th int) float64 {
 		if th == 2 {
@@ -101,4 +93,34 @@ func BenchmarkDriftReference(b *testing.B) {
 			b.Logf("reference t=%d: %d samples, median %.0f t/s, CV %.1f%%", th, len(refs[th]), medianOf(refs[th]), 100*sd/mean)
 		}
 	}
+}
+
+// liveBench is what this package's live benchmarks (DriftReference,
+// EnginesAtOnce) start from: the CPUs this process may use, skipping the
+// benchmark with fewer than two to pin to, and the calibration workload
+// sized from this host's last-level cache (FallbackLLC when it cannot be
+// read), its weights at most maxBytes.
+func liveBench(b *testing.B, maxBytes int64) ([]int, *model.Workload) {
+	b.Helper()
+	cpus, err := probe.AllowedCPUs()
+	if err != nil || len(cpus) < 2 {
+		b.Skipf("needs two CPUs to pin to (%v, %v)", cpus, err)
+	}
+	llc, _, err := probe.HostLLC()
+	if err != nil {
+		llc = FallbackLLC
+	}
+	return cpus, dispatch.CalibrationWorkload(llc, maxBytes)
+}
+
+// nativeTPS runs m's native plan on one engine, pinned to cpus: threads
+// at poll, warmup untimed runs and reps timed ones of r (nil: the
+// workload's own run), seed 1. It returns each timed run's t/s.
+func nativeTPS(m *dispatch.Model, engine string, threads, poll int, cpus []int, r *model.Run, reps, warmup int) ([]float64, error) {
+	res, err := m.Run(dispatch.Config{Plan: model.NewNative(engine, threads, poll), CPUs: map[string][]int{engine: cpus},
+		Repeats: reps, Warmup: warmup, Seed: 1, Run: r})
+	if err != nil {
+		return nil, err
+	}
+	return res.TPS, nil
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"runtime/debug"
 	"slices"
 
 	"github.com/blsim/blsim/calibrate/busy"
@@ -57,6 +58,13 @@ func measureSteps(ctx context.Context, steps []Step, done map[string]bool, w *me
 			}
 			continue
 		}
+		// What earlier steps dropped goes back to the system first: Go
+		// returns freed pages only gradually, and each microbenchmark's
+		// streams are fresh buffers of up to a GiB a thread, so without it
+		// they piled up (4.24 GB resident by the stream of all engines at
+		// once on the 2-vCPU build VM, docs/busy-machine.md). A dispatcher
+		// step's weights stay: they are still held (resident).
+		debug.FreeOSMemory()
 		attempts := 0
 		m, in, err := busy.Run(policy, st.cpus, func(*busy.Watch) (measure.Measurement, float64, error) {
 			if attempts > 0 && st.reset != nil {

@@ -46,10 +46,12 @@ type Calibration struct {
 	Steps []Step
 	Done  map[string]bool
 	// Announce, when not nil, is told the dispatcher grid's time once the
-	// microbenchmarks are in (the package's Announce).
+	// microbenchmarks are in (the package's Announce) and, once Measure
+	// ends, the process's peak resident memory (PeakRSS).
 	Announce func(line string)
 
-	w *measure.Writer
+	w   *measure.Writer
+	res *resident // the dispatcher's weights, released when Measure ends
 }
 
 // Errors of Open and Start.
@@ -116,9 +118,11 @@ func clusters(root string, specs []string) ([]topology.Cluster, error) {
 // and only then reads which steps it holds already (measure.OpenAppend:
 // without Resume, a Path that holds anything is ErrMeasured; with it, one
 // the rule for bad lines refuses is an error before anything is measured,
-// and its bad lines are Warnings).
+// and its bad lines are Warnings). It refuses (ErrMemory) steps that need
+// more memory at once than the system has available (CheckMemory, on the
+// meminfo under SysRoot).
 func (c *Calibration) Start() error {
-	steps, err := Steps(&c.Settings)
+	steps, res, err := stepsOf(&c.Settings)
 	if err != nil {
 		return err
 	}
@@ -126,8 +130,19 @@ func (c *Calibration) Start() error {
 	if c.w, c.Done, warnings, err = measure.OpenAppend(c.Path, c.Resume); err != nil {
 		return err
 	}
+	// Refused before anything is measured, rather than swapping (and
+	// timing the swap) mid-way.
+	warning, err := CheckMemory(&c.Settings, steps, c.Done, cmp.Or(c.SysRoot, "/"))
+	if err != nil {
+		c.w.Close()
+		c.w = nil
+		return err
+	}
+	if warning != "" {
+		warnings = append(warnings, warning)
+	}
 	c.Warnings = append(c.Warnings, warnings...)
-	c.Steps = steps
+	c.Steps, c.res = steps, res
 	return nil
 }
 
@@ -137,6 +152,7 @@ func (c *Calibration) Header() string { return Header(&c.Settings, c.Steps, c.Do
 // Measure takes the steps Start listed that Path does not hold yet,
 // appending each measurement to it at once (the package's Measure), tells
 // progress (nil: nobody) of each and, at the end, calls it with total 0,
+// releases the dispatcher's weights, announces the peak resident memory
 // and closes Path. It returns the measurements it took; when ctx is done,
 // those and ctx's error.
 func (c *Calibration) Measure(ctx context.Context, progress measure.Progress) ([]measure.Measurement, error) {
@@ -159,6 +175,10 @@ func (c *Calibration) Measure(ctx context.Context, progress measure.Progress) ([
 	taken, err := measureSteps(ctx, c.Steps, c.Done, c.w, c.Host, progress, busy.NewPolicy(c.Reruns), announce)
 	if progress != nil {
 		progress(0, 0, "", nil)
+	}
+	c.res.drop()
+	if peak, perr := PeakRSS(); perr == nil && c.Announce != nil {
+		c.Announce(fmt.Sprintf("peak resident memory %s (VmHWM: the most this process has held at once)", GiB(peak)))
 	}
 	return taken, err
 }

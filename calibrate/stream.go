@@ -2,6 +2,8 @@ package calibrate
 
 import (
 	"maps"
+	"runtime/debug"
+	"slices"
 
 	"github.com/blsim/blsim/calibrate/dispatch"
 	"github.com/blsim/blsim/model"
@@ -58,4 +60,75 @@ func StreamWorkload(w *model.Workload, maxBytes int64) *model.Workload {
 	s.Model.Layers = int(min(layers, maxBytes/all))
 	s.Model.MoE.DenseLayers = 0
 	return &s
+}
+
+// resident holds the dispatcher grid's weights, of one workload at a
+// time: the workload's own and its f32 variant (StreamWorkload) are never
+// both resident. Each is built when a step first needs it, after the
+// other one has been dropped; dispatch.NewModel then hands the dropped
+// one's memory back to the system before allocating, so a calibration's
+// resident set holds the larger of the two, not their sum (the f32
+// weights beside the Q8_0 ones took a full calibration of the 2-vCPU
+// build VM to 4.4 GiB: docs/busy-machine.md).
+type resident struct {
+	slots []**dispatch.Model
+}
+
+// modelBuilt, when not nil, is told of each model resident.get builds
+// (tests).
+var modelBuilt func(w *model.Workload, m *dispatch.Model)
+
+// get is the model in slot, built for w when the slot is empty, after
+// every other slot is emptied.
+func (r *resident) get(slot **dispatch.Model, w *model.Workload) (*dispatch.Model, error) {
+	if *slot != nil {
+		return *slot, nil
+	}
+	for _, o := range r.slots {
+		if o != slot {
+			*o = nil
+		}
+	}
+	m, err := dispatch.NewModel(w, 1)
+	if err != nil {
+		return nil, err
+	}
+	*slot = m
+	if modelBuilt != nil {
+		modelBuilt(w, m)
+	}
+	return m, nil
+}
+
+// drop releases whatever weights r holds (nil: none): once a
+// calibration's steps are taken, before its fit, whose heap the collector
+// would otherwise let grow to twice the weights' size.
+func (r *resident) drop() {
+	if r == nil {
+		return
+	}
+	for _, o := range r.slots {
+		*o = nil
+	}
+	debug.FreeOSMemory()
+}
+
+// groupStream moves the f32 points (Point.Stream) of one round's order
+// next to its first one, the others keeping their order: each round then
+// builds the f32 weights once, runs its f32 points together and drops
+// them, instead of swapping weights at each f32 point.
+func groupStream(ps []Point) {
+	first := slices.IndexFunc(ps, func(p Point) bool { return p.Stream })
+	if first < 0 {
+		return
+	}
+	var stream, rest []Point
+	for _, p := range ps[first:] {
+		if p.Stream {
+			stream = append(stream, p)
+		} else {
+			rest = append(rest, p)
+		}
+	}
+	copy(ps[first:], append(stream, rest...))
 }

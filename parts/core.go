@@ -60,13 +60,14 @@ type Core struct {
 	// block scales need 16-bit products) even where VNNI runs the Q8_0
 	// and Q4_0 kernels. 0: Int8OpsPerCycle.
 	KQuantOpsPerCycle float64 `yaml:"kquant_ops_per_cycle,omitempty"`
-	// GenericQ4_0VsKQuant is the generic Q4_0 x Q8_0 dot loop's rate
-	// over the core's k-quant rate (its q3_k), where that loop is bound by
-	// something other than the k-quant kernels' multiply peak (the
-	// micro-ops a block over the core's allocation width): a build whose
-	// Q4_0 runs the generic loop (public.Era) runs it at that multiple.
-	// 0: the q3_k rate itself.
-	GenericQ4_0VsKQuant float64 `yaml:"generic_q4_0_vs_kquant,omitempty"`
+	// GenericQ4_0OpsPerCycle is the rate (int8 ops per thread per cycle)
+	// of ggml's generic Q4_0 x Q8_0 dot loop (ggml_vec_dot_q4_0_q8_0, one
+	// FMA accumulator), derived from what bounds a block of 32 weights on
+	// the core: its micro-ops over the allocation width, the accumulator's
+	// FMA latency, its multiplies on the multiply pipes. A build whose
+	// Q4_0 runs that loop (public.Era) runs it at this rate. 0: the core's
+	// k-quant (q3_k) rate.
+	GenericQ4_0OpsPerCycle float64 `yaml:"generic_q4_0_ops_per_cycle,omitempty"`
 	// I8MMOpsPerCycle is the same for the int8 matrix multiply (SMMLA)
 	// that the repacked kernels use on cores with i8mm; 0 without.
 	I8MMOpsPerCycle float64 `yaml:"i8mm_ops_per_cycle,omitempty"`
@@ -181,8 +182,8 @@ func (c *Core) validate(file string) error {
 		return bad("give kernels (a core's own rates) or reference (a core to derive them from), one of them")
 	case c.Measured != nil && (c.Reference == "" || len(c.Measured.Classes) > 0):
 		return bad("measured_kernels: only a derived core (with reference) gives them, by type (repacked, generic), no classes")
-	case c.GenericQ4_0VsKQuant < 0 || c.GenericQ4_0VsKQuant > 8:
-		return bad("generic_q4_0_vs_kquant %g is outside (0, 8]", c.GenericQ4_0VsKQuant)
+	case c.GenericQ4_0OpsPerCycle < 0 || c.GenericQ4_0OpsPerCycle > c.Int8OpsPerCycle:
+		return bad("generic_q4_0_ops_per_cycle %g is outside (0, int8_ops_per_cycle %g]", c.GenericQ4_0OpsPerCycle, c.Int8OpsPerCycle)
 	case c.RepackedGemvEfficiency < 0 || c.RepackedGemvEfficiency > 1:
 		return bad("repacked_gemv_efficiency %g is outside (0, 1]", c.RepackedGemvEfficiency)
 	case c.RepackedGemvEfficiency > 0 && len(c.RepackedTypes()) == 0:

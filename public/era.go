@@ -82,10 +82,11 @@ func (e Era) repacked(typ string, s quantize.Scheme) bool {
 //   - a type the preset repacks that the era did not runs the generic dot
 //     kernels, at the engine's generic k-quant rate (its q3_k rate: PR
 //     #8151 measured vec_dot within 5% per weight across q8_0, q4_K and
-//     q2_K), Q4_0's at the core part's generic_q4_0_vs_kquant times it
-//     where the part gives one (a core whose k-quant multiply peak does
-//     not bound that loop), and in chunks, without the repacked path's
-//     one-token efficiency (gemv_efficiency_by_type);
+//     q2_K), Q4_0's dot loop at the core part's
+//     generic_q4_0_ops_per_cycle where the part gives one (the loop's
+//     own bound on that core) and llamafile's sgemm does not run Q4_0 in
+//     that run, and in chunks, without the repacked path's one-token
+//     efficiency (gemv_efficiency_by_type);
 //   - before PR #6915 every matmul gives each thread a fixed slice;
 //   - sgemm's types take fixed slices (tinyBLAS divides its tiles evenly),
 //     and, before PR #9330, a generated token of a model whose matmuls
@@ -96,6 +97,7 @@ func (e Era) Apply(s *model.SoC, w *model.Workload, scheme quantize.Scheme) (*mo
 	types := workloadTypes(w)
 	prompt := w.Run.PromptTokens > 0
 	sgemmNow := prompt || e.SgemmOneToken
+	sgemmRuns := func(t string) bool { return sgemmNow && slices.Contains(e.SgemmTypes, t) }
 	for i := range c.Engines {
 		eng := &c.Engines[i]
 		if eng.IsAccelerator() {
@@ -103,14 +105,18 @@ func (e Era) Apply(s *model.SoC, w *model.Workload, scheme quantize.Scheme) (*mo
 		}
 		generic, hasGeneric := eng.KernelOpsPerCycle["q3_k"]
 		var fixed, unpacked []string
+		var loop float64 // Q4_0's dot loop rate, where the part gives it
 		for _, t := range types {
-			if e.repacked(t, scheme) || (sgemmNow && slices.Contains(e.SgemmTypes, t)) || !e.Chunked {
+			if e.repacked(t, scheme) || sgemmRuns(t) || !e.Chunked {
 				fixed = append(fixed, t)
 			}
 			if slices.Contains(eng.RepackedTypes, t) && !e.repacked(t, scheme) {
 				unpacked = append(unpacked, t)
 				if hasGeneric {
-					eng.KernelOpsPerCycle[t] = generic * genericScale(eng.Core, t)
+					eng.KernelOpsPerCycle[t] = generic
+				}
+				if r := loopRate(eng.Core, t); r > 0 && !sgemmRuns(t) {
+					eng.KernelOpsPerCycle[t], loop = r, r
 				}
 				// The generic dot loop has no one-token kernel of its own.
 				delete(eng.GemvEfficiencyByType, t)
@@ -118,8 +124,8 @@ func (e Era) Apply(s *model.SoC, w *model.Workload, scheme quantize.Scheme) (*mo
 		}
 		eng.RepackedTypes = fixed
 		switch {
-		case len(unpacked) > 0 && hasGeneric && slices.Contains(unpacked, "q4_0") && genericScale(eng.Core, "q4_0") != 1:
-			notes = append(notes, fmt.Sprintf("%s: %s not repacked at %s: the generic kernels, at q3_k's rate (q4_0's loop at %g x it: the %s part's generic_q4_0_vs_kquant)", eng.Name, strings.Join(unpacked, ", "), e.Date, genericScale(eng.Core, "q4_0"), eng.Core))
+		case len(unpacked) > 0 && loop > 0:
+			notes = append(notes, fmt.Sprintf("%s: %s not repacked at %s: the generic kernels, at q3_k's rate (q4_0's dot loop at %g ops/cycle: the %s part's generic_q4_0_ops_per_cycle)", eng.Name, strings.Join(unpacked, ", "), e.Date, loop, eng.Core))
 		case len(unpacked) > 0 && hasGeneric:
 			notes = append(notes, fmt.Sprintf("%s: %s not repacked at %s: the generic kernels, at q3_k's rate", eng.Name, strings.Join(unpacked, ", "), e.Date))
 		case len(unpacked) > 0:
@@ -136,19 +142,18 @@ func (e Era) Apply(s *model.SoC, w *model.Workload, scheme quantize.Scheme) (*mo
 	return c, notes
 }
 
-// genericScale is what the engine's core part multiplies its k-quant
-// (q3_k) rate by for typ's generic dot loop: the part's
-// generic_q4_0_vs_kquant for q4_0, 1 for any other type or an engine
-// that names no part.
-func genericScale(core, typ string) float64 {
+// loopRate is the engine's core part's generic_q4_0_ops_per_cycle for
+// typ q4_0 (ggml's generic Q4_0 dot loop on that core), 0 for any other
+// type, a part that gives none or an engine that names no part.
+func loopRate(core, typ string) float64 {
 	if typ != "q4_0" || core == "" {
-		return 1
+		return 0
 	}
 	c, err := parts.LookupCore(core)
-	if err != nil || c.GenericQ4_0VsKQuant == 0 {
-		return 1
+	if err != nil {
+		return 0
 	}
-	return c.GenericQ4_0VsKQuant
+	return c.GenericQ4_0OpsPerCycle
 }
 
 // workloadTypes are the GGML types of the workload's timed classes,

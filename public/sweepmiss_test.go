@@ -98,7 +98,7 @@ func TestIntelSweepMisses(t *testing.T) {
 	// slices), so blsim's ratio of the two is 24/32 whatever the E-cores'
 	// rate; the measured 0.852 wants -t 32 gated below the E-cores (the
 	// P-cores' second threads, a matmul SMT yield below about -0.04).
-	for _, sets := range [][]Set{nil, {{Path: "engines.little.kernel_ops_per_cycle.q4_0", Value: 12}}} {
+	for _, sets := range [][]Set{nil, {{Path: "engines.little.kernel_ops_per_cycle.q4_0", Value: 8}}} {
 		pp := sweepOf(t, "INT-2", sets...)
 		ratio := pp[24].res.Predicted / pp[32].res.Predicted
 		idle24 := pp[24].out.Engines[0].IdleS / pp[24].out.WallS
@@ -158,9 +158,11 @@ func TestIntelSweepMisses(t *testing.T) {
 	// The 13900K's P-cores run Intel's Turbo Boost 2.0 table (5.4 GHz with
 	// up to two busy, 5.3 with up to eight: presets/socs/i9-13900k.yaml),
 	// which took INT-1 from 10.7% to 10.5% and INT-2 from 13.6% to 12.6%;
-	// the E-cores' 2023 Q4_0 loop at 0.54 of a P-core per cycle (the
-	// gracemont part's generic_q4_0_vs_kquant) then took INT-2 to 8.9%,
-	// within 10%, and INT-1 to 11.0%, still short (docs/threads.md).
+	// 2023's Q4_0 loop at each core's own bound (the parts'
+	// generic_q4_0_ops_per_cycle: the P-core's FMA chain, 16 ops/cycle
+	// where 18.2 was carried from zen5; the E-core's micro-ops, 10) then
+	// took INT-2 from 8.9% to 7.1% and INT-1 from 11.0% to 11.7%, still
+	// short (docs/threads.md).
 	i9, err := presets.SoC("i9-13900k")
 	if err != nil {
 		t.Fatal(err)
@@ -170,8 +172,8 @@ func TestIntelSweepMisses(t *testing.T) {
 			t.Errorf("i9-13900k: %.2f GHz with %d P-cores busy, Turbo Boost 2.0 gives %.1f", got, n, want)
 		}
 	}
-	if a, b := ratioMAPE(t, "INT-1", "intel"), ratioMAPE(t, "INT-2", "intel"); a > 11.05 || b > 8.95 || a <= 10 || b > 10 {
-		t.Errorf("INT-1 %.2f%%, INT-2 %.2f%%: the docs say 11.0%% (short of 10%%) and 8.9%% (within it)", a, b)
+	if a, b := ratioMAPE(t, "INT-1", "intel"), ratioMAPE(t, "INT-2", "intel"); a > 11.75 || b > 7.15 || a <= 10 || b > 10 {
+		t.Errorf("INT-1 %.2f%%, INT-2 %.2f%%: the docs say 11.7%% (short of 10%%) and 7.1%% (within it)", a, b)
 	}
 
 	// The Zen 3 value does not carry to Raptor Lake: given to the 13900K's

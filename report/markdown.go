@@ -48,7 +48,7 @@ type Data struct {
 	// split or the best.
 	Drawn predict.Kind
 	// Command, Version and Date end the verdict: the exact command line,
-	// blsim's version and the day it ran.
+	// blsim's version and the day it ran (left out when empty).
 	Command, Version, Date string
 }
 
@@ -132,7 +132,11 @@ func Verdict(d *Data) string {
 	}
 	fmt.Fprintf(&s, " Predicted for %s.", run(p))
 	if d.Command != "" || d.Version != "" || d.Date != "" {
-		fmt.Fprintf(&s, "\n\n`%s` — %s, %s.", d.Command, strings.TrimSpace(d.Version), d.Date)
+		end := strings.TrimSpace(d.Version)
+		if d.Date != "" {
+			end += ", " + d.Date
+		}
+		fmt.Fprintf(&s, "\n\n`%s` — %s.", d.Command, end)
 	}
 	return s.String()
 }

@@ -2,6 +2,7 @@ package dispatch
 
 import (
 	"fmt"
+	"runtime/debug"
 	"sync"
 
 	"github.com/blsim/blsim/internal/quant"
@@ -31,14 +32,17 @@ type tensor struct {
 	f        []float32
 }
 
-func (t *tensor) bytes() int64 {
+// size is the bytes of t's weights: count×rows rows of nb blocks (18
+// bytes a Q4_0 block, 34 a Q8_0 one) or of in floats.
+func (t *tensor) size() int64 {
+	rows := int64(t.count) * int64(t.rows)
 	switch t.kind {
 	case kindQ4:
-		return int64(len(t.q4)) * 18
+		return rows * int64(t.nb) * 18
 	case kindQ8:
-		return int64(len(t.q8)) * 34
+		return rows * int64(t.nb) * 34
 	}
-	return int64(len(t.f)) * 4
+	return rows * int64(t.in) * 4
 }
 
 // fillRows writes the deterministic synthetic values of rows [r0, r1) of
@@ -101,7 +105,54 @@ type Model struct {
 // invalid, uses a kernel class this package lacks (only q4, q8, f16 and
 // f32; f16 runs as f32), or has a quantised matrix whose input width is not
 // a multiple of 32.
+//
+// Weights of ReleaseBytes or more are allocated only after the memory
+// the process no longer holds (a model dropped before this one) has gone
+// back to the operating system (debug.FreeOSMemory), so that they take its
+// place in the resident set instead of sitting beside it: Go returns freed
+// pages to the system only gradually otherwise.
 func NewModel(w *model.Workload, seed uint64) (*Model, error) {
+	m, err := layout(w, seed)
+	if err != nil {
+		return nil, err
+	}
+	if m.bytes >= ReleaseBytes {
+		debug.FreeOSMemory()
+	}
+	for _, t := range m.list {
+		n := t.count * t.rows
+		switch t.kind {
+		case kindQ4:
+			t.q4 = make([]quant.BlockQ4, n*t.nb)
+		case kindQ8:
+			t.q8 = make([]quant.BlockQ8, n*t.nb)
+		default:
+			t.f = make([]float32, n*t.in)
+		}
+	}
+	return m, nil
+}
+
+// ReleaseBytes is the size of weights from which NewModel first returns
+// the process's free memory to the system: a calibration's weights (tens
+// of MiB to 1.5 GiB), not a test's (a few MiB, where the collection it
+// costs would only add time).
+const ReleaseBytes = 64 << 20
+
+// WeightBytes is what NewModel(w) allocates for the weights, without
+// allocating them (Model.WeightBytes of the model it would return), or
+// its error.
+func WeightBytes(w *model.Workload) (int64, error) {
+	m, err := layout(w, 0)
+	if err != nil {
+		return 0, err
+	}
+	return m.bytes, nil
+}
+
+// layout is the model of w with every tensor's shape, kind and size set
+// and no weights allocated.
+func layout(w *model.Workload, seed uint64) (*Model, error) {
 	if w == nil {
 		return nil, fmt.Errorf("dispatch: no workload")
 	}
@@ -135,18 +186,9 @@ func NewModel(w *model.Workload, seed uint64) (*Model, error) {
 			return nil, fmt.Errorf("dispatch: op %s: input width %d is not a multiple of %d, as %s blocks need", o.Name, o.In, quant.QK, o.Class)
 		}
 		t.nb = o.In / quant.QK
-		n := t.count * t.rows
-		switch t.kind {
-		case kindQ4:
-			t.q4 = make([]quant.BlockQ4, n*t.nb)
-		case kindQ8:
-			t.q8 = make([]quant.BlockQ8, n*t.nb)
-		default:
-			t.f = make([]float32, n*t.in)
-		}
 		m.tensors[o.Name] = t
 		m.list = append(m.list, t)
-		m.bytes += t.bytes()
+		m.bytes += t.size()
 		m.maxIn = max(m.maxIn, o.In)
 		m.maxOut = max(m.maxOut, o.Out)
 	}

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -35,10 +36,11 @@ type reportOptions struct {
 	Output       string
 	// Stat is what the runs of one measured configuration count as.
 	Stat string
+	// Date is the day the report says it ran (--date); when empty,
+	// SOURCE_DATE_EPOCH's day, else none (reportDate).
+	Date string
 	// command is the command line, for the verdict.
 	command string
-	// date is the day the report says it ran (tests fix it).
-	date string
 }
 
 // reportFiles are the files a report folder may hold; an existing folder
@@ -51,7 +53,7 @@ func newReportCmd(stdout, stderr io.Writer) *cobra.Command {
 		Use:   "report -o DIR",
 		Short: "Write a folder with report.md and its plots, ready for an experiment write-up",
 		Long: `Write DIR/report.md: a short verdict in plain words (ending with the command
-line, blsim's version and the date), the numbers behind it, the prediction
+line, with the output folder written DIR, and blsim's version), the numbers behind it, the prediction
 table (native, token and expert split at --frac and at the best fraction, gain,
 90% interval, verdict), measured against predicted when measurements are given
 (the rk3588 preset defaults to the seed experiment's figures, which it was
@@ -68,6 +70,11 @@ The folder is written under a temporary name next to DIR and renamed into
 place, so a failed run leaves no partial report. An existing DIR is replaced
 only when it holds nothing but a previous report's files.
 
+The same inputs give the same files, byte for byte, whatever DIR is called
+and whenever it runs: the report names no folder and reads no clock. It is
+dated only when asked: --date YYYY-MM-DD, or else SOURCE_DATE_EPOCH (seconds
+since 1970, the reproducible-builds convention) as its day in UTC.
+
 --engines names the split's engines, main first, as in blsim predict. With
 more than two engines, or an accelerator among them (e.g. --soc rk3588-npu
 --engines big,npu), the prediction table lists each engine's share with
@@ -78,7 +85,7 @@ a sweep of one share between two CPU engines, is left out.
 Verdicts (the same rule as blsim predict's; docs/verdicts.md):
 ` + sim.VerdictRule,
 		Example: `  blsim report -o report
-  blsim report --soc ddr5 -o ddr5-report
+  blsim report --soc ddr5 -o ddr5-report --date 2026-12-03
   blsim report --soc my-board.yaml --measurements runs.jsonl -o board-report
   blsim report --soc rk3588-npu --engines big,npu -o npu-report`,
 		Args:          cobra.NoArgs,
@@ -96,12 +103,17 @@ Verdicts (the same rule as blsim predict's; docs/verdicts.md):
 	f.StringVar(&o.Measurements, "measurements", "", "measurements file (JSONL) for the parity plot (default for rk3588: the seed's figures)")
 	f.StringVar(&o.Stat, "stat", "median", "what the runs of one measured configuration count as: median or best (see blsim fit --help)")
 	f.StringVarP(&o.Output, "output", "o", "", "output folder (required)")
+	f.StringVar(&o.Date, "date", "", "the day the report says it ran, YYYY-MM-DD (default: SOURCE_DATE_EPOCH's day in UTC when set, else no date)")
 	return cmd
 }
 
 func reportRun(o *reportOptions, stdout io.Writer) (err error) {
 	if o.Output == "" {
 		return errors.New("report: -o DIR is required")
+	}
+	date, err := reportDate(o.Date, os.LookupEnv)
+	if err != nil {
+		return err
 	}
 	out := filepath.Clean(o.Output)
 	if err := atomicfile.CheckReplaceable(out, reportFiles); err != nil {
@@ -133,10 +145,6 @@ func reportRun(o *reportOptions, stdout io.Writer) (err error) {
 	q, err := o.Request()
 	if err != nil {
 		return err
-	}
-	date := o.date
-	if date == "" {
-		date = time.Now().Format("2006-01-02")
 	}
 	in := report.Input{Request: q, Own: o.OwnRun, Run: o.Run, Seed: q.SoC.Name == seedSoC,
 		Command: o.command, Version: buildinfo.Version(), Date: date}
@@ -179,9 +187,43 @@ func finishReport(d *report.Data, tmp, out string, stdout io.Writer) error {
 }
 
 // commandLine is the command as given: its path and the flags set, in
-// order, quoted where the shell would need it.
+// order, quoted where the shell would need it. The output folder is
+// written DIR, so that the report does not depend on where it was written.
 func commandLine(cmd *cobra.Command) string {
 	parts := strings.Fields(cmd.CommandPath())
-	cmd.Flags().Visit(func(f *pflag.Flag) { parts = append(parts, "--"+f.Name, f.Value.String()) })
+	cmd.Flags().Visit(func(f *pflag.Flag) {
+		v := f.Value.String()
+		if f.Name == "output" {
+			v = "DIR"
+		}
+		parts = append(parts, "--"+f.Name, v)
+	})
 	return runner.QuoteCommand(parts)
 }
+
+// reportDate is the day a report says it ran: --date when given, else the
+// day in UTC of SOURCE_DATE_EPOCH (https://reproducible-builds.org/specs/source-date-epoch/:
+// seconds since 1970-01-01 UTC; an empty value is unset, a malformed one an
+// error), else none. The clock is never read, so two runs of the same
+// inputs write the same report.
+func reportDate(flag string, lookupEnv func(string) (string, bool)) (string, error) {
+	if flag != "" {
+		if _, err := time.Parse(time.DateOnly, flag); err != nil {
+			return "", fmt.Errorf("report: --date: %q is not a day YYYY-MM-DD", flag)
+		}
+		return flag, nil
+	}
+	v, ok := lookupEnv("SOURCE_DATE_EPOCH")
+	if !ok || v == "" {
+		return "", nil
+	}
+	sec, err := strconv.ParseInt(v, 10, 64)
+	if err != nil || sec < 0 || sec > maxEpoch {
+		return "", fmt.Errorf("report: SOURCE_DATE_EPOCH: %q is not a count of seconds since 1970-01-01 UTC (or unset it, or give --date)", v)
+	}
+	return time.Unix(sec, 0).UTC().Format(time.DateOnly), nil
+}
+
+// maxEpoch is 9999-12-31T23:59:59Z: a later SOURCE_DATE_EPOCH has no
+// four-digit year.
+const maxEpoch = 253402300799

@@ -128,6 +128,7 @@ func TestReportErrors(t *testing.T) {
 		{[]string{"--soc", "nosuch", "-o", filepath.Join(base, "x")}, "--soc"},
 		{[]string{"--frac", "2", "-o", filepath.Join(base, "x")}, "--frac"},
 		{[]string{"-o", filepath.Join(file, "rep")}, "not a directory"},
+		{[]string{"--date", "2026-13-01", "-o", filepath.Join(base, "x")}, "--date: \"2026-13-01\" is not a day YYYY-MM-DD"},
 	}
 	if os.Geteuid() != 0 { // root writes anywhere
 		cases = append(cases, struct {
