@@ -186,8 +186,8 @@ const MemoryHeadroomBytes = 256 << 20
 // MemoryHeadroomBytes included, and what that is: the at-once step's two
 // copies of the workload's weights, one workload's weights (the dispatcher
 // grid holds one at a time: resident), a microbenchmark's stream
-// (probe.DefaultWorkingSet), or the stream of all engines at once (one
-// such working set a CPU). What a step dropped is back with the system
+// (probe.DefaultWorkingSet), or the stream of all engines at once (that
+// working set shared among its CPUs: TogetherWorkingSet). What a step dropped is back with the system
 // before the next one starts (measureSteps).
 func MemoryNeed(s *Settings, steps []Step, done map[string]bool) (int64, string, error) {
 	need, what := int64(0), ""
@@ -234,9 +234,10 @@ func MemoryNeed(s *Settings, steps []Step, done map[string]bool) (int64, string,
 			}
 			take(b, fmt.Sprintf("the weights of %s", w.Name))
 		case strings.HasPrefix(st.ID, "stream_contended/"):
-			// Every CPU streams a working set of its own at once.
-			ws := microWorkingSet(s)
-			take(int64(len(st.cpus))*ws, fmt.Sprintf("the stream of all engines at once: %d CPUs × %s", len(st.cpus), GiB(ws)))
+			// Every CPU streams its share of the working set at once.
+			n := len(st.cpus)
+			each := TogetherWorkingSet(microWorkingSet(s), n)
+			take(int64(n)*each, fmt.Sprintf("the stream of all engines at once: %d CPUs × %s", n, GiB(each)))
 		case strings.HasPrefix(st.ID, "stream") || strings.HasPrefix(st.ID, "smt/"):
 			take(microWorkingSet(s), "a microbenchmark's stream")
 		}

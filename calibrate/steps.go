@@ -205,7 +205,8 @@ func MicroSteps(s *Settings) []Step {
 			// Every CPU of both engines streams at once, each pass on its
 			// thread's CPU clock: what DRAM sustains for all of them, the
 			// parameter itself (fit.MeasuredDirectly).
-			st, err := probe.StreamReadTogether(append(slices.Clone(a.CPUs), b.CPUs...), ws, ps)
+			cpus := append(slices.Clone(a.CPUs), b.CPUs...)
+			st, err := probe.StreamReadTogether(cpus, TogetherWorkingSet(ws, len(cpus)), ps)
 			return fromStats("stream_contended/"+pair, measure.StreamContended, "dram.sustained_gb_s", "", "GB/s", st, 1), err
 		}}))
 	return append(steps, handoffSteps(a.CPUs[0], b.CPUs[0], pair, ps, "engines")...)
@@ -288,4 +289,18 @@ func gemvEfficiency(param, engine, id string, cpus []int, ps *probe.Settings) (m
 	}
 	m.Summarize()
 	return m, nil
+}
+
+// TogetherWorkingSet is what each of n CPUs streams when all stream at
+// once: the one-stream working set ws (DefaultWorkingSet: eight times the
+// last-level cache, at most a quarter of the memory available) divided
+// among them, at least probe.MinDRAMWorkingSet / n. Together they still
+// read ws, well past the cache they share; one ws each would need n
+// times the memory: 8 GiB on an 8-CPU RK3588 whose board has 4 or 8 GB,
+// which the calibration then refused to start.
+func TogetherWorkingSet(ws int64, n int) int64 {
+	if n <= 1 {
+		return ws
+	}
+	return max(ws/int64(n), probe.MinDRAMWorkingSet/int64(n))
 }
