@@ -17,8 +17,13 @@ import (
 // bandwidth caps (fit.CapStartShares). The 24 tries of quick-vm-heldout,
 // quick-vm-rounds/three-* and quick-vm-starts/{q1-*,b-0} are the ones the
 // shares were chosen on; the 8 of quick-vm-starts/{A,B}-* were measured
-// after, and set nothing (A: main's quick grid, B: with the f32 points,
-// alternating, 2026-12-03 08:25-08:50 UTC). Without the starts the quick
+// after (A: main's quick grid, B: with the f32 points, alternating,
+// 2026-12-03 08:25-08:50 UTC) and first scored 7 -> 8 profiles, 2 -> 3
+// within 5%, median 8.51 -> 6.37%, with sustained DRAM started low too.
+// Leaving sustained DRAM where its stream measured it (a recorded full
+// calibration's test showed the start moving it) gave the figures held
+// here on both sets: so the later eight are no longer untouched by the
+// choice, and a new campaign (docs/busy-machine.md) is the check. Without the starts the quick
 // stream's reading of the cap (25-67 GB/s from one try to the next) stays
 // where it is whenever it is above the runs' demand: three-6's fit put it
 // at 67 GB/s and missed its two-thread runs by up to 59%.
@@ -90,8 +95,8 @@ func TestRecordedQuickCapStarts(t *testing.T) {
 		files         []string
 		before, after score
 	}{
-		{"chosen on", chosen, score{21, 7, 6.89}, score{24, 17, 4.42}},
-		{"fresh", fresh, score{7, 2, 8.51}, score{8, 3, 6.37}},
+		{"chosen on", chosen, score{21, 7, 6.89}, score{24, 22, 3.55}},
+		{"later", fresh, score{7, 2, 8.51}, score{8, 5, 3.05}},
 	} {
 		before, after := refit(c.files, nil), refit(c.files, fit.CapStartShares)
 		t.Logf("%s (%d tries): without the cap starts %d profiles, %d at most 5%%, median held out %.2f%%; with them %d, %d, %.2f%%",

@@ -140,7 +140,9 @@ func TestRecordedFullMeasuresSustained(t *testing.T) {
 // 7.60% (max 27.73%, the two-token poll-0 token split, predicted slow).
 // Sustained DRAM is measured at 57.93 ± 3.48 GB/s (6%), but the caps are
 // 26.50 ± 3.65 GB/s (13.8%): not within 10%, as its runs are at most 12%
-// DRAM-bound (docs/busy-machine.md).
+// DRAM-bound (docs/busy-machine.md). With the fit's further starts for
+// the caps (fit.CapStartShares, ninth session): held out 7.73%, caps
+// 26.55 ± 3.12 (11.8%).
 func TestRecordedFullSecondRun(t *testing.T) {
 	skipShort(t)
 	ms, w := recordedQuick(t, "testdata/full-vm-sleep/full2.jsonl")
@@ -157,11 +159,11 @@ func TestRecordedFullSecondRun(t *testing.T) {
 		}
 	}
 	near("fit MAPE", r.MAPE, 6.99, 0.05)
-	near("held-out MAPE", v.MAPE, 7.60, 0.05)
+	near("held-out MAPE", v.MAPE, 7.73, 0.05)
 	near("sustained DRAM", dram.Value, 57.93, 0.05)
 	near("its σ", dram.Sigma, 3.48, 0.05)
-	near("cap", cap.Value, 26.50, 0.05)
-	near("its σ", cap.Sigma, 3.65, 0.05)
+	near("cap", cap.Value, 26.55, 0.05)
+	near("its σ", cap.Sigma, 3.12, 0.05)
 	if dram.Identification != fit.Measured || !dram.Precise() {
 		t.Errorf("sustained DRAM %.2f ± %.2f (%s): want it measured within 10%%", dram.Value, dram.Sigma, dram.Identification)
 	}
@@ -181,7 +183,10 @@ func TestRecordedFullSecondRun(t *testing.T) {
 // 0.16, which trades against the cap, so the caps are not known within
 // 10% (21.91 ± 3.7); the test holds what the run showed and says the
 // cap's σ. Refitted with splits cut at whole tokens: fit 7.51%, held out
-// 8.28%, caps 22.10 ± 3.77.
+// 8.28%, caps 22.10 ± 3.77. With the fit's further starts for the caps
+// (fit.CapStartShares, ninth session) the runs identify sustained DRAM at
+// 43.12 ± 2.67 (6%), 7% under the stream's reading: known within 10%
+// either way, which is what the test holds.
 func TestRecordedFullSleepExit(t *testing.T) {
 	skipShort(t)
 	ms, w := recordedQuick(t, "testdata/full-vm-sleep/full.jsonl")
@@ -191,8 +196,8 @@ func TestRecordedFullSleepExit(t *testing.T) {
 	}
 	dram, cap := got["dram.sustained_gb_s"], got["engines.big.bandwidth_max_gb_s"]
 	t.Logf("fit %.2f%%, held out %.2f%%: sustained DRAM %.2f ± %.2f (%s), cap %.2f ± %.2f", r.MAPE, v.MAPE, dram.Value, dram.Sigma, dram.Identification, cap.Value, cap.Sigma)
-	if dram.Identification != fit.Measured || !dram.Precise() {
-		t.Errorf("sustained DRAM %.2f ± %.2f (%s): want it measured within 10%%", dram.Value, dram.Sigma, dram.Identification)
+	if (dram.Identification != fit.Measured && dram.Identification != fit.Identified) || !dram.Precise() {
+		t.Errorf("sustained DRAM %.2f ± %.2f (%s): want it measured or identified within 10%%", dram.Value, dram.Sigma, dram.Identification)
 	}
 	if v.MAPE > 10 {
 		t.Errorf("held out %.2f%%: recorded 9.05%%", v.MAPE)

@@ -20,6 +20,9 @@ import (
 // Three rounds wrote 7 profiles against 6, held out at most 5% in 4 tries
 // against 3, and the median held-out error fell from 8.66% to 6.28%; the
 // issue's 10 of 10 at most 5% is not met (docs/busy-machine.md).
+// Refitted with the fit's further starts for the bandwidth caps
+// (fit.CapStartShares, ninth session): one round 10 profiles, 6 within 5%,
+// median 4.30%; three rounds 10, 9, 3.54%.
 func TestRecordedQuickRounds(t *testing.T) {
 	skipShort(t)
 	type score struct {
@@ -59,10 +62,10 @@ func TestRecordedQuickRounds(t *testing.T) {
 	}
 	t.Logf("one round: %d profiles, %d at most 5%%, median held out %.2f%%; three: %d, %d, %.2f%%",
 		one.profiles, one.within5, median(one.heldOut), three.profiles, three.within5, median(three.heldOut))
-	if three.profiles != 7 || one.profiles != 6 || three.within5 != 4 || one.within5 != 3 {
-		t.Errorf("profiles (at most 5%%): one round %d (%d), three %d (%d); recorded 6 (3) and 7 (4)", one.profiles, one.within5, three.profiles, three.within5)
+	if three.profiles != 10 || one.profiles != 10 || three.within5 != 9 || one.within5 != 6 {
+		t.Errorf("profiles (at most 5%%): one round %d (%d), three %d (%d); refitted with the cap starts 10 (6) and 10 (9)", one.profiles, one.within5, three.profiles, three.within5)
 	}
 	if m1, m3 := median(one.heldOut), median(three.heldOut); m3 >= m1 {
-		t.Errorf("median held out: three rounds %.2f%%, one %.2f%%: want three lower (recorded 6.28 and 8.66%%)", m3, m1)
+		t.Errorf("median held out: three rounds %.2f%%, one %.2f%%: want three lower (refitted 3.54 and 4.30%%)", m3, m1)
 	}
 }
