@@ -95,7 +95,7 @@ func TestRecordedQuickCapStarts(t *testing.T) {
 		files         []string
 		before, after score
 	}{
-		{"chosen on", chosen, score{21, 7, 6.89}, score{24, 22, 3.55}},
+		{"chosen on", chosen, score{21, 7, 6.89}, score{24, 22, 3.53}},
 		{"later", fresh, score{7, 2, 8.51}, score{8, 5, 3.05}},
 	} {
 		before, after := refit(c.files, nil), refit(c.files, fit.CapStartShares)

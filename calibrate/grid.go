@@ -187,8 +187,6 @@ func grid1(s *Settings, grid string) ([]Point, error) {
 		shaped(high, func(r *model.Run) { add(r, model.Native, nil, 50) })
 		// Graphs of one token, which the held-out grid runs too.
 		shaped(TokenShape(s.Workload), func(r *model.Run) { add(r, model.Native, nil, 50) })
-		out = append(out, streamPoints(s, grid, gemv, Point{Plan: model.NewNative(big.Name, tb, 50)},
-			Point{Plan: model.NewNative(little.Name, tl, 50), Alone: true})...)
 	case grid == FitGrid:
 		add(nil, model.Native, nil, 0, 50)
 		add(nil, model.TokenSplit, []float64{0.1, 0.5}, 0)
@@ -230,8 +228,10 @@ func grid1(s *Settings, grid string) ([]Point, error) {
 		shaped(TokenShape(s.Workload), func(r *model.Run) { add(r, model.Native, nil, 50) })
 		// Each engine alone streaming f32 experts at the decode-like
 		// shape: the engine's cap, measured apart from the overlap.
-		out = append(out, streamPoints(s, grid, gemv, Point{Plan: model.NewNative(big.Name, tb, 50)},
-			Point{Plan: model.NewNative(little.Name, tl, 50), Alone: true})...)
+		if gemv != nil && StreamWorkload(s.Workload, StreamMaxBytes) != nil {
+			out = append(out, Point{Plan: model.NewNative(big.Name, tb, 50), Run: gemv, Set: grid, Stream: true},
+				Point{Plan: model.NewNative(little.Name, tl, 50), Run: gemv, Set: grid, Alone: true, Stream: true})
+		}
 	default:
 		add(nil, model.TokenSplit, []float64{0.15, 0.6}, 0)
 		add(nil, model.TokenSplit, []float64{0.4, 0.9}, 50)
@@ -304,28 +304,10 @@ func nativeGrid(s *Settings, grid string) []Point {
 			add(r, 25, n)
 		}
 	}
-	if grid == FitGrid {
-		var ps []Point
+	if grid == FitGrid && !s.Quick && gemv != nil && StreamWorkload(s.Workload, StreamMaxBytes) != nil {
 		for _, t := range threads {
-			ps = append(ps, Point{Plan: model.NewNative(c.Name, t, 50)})
+			out = append(out, Point{Plan: model.NewNative(c.Name, t, 50), Run: gemv, Set: grid, Stream: true})
 		}
-		out = append(out, streamPoints(s, grid, gemv, ps...)...)
-	}
-	return out
-}
-
-// streamPoints is ps (their plans) on f32 experts at the decode-like shape
-// gemv, in grid: each engine alone streaming, its cap measured apart from
-// the overlap (StreamWorkload). None without a decode-like shape or an f32
-// variant of the workload.
-func streamPoints(s *Settings, grid string, gemv *model.Run, ps ...Point) []Point {
-	if gemv == nil || StreamWorkload(s.Workload, StreamMaxBytes) == nil {
-		return nil
-	}
-	out := make([]Point, len(ps))
-	for i, p := range ps {
-		p.Run, p.Set, p.Stream = gemv, grid, true
-		out[i] = p
 	}
 	return out
 }

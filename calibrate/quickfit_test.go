@@ -42,8 +42,18 @@ func TestRecordedQuickFitsThreadLoss(t *testing.T) {
 			if r.MAPE > 10 {
 				t.Errorf("fit MAPE %.2f%%, want at most 10%%", r.MAPE)
 			}
-			if loss.Value < 0.1 || loss.Prior > 0.05 {
-				t.Errorf("loss %.3f from a prior of %.3f: want the fit to move it past 0.1 from under 0.05", loss.Value, loss.Prior)
+			// The runs' slowdown at t=2 is the loss's, or, since the fit's
+			// cap starts (fit.CapStartShares), a cap the fit lowered
+			// below its stream's reading (try5: loss 0.03, fit 1.28%).
+			var cap *fit.ParamFit
+			for i := range r.Params {
+				if r.Params[i].Path == "engines.big.bandwidth_max_gb_s" {
+					cap = &r.Params[i]
+				}
+			}
+			capLowered := cap != nil && cap.Value < 0.9*cap.Prior
+			if loss.Prior > 0.05 || (loss.Value < 0.1 && !capLowered) {
+				t.Errorf("loss %.3f from a prior of %.3f, cap lowered %v: want the fit to move the loss past 0.1 from under 0.05, or lower the cap", loss.Value, loss.Prior, capLowered)
 			}
 		})
 	}

@@ -263,14 +263,14 @@ func Fit(prior *model.SoC, ms []measure.Measurement, o Options) (*Result, error)
 		first = slices.Clone(res.X)
 	}
 	for _, share := range CapStartShares {
-		if first == nil || evalErr != nil {
+		if first == nil || evalErr != nil || kernels == KernelsForeign || !severalIntensities(span) {
 			break
 		}
 		x1, ok := capStart(free, first, bounds, share)
 		if !ok {
 			break
 		}
-		if res1, err1 := lm.Minimize(problem, x1, bounds, settings); err1 == nil && evalErr == nil && res1.Cost < res.Cost {
+		if res1, err1 := lm.Minimize(problem, x1, bounds, settings); err1 == nil && evalErr == nil && res1.Cost < CapStartGain*res.Cost {
 			res = res1
 		}
 	}

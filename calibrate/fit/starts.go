@@ -5,9 +5,12 @@ import (
 	"slices"
 
 	"github.com/blsim/blsim/internal/lm"
+	"github.com/blsim/blsim/model"
 )
 
-// CapStartShares are the fit's further starts for the bandwidth caps
+// CapStartShares are the fit's further starts, in a fit of blsim's own
+// dispatcher runs (not a foreign benchmark's: recorded llama.cpp rounds of
+// pp512 alone held out at 26.6% with them, 7.4% without), for the bandwidth caps
 // (capStart): each a share of the value the first fit reached, a step of
 // about three quarters apart, down to under half. Above every run's demand
 // a cap moves no residual, so a fit that starts from a cap too high never
@@ -17,6 +20,25 @@ import (
 // quick-vm-rounds/three-*, quick-vm-starts) these starts took the tries
 // held out at most 5% from 7 to 17 (docs/busy-machine.md).
 var CapStartShares = []float64{0.8, 0.6, 0.45}
+
+// CapStartGain is how much lower a cap start's cost must be to win: a
+// tenth. Where the runs do not tell the cap (one arithmetic intensity,
+// as llama-bench's pp512 alone) a start below it can end a hair lower
+// and predict other shapes far worse: recorded llama.cpp rounds held out
+// at 26.6% where the first fit held out at 7.4%.
+var CapStartGain = 0.9
+
+// severalIntensities reports whether the runs of span have more than one
+// arithmetic intensity (ubatches, or prompts and generated tokens): with
+// one, the runs cannot tell a cap from the compute, and the cap starts
+// are not made.
+func severalIntensities(span model.Span) bool {
+	n := len(span.Ubatches)
+	if len(span.Gens) > 0 {
+		n++
+	}
+	return n > 1
+}
 
 // capStart is x with every engine's bandwidth cap at share of its value
 // (not below its lower bound); false when free has none. Sustained DRAM
