@@ -177,8 +177,8 @@ var ErrMemory = errors.New("not enough memory available")
 // MemoryHeadroomBytes is what the process holds besides the weights and
 // the microbenchmarks' streams: the Go runtime, the pools, activations,
 // the measurements. Derived: a full calibration on the 2-vCPU build VM
-// peaked at 2.13 GiB (VmHWM) while its largest step, the stream of both
-// CPUs at once, held 2 GiB of streams, so 0.13 GiB besides; doubled
+// peaked at 2.13 GiB (VmHWM) at its largest step, the at-once step's two
+// copies of 1.02 GiB of weights, so 0.09 GiB besides; about doubled
 // (docs/busy-machine.md, the full calibration's memory).
 const MemoryHeadroomBytes = 256 << 20
 
