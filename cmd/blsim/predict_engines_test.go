@@ -75,12 +75,22 @@ func TestPredictEnginesJSON(t *testing.T) {
 	if strings.Join(rep.Engines, ",") != "big,mid,little" || len(rep.Best.Plan.Fracs) != 3 {
 		t.Fatalf("engines %v fracs %v", rep.Engines, rep.Best.Plan.Fracs)
 	}
-	sum := 0.0
+	// Each fraction a share; the best need not give every cluster one:
+	// with cix-p1's sustained DRAM from the O6's whole-chip read, the
+	// A520s' share of a token split costs more than it brings (0.000 at
+	// 51.86 t/s against 51.44 with 0.106), so two clusters at least.
+	sum, taking := 0.0, 0
 	for _, f := range rep.Best.Plan.Fracs {
 		sum += f
-		if !(f > 0) {
-			t.Errorf("fraction %g: every cluster of cix-p1 should take a share", f)
+		if !(f >= 0 && f <= 1) {
+			t.Errorf("fraction %g: not a share", f)
 		}
+		if f > 0 {
+			taking++
+		}
+	}
+	if taking < 2 {
+		t.Errorf("fractions %v: a split needs two clusters taking a share", rep.Best.Plan.Fracs)
 	}
 	if sum < 0.999 || sum > 1.001 || rep.Best.Kind != "best" || rep.Best.Verdict != "WIN" || !(rep.Best.GainPct > 5) {
 		t.Errorf("best %+v (sum %g)", rep.Best, sum)
