@@ -28,27 +28,32 @@ import (
 // the engines kept 0.91 and 0.99 of their speed at once.
 func TestRecordedFullIdentifiesCaps(t *testing.T) {
 	skipShort(t)
+	t.Parallel()
 	ms, w := recordedQuick(t, "testdata/full-vm/full.jsonl")
-	capOf := func(ms []measure.Measurement) (fit.ParamFit, *fit.Result) {
-		_, r, got := refitRecorded(t, ms, w)
-		p, ok := got["engines.big.bandwidth_max_gb_s"]
-		if !ok {
-			t.Fatalf("the cap was not fitted: %v", r.Params)
-		}
-		return p, r
-	}
-	now, r := capOf(ms)
-	t.Logf("fit %.2f%%: cap %.2f ± %.2f GB/s (prior %.2f ± %.2f); notes %q", r.MAPE, now.Value, now.Sigma, now.Prior, now.PriorSigma, r.Notes)
-	if !now.Precise() {
-		t.Errorf("cap %.2f ± %.2f GB/s: want it identified within 10%%", now.Value, now.Sigma)
-	}
 	wide := append([]measure.Measurement(nil), ms...)
 	for i := range wide {
 		if wide[i].Kind == measure.Kernel && strings.HasSuffix(wide[i].Param, ".gemv_efficiency") {
 			wide[i].CV, wide[i].Samples = 0.149, nil
 		}
 	}
-	before, _ := capOf(wide)
+	// The two refits are independent: at once.
+	fits := holdoutAll([]*model.SoC{Prior("vm", vmEngines(), ms, w), Prior("vm", vmEngines(), wide, w)}, [][]measure.Measurement{ms, wide})
+	capOf := func(x refit) (fit.ParamFit, *fit.Result) {
+		if x.err != nil {
+			t.Fatal(x.err)
+		}
+		p, ok := x.params()["engines.big.bandwidth_max_gb_s"]
+		if !ok {
+			t.Fatalf("the cap was not fitted: %v", x.r.Params)
+		}
+		return p, x.r
+	}
+	now, r := capOf(fits[0])
+	t.Logf("fit %.2f%%: cap %.2f ± %.2f GB/s (prior %.2f ± %.2f); notes %q", r.MAPE, now.Value, now.Sigma, now.Prior, now.PriorSigma, r.Notes)
+	if !now.Precise() {
+		t.Errorf("cap %.2f ± %.2f GB/s: want it identified within 10%%", now.Value, now.Sigma)
+	}
+	before, _ := capOf(fits[1])
 	t.Logf("gemv CV 14.9%%: cap %.2f ± %.2f GB/s", before.Value, before.Sigma)
 	if before.Sigma < 1.5*now.Sigma {
 		t.Errorf("cap's σ %.2f with the gemv step's old spread, %.2f now: want the steadier step to narrow it", before.Sigma, now.Sigma)
@@ -79,8 +84,28 @@ func TestRecordedFullIdentifiesCaps(t *testing.T) {
 // for interference (docs/busy-machine.md).
 func TestRecordedFullMeasuresSustained(t *testing.T) {
 	skipShort(t)
+	t.Parallel()
 	ms, w := recordedQuick(t, "testdata/full-vm-together/full.jsonl")
-	_, r, got := refitRecorded(t, ms, w)
+	// The run's records predate the wakes after 100 µs and 1 ms, so its
+	// sleep exit is charged linearly in the idle; the second refit uses
+	// the shares this VM measured later (below). The third drops the
+	// at-once record. The three refits are independent: two at a time.
+	pr := Prior("vm", vmEngines(), ms, w)
+	pr.Handoff.SleepExitByIdle = sleepExitByIdle([]measure.Measurement{wakeRecord(recordedWakes(t))})
+	var without []measure.Measurement
+	for _, m := range ms {
+		if m.Kind != measure.AtOnce {
+			without = append(without, m)
+		}
+	}
+	fits := holdoutAll([]*model.SoC{Prior("vm", vmEngines(), ms, w), pr, Prior("vm", vmEngines(), without, w)},
+		[][]measure.Measurement{ms, ms, without})
+	for _, x := range fits {
+		if x.err != nil {
+			t.Fatal(x.err)
+		}
+	}
+	r, got := fits[0].r, fits[0].params()
 	dram, cap := got["dram.sustained_gb_s"], got["engines.big.bandwidth_max_gb_s"]
 	t.Logf("fit %.2f%%: sustained DRAM %.2f ± %.2f (%s), cap %.2f ± %.2f", r.MAPE, dram.Value, dram.Sigma, dram.Identification, cap.Value, cap.Sigma)
 	if dram.Identification != fit.Measured || !dram.Precise() {
@@ -93,16 +118,10 @@ func TestRecordedFullMeasuresSustained(t *testing.T) {
 	if err := r.Check(); !errors.As(err, &poor) || math.Abs(r.MAPE-10.06) > 0.05 {
 		t.Errorf("fit %.2f%%, check %v: want 10.06%% (recorded in docs/busy-machine.md), refused as the model's disagreement", r.MAPE, err)
 	}
-	// The run's records predate the wakes after 100 µs and 1 ms, so its
-	// sleep exit is charged linearly in the idle. With the shares this VM
-	// measured later (testdata/wake-idle: none after 100 µs, 0.14 after
-	// 1 ms), the fit is at 9.98%, accepted, and the caps stay within 10%.
-	pr := Prior("vm", vmEngines(), ms, w)
-	pr.Handoff.SleepExitByIdle = sleepExitByIdle([]measure.Measurement{wakeRecord(recordedWakes(t))})
-	_, rb, err := fit.Holdout(pr, ms, []string{"set=" + HeldOutGrid}, fit.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	// With the shares this VM measured later (testdata/wake-idle: none
+	// after 100 µs, 0.14 after 1 ms), the fit is at 9.98%, accepted, and
+	// the caps stay within 10%.
+	rb := fits[1].r
 	for _, p := range rb.Params {
 		if p.Path == "engines.big.bandwidth_max_gb_s" && !p.Precise() {
 			t.Errorf("with the sleep exit by measured idle: cap %.2f ± %.2f, want it within 10%%", p.Value, p.Sigma)
@@ -114,17 +133,7 @@ func TestRecordedFullMeasuresSustained(t *testing.T) {
 	}
 	// Without the at-once record, nothing says the engines do not share
 	// DRAM: the stream is a prior three times its CV wide, prior-led.
-	var without []measure.Measurement
-	for _, m := range ms {
-		if m.Kind != measure.AtOnce {
-			without = append(without, m)
-		}
-	}
-	_, r2, err := fit.Holdout(Prior("vm", vmEngines(), without, w), without, []string{"set=" + HeldOutGrid}, fit.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, p := range r2.Params {
+	for _, p := range fits[2].r.Params {
 		if p.Path == "dram.sustained_gb_s" && (p.Identification == fit.Measured || p.Precise()) {
 			t.Errorf("without the at-once step: sustained DRAM %.2f ± %.2f (%s), want it not measured within 10%%", p.Value, p.Sigma, p.Identification)
 		}
@@ -144,6 +153,7 @@ func TestRecordedFullMeasuresSustained(t *testing.T) {
 // caps (fit.CapStartShares) do not win here by their margin.
 func TestRecordedFullSecondRun(t *testing.T) {
 	skipShort(t)
+	t.Parallel()
 	ms, w := recordedQuick(t, "testdata/full-vm-sleep/full2.jsonl")
 	v, r, got := refitRecorded(t, ms, w)
 	dram, cap := got["dram.sustained_gb_s"], got["engines.big.bandwidth_max_gb_s"]
@@ -188,6 +198,7 @@ func TestRecordedFullSecondRun(t *testing.T) {
 // either way, which is what the test holds.
 func TestRecordedFullSleepExit(t *testing.T) {
 	skipShort(t)
+	t.Parallel()
 	ms, w := recordedQuick(t, "testdata/full-vm-sleep/full.jsonl")
 	v, r, got := refitRecorded(t, ms, w)
 	if err := r.Check(); err != nil {
@@ -210,17 +221,13 @@ func vmEngines() []Engine {
 }
 
 // refitRecorded refits recorded runs of workload w as calibrate does (the
-// held-out grid held out) and returns the held-out validation, the fit, and
-// its parameters by path.
+// held-out grid held out), in one of fitSlots, and returns the held-out
+// validation, the fit, and its parameters by path.
 func refitRecorded(t *testing.T, ms []measure.Measurement, w *model.Workload) (*fit.Validation, *fit.Result, map[string]fit.ParamFit) {
 	t.Helper()
-	v, r, err := fit.Holdout(Prior("vm", vmEngines(), ms, w), ms, []string{"set=" + HeldOutGrid}, fit.Options{})
-	if err != nil {
-		t.Fatal(err)
+	x := holdoutAll([]*model.SoC{Prior("vm", vmEngines(), ms, w)}, [][]measure.Measurement{ms})[0]
+	if x.err != nil {
+		t.Fatal(x.err)
 	}
-	got := map[string]fit.ParamFit{}
-	for _, p := range r.Params {
-		got[p.Path] = p
-	}
-	return v, r, got
+	return x.v, x.r, x.params()
 }

@@ -20,12 +20,16 @@ import (
 // start at LossStart as well, and both fit under the 10% limit.
 func TestRecordedQuickFitsThreadLoss(t *testing.T) {
 	skipShort(t)
+	t.Parallel()
 	for _, name := range []string{"try5", "try9"} {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel() // the two refits are independent
 			ms, w := recordedQuick(t, "testdata/quick-vm/"+name+".jsonl")
 			engines := NewEngines([]topology.Cluster{{Name: "big", CPUs: []int{0, 1}}})
 			prior := Prior("quick-vm", engines, ms, w)
-			r, err := fit.Fit(prior, ms, fit.Options{})
+			var r *fit.Result
+			var err error
+			concurrently(1, func(int) { r, err = fit.Fit(prior, ms, fit.Options{}) }) // in one of fitSlots
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -4,9 +4,6 @@ import (
 	"fmt"
 	"slices"
 	"testing"
-
-	"github.com/blsim/blsim/calibrate/fit"
-	"github.com/blsim/blsim/calibrate/topology"
 )
 
 // TestRecordedQuickRounds refits ten pairs of quick calibrations recorded
@@ -25,26 +22,30 @@ import (
 // median 4.30%; three rounds 10, 9, 3.54%.
 func TestRecordedQuickRounds(t *testing.T) {
 	skipShort(t)
+	t.Parallel()
 	type score struct {
 		profiles, within5 int
 		heldOut           []float64
 	}
-	refit := func(path string) (written bool, heldOut float64) {
-		ms, w := recordedQuick(t, path)
-		prior := Prior("quick-vm", NewEngines([]topology.Cluster{{Name: "big", CPUs: []int{0, 1}}}), ms, w)
-		v, r, err := fit.Holdout(prior, ms, []string{"set=" + HeldOutGrid}, fit.Options{})
-		if err != nil {
-			t.Fatalf("%s: %v", path, err)
+	// The twenty refits are independent: two at a time, read in order.
+	var paths []string
+	for i := 1; i <= 10; i++ {
+		for _, name := range []string{"one", "three"} {
+			paths = append(paths, fmt.Sprintf("testdata/quick-vm-rounds/%s-%d.jsonl", name, i))
 		}
-		return r.Check() == nil, v.MAPE
 	}
+	fits := quickHoldouts(t, paths)
 	var one, three score
 	for i := 1; i <= 10; i++ {
-		for _, c := range []struct {
+		for j, c := range []struct {
 			name string
 			s    *score
 		}{{"one", &one}, {"three", &three}} {
-			written, h := refit(fmt.Sprintf("testdata/quick-vm-rounds/%s-%d.jsonl", c.name, i))
+			f := fits[2*(i-1)+j]
+			if f.err != nil {
+				t.Fatalf("testdata/quick-vm-rounds/%s-%d.jsonl: %v", c.name, i, f.err)
+			}
+			written, h := f.r.Check() == nil, f.v.MAPE
 			if written {
 				c.s.profiles++
 				if h <= 5 {

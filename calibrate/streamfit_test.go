@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/blsim/blsim/measure"
+	"github.com/blsim/blsim/model"
 )
 
 // TestRecordedFullF32Caps refits two full calibrations recorded on the
@@ -25,6 +26,7 @@ import (
 // identify the caps. docs/busy-machine.md gives the figures.
 func TestRecordedFullF32Caps(t *testing.T) {
 	skipShort(t)
+	t.Parallel()
 	for _, tc := range []struct {
 		file            string
 		fit, heldOut    float64 // MAPE, %
@@ -35,8 +37,22 @@ func TestRecordedFullF32Caps(t *testing.T) {
 		{file: "run2", fit: 6.90, heldOut: 5.32, cap: 31.61, capSigma: 1.02, dram: 47.92, dramSigma: 4.44}, // 05:42-05:47 UTC
 	} {
 		t.Run(tc.file, func(t *testing.T) {
+			t.Parallel()
 			ms, w := recordedQuick(t, "testdata/full-vm-f32/"+tc.file+".jsonl")
-			v, r, got := refitRecorded(t, ms, w)
+			var without []measure.Measurement
+			for _, m := range ms {
+				if !strings.HasSuffix(m.Workload, "-f32") {
+					without = append(without, m)
+				}
+			}
+			// With and without the f32 runs: independent, at once.
+			fits := holdoutAll([]*model.SoC{Prior("vm", vmEngines(), ms, w), Prior("vm", vmEngines(), without, w)}, [][]measure.Measurement{ms, without})
+			for _, x := range fits {
+				if x.err != nil {
+					t.Fatal(x.err)
+				}
+			}
+			v, r, got := fits[0].v, fits[0].r, fits[0].params()
 			cap, little, dram := got["engines.big.bandwidth_max_gb_s"], got["engines.little.bandwidth_max_gb_s"], got["dram.sustained_gb_s"]
 			t.Logf("fit %.2f%%, held out %.2f%% (max %.2f%%): caps %.2f ± %.2f, sustained DRAM %.2f ± %.2f (%s), overlap %.3f ± %.3f",
 				r.MAPE, v.MAPE, v.MaxErrPct, cap.Value, cap.Sigma, dram.Value, dram.Sigma, dram.Identification,
@@ -59,13 +75,7 @@ func TestRecordedFullF32Caps(t *testing.T) {
 					t.Errorf("%s: %.0f%% memory-bound, want the f32 runs at least 75%%", res.Label, res.MemoryBoundPct())
 				}
 			}
-			var without []measure.Measurement
-			for _, m := range ms {
-				if !strings.HasSuffix(m.Workload, "-f32") {
-					without = append(without, m)
-				}
-			}
-			_, rw, gw := refitRecorded(t, without, w)
+			rw, gw := fits[1].r, fits[1].params()
 			cw := gw["engines.big.bandwidth_max_gb_s"]
 			t.Logf("without the f32 runs: fit %.2f%%, caps %.2f ± %.2f, overlap %.3f ± %.3f", rw.MAPE, cw.Value, cw.Sigma,
 				gw["engines.big.mem_compute_overlap"].Value, gw["engines.big.mem_compute_overlap"].Sigma)
