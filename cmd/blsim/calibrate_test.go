@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/blsim/blsim/calibrate"
 	"github.com/blsim/blsim/calibrate/fit"
 	"github.com/blsim/blsim/internal/cli"
 	"github.com/blsim/blsim/internal/quant"
@@ -40,15 +41,17 @@ func TestCalibrateQuick(t *testing.T) {
 	if !strings.Contains(stderr, "dispatcher kernels: "+quant.Impl()) {
 		t.Errorf("calibrate does not say which kernels ran:\n%s", stderr)
 	}
-	// 28 microbenchmarks and the at-once step, then 8 points in 3 rounds;
+	// 28 microbenchmarks and the at-once step, then 8 points in
+	// calibrate.QuickRounds rounds;
 	// when others disturbed most of the first round (a shared test
 	// machine), the later rounds are skipped, and the line says so.
-	all, skipped := 52, strings.Contains(stderr, "(round 2/3): skipped: ")
+	all := 28 + 8*calibrate.QuickRounds
+	skipped := strings.Contains(stderr, fmt.Sprintf("(round 2/%d): skipped: ", calibrate.QuickRounds))
 	want := all
 	if skipped {
 		want = 28 + 8
 	}
-	if !skipped && !strings.Contains(stderr, "[52/52] dispatcher") || !refused && !strings.Contains(stdout, "wrote "+prof) {
+	if !skipped && !strings.Contains(stderr, fmt.Sprintf("[%d/%d] dispatcher", all, all)) || !refused && !strings.Contains(stdout, "wrote "+prof) {
 		t.Errorf("progress/output:\n%s\n%s", stderr, stdout)
 	}
 	ms, errs := measure.ReadFile(runs)
