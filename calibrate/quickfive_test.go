@@ -6,12 +6,12 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/blsim/blsim/calibrate/fit"
 	"github.com/blsim/blsim/calibrate/topology"
 	"github.com/blsim/blsim/measure"
+	"github.com/blsim/blsim/model"
 )
 
 // quickScore is what a set of recorded quick calibrations scores when
@@ -92,40 +92,27 @@ func twinKey(m *measure.Measurement, label string) string {
 }
 
 // refitQuick refits each recorded one-cluster quick calibration in files,
-// keeping its first rounds rounds (all when rounds is 0), two at a time.
+// keeping its first rounds rounds (all when rounds is 0), as calibrate did
+// (holdoutAll).
 func refitQuick(t *testing.T, files []string, rounds int) quickScore {
 	t.Helper()
 	s := quickScore{heldOut: make([]float64, len(files)), floor: make([]float64, len(files))}
-	written := make([]bool, len(files))
-	errs := make([]error, len(files))
-	var wg sync.WaitGroup
-	sem := make(chan struct{}, 2)
+	engines := NewEngines([]topology.Cluster{{Name: "big", CPUs: []int{0, 1}}})
+	priors, records := make([]*model.SoC, len(files)), make([][]measure.Measurement, len(files))
 	for i, path := range files {
 		ms, w := recordedQuick(t, path)
 		if rounds > 0 {
 			ms = firstRounds(ms, rounds)
 		}
 		s.floor[i] = twinFloor(t, ms)
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			sem <- struct{}{}
-			defer func() { <-sem }()
-			prior := Prior("quick-vm", NewEngines([]topology.Cluster{{Name: "big", CPUs: []int{0, 1}}}), ms, w)
-			v, r, err := fit.Holdout(prior, ms, []string{"set=" + HeldOutGrid}, fit.Options{})
-			if err != nil {
-				errs[i] = fmt.Errorf("%s: %w", path, err)
-				return
-			}
-			s.heldOut[i], written[i] = v.MAPE, r.Check() == nil
-		}()
+		priors[i], records[i] = Prior("quick-vm", engines, ms, w), ms
 	}
-	wg.Wait()
-	for i := range files {
-		if errs[i] != nil {
-			t.Fatal(errs[i])
+	for i, x := range holdoutAll(priors, records) {
+		if x.err != nil {
+			t.Fatalf("%s: %v", files[i], x.err)
 		}
-		if written[i] {
+		s.heldOut[i] = x.v.MAPE
+		if x.r.Check() == nil {
 			s.profiles++
 			if s.heldOut[i] <= 5 {
 				s.within5++
@@ -153,6 +140,7 @@ func refitQuick(t *testing.T, files []string, rounds int) quickScore {
 // the fit predicts 5-21% faster than measured (docs/busy-machine.md).
 func TestRecordedQuickFiveRounds(t *testing.T) {
 	skipShort(t)
+	t.Parallel()
 	glob := func(p string) []string {
 		f, err := filepath.Glob(p)
 		if err != nil || len(f) != 10 {
