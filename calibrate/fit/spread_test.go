@@ -9,21 +9,24 @@ import (
 )
 
 func TestSpreadPct(t *testing.T) {
+	k := 100 * 1.4826 * math.Sqrt(math.Pi/2)
 	for _, c := range []struct {
 		name    string
-		samples int
-		cv      float64
+		samples []float64
+		runs    string
 		stat    Stat
 		want    float64
 	}{
-		// The median of 4 values of CV 10%: √(π/2)·10/2.
-		{"median of four", 4, 0.10, Median, 10 * math.Sqrt(math.Pi/2) / 2},
-		{"median of one", 1, 0.10, Median, 10 * math.Sqrt(math.Pi/2)},
-		{"best", 8, 0.03, Best, 3},
-		{"no spread", 5, 0, Median, 0},
-		{"NaN", 5, math.NaN(), Median, 0},
+		// Five rounds' medians about 100: deviations 0, 2, 2, 4, 10, MAD 2.
+		{"five rounds", []float64{100, 98, 102, 96, 110}, "5", Median, k * 0.02 / math.Sqrt(5)},
+		// Four: deviations 1, 1, 3, 5 about the median 100, MAD 2.
+		{"four rounds", []float64{99, 101, 97, 105}, "4", Median, k * 0.02 / 2},
+		{"two rounds", []float64{90, 110}, "2", Median, 0},
+		{"one run's repeats", []float64{90, 100, 110}, "", Median, 0},
+		{"best", []float64{100, 98, 102, 96, 110}, "5", Best, 0},
 	} {
-		m := measure.Measurement{Samples: make([]float64, c.samples), CV: c.cv}
+		m := measure.Measurement{Samples: c.samples, Knobs: map[string]string{"runs": c.runs}}
+		m.Summarize()
 		if got := spreadPct(&m, c.stat); math.Abs(got-c.want) > 1e-9 {
 			t.Errorf("%s: spreadPct %v, want %v", c.name, got, c.want)
 		}
