@@ -94,14 +94,24 @@ func TestCalibrateQuick(t *testing.T) {
 	if code == 0 || !strings.Contains(stderr, "--resume") {
 		t.Errorf("re-run without --resume: %d %s", code, stderr)
 	}
+	// A step that failed (the shared-cache sweep finds no cache to tell
+	// from DRAM on a busy second CPU, say) is recorded failed and run
+	// again on resume; what was measured ok is not.
+	okRuns := 0
+	for _, m := range ms {
+		if m.OK() {
+			okRuns++
+		}
+	}
 	_, stderr, code = runCLI(t, append(args, "--resume")...)
 	// Resumed, what was measured is not measured again; rounds skipped
 	// before are taken now, unless skipped again.
-	if code != 0 && !refusedForLoad(t, code, stderr) || strings.Count(stderr, ": already measured") != want {
-		t.Errorf("resume: exit %d\n%s", code, stderr)
+	if code != 0 && !refusedForLoad(t, code, stderr) || strings.Count(stderr, ": already measured") != okRuns {
+		t.Errorf("resume: exit %d, want %d already measured\n%s", code, okRuns, stderr)
 	}
-	if ms2, _ := measure.ReadFile(runs); !skipped && len(ms2) != all || skipped && (len(ms2) < want || len(ms2) > all) {
-		t.Errorf("resume: %d lines, %d before", len(ms2), want)
+	// Every line of the first run is kept; the resumed steps append.
+	if ms2, _ := measure.ReadFile(runs); len(ms2) < len(ms) || len(ms2) > len(ms)+all-okRuns {
+		t.Errorf("resume: %d lines, %d before (%d ok, %d steps)", len(ms2), len(ms), okRuns, all)
 	}
 }
 
