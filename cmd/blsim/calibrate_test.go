@@ -4,9 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"runtime"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -43,22 +41,24 @@ func TestCalibrateQuick(t *testing.T) {
 	if !strings.Contains(stderr, "dispatcher kernels: "+quant.Impl()) {
 		t.Errorf("calibrate does not say which kernels ran:\n%s", stderr)
 	}
-	// 28 microbenchmarks and the at-once step, and two of the shared
-	// cache for each engine where the host's cache leaves the sweep
-	// enough working sets (llcSteps: on a 2-vCPU build VM with a 32 MiB
-	// L3, yes; with a 480 MiB one, no), then 8 points in
-	// calibrate.QuickRounds rounds, as the header line counts them;
-	// when others disturbed most of the first round (a shared test
-	// machine), the later rounds are skipped, and the line says so.
-	var micro, grid int
-	if m := regexp.MustCompile(`(\d+) microbenchmarks, about \S+, and (\d+) dispatcher runs`).FindStringSubmatch(stderr); m != nil {
-		micro, _ = strconv.Atoi(m[1])
-		grid, _ = strconv.Atoi(m[2])
+	// The microbenchmarks and the at-once step (how many depends on the
+	// host: the shared-cache sweep runs only where sysfs gives a last-level
+	// cache within the budget, 28 steps on one build VM and 32 on
+	// another), each one measurement, then 8 points in
+	// calibrate.QuickRounds rounds; when others disturbed most of the
+	// first round (a shared test machine), the later rounds are skipped,
+	// and the line says so.
+	ms, errs := measure.ReadFile(runs)
+	micro := 0
+	for _, m := range ms {
+		if m.Kind != measure.Dispatcher {
+			micro++
+		}
 	}
-	if (micro != 28 && micro != 32) || grid != 8*calibrate.QuickRounds {
-		t.Fatalf("header: %d microbenchmarks and %d dispatcher runs, want 28 or 32 and %d:\n%s", micro, grid, 8*calibrate.QuickRounds, stderr)
+	if micro < 28 {
+		t.Errorf("%d microbenchmark measurements, want at least 28", micro)
 	}
-	all := micro + grid
+	all := micro + 8*calibrate.QuickRounds
 	skipped := strings.Contains(stderr, fmt.Sprintf("(round 2/%d): skipped: ", calibrate.QuickRounds))
 	want := all
 	if skipped {
@@ -67,15 +67,10 @@ func TestCalibrateQuick(t *testing.T) {
 	if !skipped && !strings.Contains(stderr, fmt.Sprintf("[%d/%d] dispatcher", all, all)) || !refused && !strings.Contains(stdout, "wrote "+prof) {
 		t.Errorf("progress/output:\n%s\n%s", stderr, stdout)
 	}
-	ms, errs := measure.ReadFile(runs)
 	if len(errs) != 0 || len(ms) != want {
 		t.Fatalf("%d measurements (want %d; later rounds skipped: %v), errors %v", len(ms), want, skipped, errs)
 	}
-	failed := 0 // a failed step (the shared cache's sweep on a loaded CPU) is measured again on resume
 	for _, m := range ms {
-		if m.Status == "failed" {
-			failed++
-		}
 		if m.Host == nil || m.Host.Arch != runtime.GOARCH {
 			t.Errorf("%s: host not recorded", m.ID)
 		}
@@ -89,7 +84,7 @@ func TestCalibrateQuick(t *testing.T) {
 			t.Fatalf("profile does not load: %v", err)
 		}
 		// The fit takes every dispatcher run: 8 points in each round run
-		// (24, or 8 when the later rounds were skipped).
+		// (8 × calibrate.QuickRounds, or 8 when the later rounds were skipped).
 		if soc.Name != "test-box" || len(soc.Engines) != 2 || soc.Provenance == nil || soc.Provenance.Runs != want-micro {
 			t.Errorf("profile %s engines %d provenance %+v (want %d runs)", soc.Name, len(soc.Engines), soc.Provenance, want-micro)
 		}
@@ -99,14 +94,24 @@ func TestCalibrateQuick(t *testing.T) {
 	if code == 0 || !strings.Contains(stderr, "--resume") {
 		t.Errorf("re-run without --resume: %d %s", code, stderr)
 	}
+	// A step that failed (the shared-cache sweep finds no cache to tell
+	// from DRAM on a busy second CPU, say) is recorded failed and run
+	// again on resume; what was measured ok is not.
+	okRuns := 0
+	for _, m := range ms {
+		if m.OK() {
+			okRuns++
+		}
+	}
 	_, stderr, code = runCLI(t, append(args, "--resume")...)
 	// Resumed, what was measured is not measured again; rounds skipped
-	// before are taken now, unless skipped again, and failed steps again.
-	if code != 0 && !refusedForLoad(t, code, stderr) || strings.Count(stderr, ": already measured") != want-failed {
-		t.Errorf("resume: exit %d, want %d already measured\n%s", code, want-failed, stderr)
+	// before are taken now, unless skipped again.
+	if code != 0 && !refusedForLoad(t, code, stderr) || strings.Count(stderr, ": already measured") != okRuns {
+		t.Errorf("resume: exit %d, want %d already measured\n%s", code, okRuns, stderr)
 	}
-	if ms2, _ := measure.ReadFile(runs); !skipped && len(ms2) != all+failed || skipped && (len(ms2) < want+failed || len(ms2) > all+failed) {
-		t.Errorf("resume: %d lines, %d before (%d of them failed)", len(ms2), want, failed)
+	// Every line of the first run is kept; the resumed steps append.
+	if ms2, _ := measure.ReadFile(runs); len(ms2) < len(ms) || len(ms2) > len(ms)+all-okRuns {
+		t.Errorf("resume: %d lines, %d before (%d ok, %d steps)", len(ms2), len(ms), okRuns, all)
 	}
 }
 
