@@ -1,14 +1,11 @@
 package calibrate
 
 import (
-	"fmt"
 	"path/filepath"
 	"slices"
-	"sync"
 	"testing"
 
 	"github.com/blsim/blsim/calibrate/fit"
-	"github.com/blsim/blsim/calibrate/topology"
 )
 
 // TestRecordedQuickCapStarts refits one-cluster quick calibrations of the
@@ -47,39 +44,23 @@ func TestRecordedQuickCapStarts(t *testing.T) {
 		written, within5 int
 		median           float64
 	}
+	// refit scores files refitted with the cap starts' shares set to
+	// shares, through quickHoldouts: with fit.CapStartShares as it is, the
+	// tries TestRecordedQuickHeldOut and TestRecordedQuickRounds score too
+	// are refitted once for all three (this test runs first, alone, as it
+	// sets fit.CapStartShares; theirs wait on t.Parallel).
 	refit := func(files []string, shares []float64) score {
 		saved := fit.CapStartShares
 		fit.CapStartShares = shares
 		defer func() { fit.CapStartShares = saved }()
 		var s score
 		held := make([]float64, len(files))
-		written := make([]bool, len(files))
-		errs := make([]error, len(files))
-		// The fits are independent: two at a time.
-		var wg sync.WaitGroup
-		sem := make(chan struct{}, 2)
-		for i, path := range files {
-			ms, w := recordedQuick(t, path)
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				sem <- struct{}{}
-				defer func() { <-sem }()
-				prior := Prior("quick-vm", NewEngines([]topology.Cluster{{Name: "big", CPUs: []int{0, 1}}}), ms, w)
-				v, r, err := fit.Holdout(prior, ms, []string{"set=" + HeldOutGrid}, fit.Options{})
-				if err != nil {
-					errs[i] = fmt.Errorf("%s: %w", path, err)
-					return
-				}
-				held[i], written[i] = v.MAPE, r.Check() == nil
-			}()
-		}
-		wg.Wait()
-		for i := range files {
-			if errs[i] != nil {
-				t.Fatal(errs[i])
+		for i, x := range quickHoldouts(t, files) {
+			if x.err != nil {
+				t.Fatalf("%s: %v", files[i], x.err)
 			}
-			if written[i] {
+			held[i] = x.v.MAPE
+			if x.r.Check() == nil {
 				s.written++
 				if held[i] <= 5 {
 					s.within5++

@@ -65,7 +65,7 @@ func TestRecordedQuickFitsThreadLoss(t *testing.T) {
 
 // recordedQuick reads a recorded calibration's measurements and the
 // workload its dispatcher runs carry.
-func recordedQuick(t *testing.T, path string) ([]measure.Measurement, *model.Workload) {
+func recordedQuick(t testing.TB, path string) ([]measure.Measurement, *model.Workload) {
 	t.Helper()
 	ms, errs := measure.ReadFile(path)
 	if len(errs) > 0 {

@@ -366,7 +366,7 @@ func Fit(prior *model.SoC, ms []measure.Measurement, o Options) (*Result, error)
 	if err != nil {
 		return nil, err
 	}
-	r.Residuals, r.RMSPct, r.MAPE = residualTable(obs, vals, dram)
+	r.Residuals, r.RMSPct, r.MAPE = residualTable(obs, vals, dram, o.Stat)
 	for i := range r.Residuals {
 		r.Residuals[i].InFit = true
 	}

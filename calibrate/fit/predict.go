@@ -156,7 +156,7 @@ type memBound struct{ dram, cap float64 }
 
 func memBoundOf(b sim.Bound) memBound { return memBound{100 * b.DRAM, 100 * b.EngineCap} }
 
-func residualTable(obs []measure.Measurement, pred []float64, bound []memBound) ([]Residual, float64, float64) {
+func residualTable(obs []measure.Measurement, pred []float64, bound []memBound, stat Stat) ([]Residual, float64, float64) {
 	var rows []Residual
 	ss, sa := 0.0, 0.0
 	workloads := map[string]bool{}
@@ -173,7 +173,8 @@ func residualTable(obs []measure.Measurement, pred []float64, bound []memBound) 
 			// experts beside its own): which one.
 			label += " (" + m.Workload + ")"
 		}
-		row := Residual{ID: m.ID, Label: label, Measured: m.Median, Predicted: pred[i], ErrPct: e, DRAMBoundPct: bound[i].dram, CapBoundPct: bound[i].cap}
+		row := Residual{ID: m.ID, Label: label, Measured: m.Median, Predicted: pred[i], ErrPct: e, DRAMBoundPct: bound[i].dram, CapBoundPct: bound[i].cap,
+			SpreadPct: spreadPct(&m, stat), Values: max(1, len(m.Samples))}
 		if in := m.Interference; in != nil {
 			if cpu, pct := in.Worst(); cpu >= 0 {
 				row.OtherCPU, row.OtherPct = cpu, pct

@@ -47,6 +47,17 @@ type PoorFitError struct {
 	Worst []Residual
 	// AtBounds are the fitted parameters on a bound, as "path=value (lower)".
 	AtBounds []string
+	// Spread is what the runs' own spread explains of the fit's errors
+	// (Group.SpreadMAPE and BeyondSpreadPct over its throughputs). When
+	// nothing is beyond it, the machine varied as much as the fit misses:
+	// the error says so instead of blaming the model.
+	Spread Group
+}
+
+// WithinSpread reports whether the fit's errors are no larger than the
+// runs' own spread explains (Group.BeyondSpreadPct zero, a spread known).
+func (e *PoorFitError) WithinSpread() bool {
+	return e.Spread.SpreadMAPE > 0 && e.Spread.BeyondSpreadPct == 0
 }
 
 func (e *PoorFitError) Error() string {
@@ -58,6 +69,10 @@ func (e *PoorFitError) Error() string {
 		why = append(why, fmt.Sprintf("%d of %d throughputs down-weighted as outliers and missed by more than %.0f%%", e.Downweighted, e.N, PoorOutlierPct))
 	}
 	msg := "the model and the measurements disagree (" + strings.Join(why, ", ") + ")"
+	if e.WithinSpread() {
+		msg = fmt.Sprintf("the runs varied as much as the fit misses by (%s; a perfect model would score about %.2f%% from the spread of each configuration's runs): the machine's doing, not the model's: run again when it is quieter, with more --rounds, or with --stat best",
+			strings.Join(why, ", "), e.Spread.SpreadMAPE)
+	}
 	var worst []string
 	for _, r := range e.Worst {
 		worst = append(worst, fmt.Sprintf("%s %+.1f%%", r.Label, r.ErrPct))
@@ -92,6 +107,11 @@ func (r *Result) poor() *PoorFitError {
 		return nil
 	}
 	e := &PoorFitError{MAPE: r.MAPE, Downweighted: r.FarOutliers, N: n}
+	errs, ses := make([]float64, n), make([]float64, n)
+	for i, x := range r.Residuals {
+		errs[i], ses[i] = x.ErrPct, x.SpreadPct
+	}
+	spreadOf(&e.Spread, errs, ses)
 	worst := append([]Residual(nil), r.Residuals...)
 	sort.SliceStable(worst, func(i, j int) bool { return math.Abs(worst[i].ErrPct) > math.Abs(worst[j].ErrPct) })
 	e.Worst = worst[:min(3, len(worst))]

@@ -125,6 +125,13 @@ type Residual struct {
 	OtherPct float64 `json:"other_pct,omitempty"`
 	OtherCPU int     `json:"other_cpu,omitempty"`
 	Reruns   int     `json:"reruns,omitempty"`
+	// SpreadPct is the standard error of Measured, in percent: how far it
+	// would move were the configuration timed again the same way, however
+	// good the model (the spread of its rounds, or of its repeats; see
+	// Group.SpreadMAPE). Values counts what Measured is the median of. 0
+	// when not known.
+	SpreadPct float64 `json:"spread_pct,omitempty"`
+	Values    int     `json:"values,omitempty"`
 }
 
 // Result is a fitted profile and how well it fits.

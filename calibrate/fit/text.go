@@ -130,6 +130,11 @@ func (v *Validation) WriteText(w io.Writer, stat Stat, top int) error {
 	for _, line := range v.lines() {
 		fmt.Fprintf(w, "%s: %s (%s)\n", v.Mode, line, what)
 	}
+	// What the runs' own spread explains of the held-out error (of all of
+	// it when nothing was fitted on these runs).
+	if line := spreadLine(v.HeldOut, v.HeldOut.Values); line != "" && !v.FitUnrecorded {
+		fmt.Fprintf(w, "%s: %s\n", v.Mode, line)
+	}
 	if len(v.Disturbed) > 0 {
 		fmt.Fprintf(w, "%s: not scored, disturbed to the end by other processes: %s\n", v.Mode, groupByCPU(v.Disturbed))
 	}

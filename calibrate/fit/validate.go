@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -47,6 +48,17 @@ type Group struct {
 	MAPE float64 `json:"mape"`
 	// MaxErrPct is the largest absolute relative error in percent.
 	MaxErrPct float64 `json:"max_err_pct"`
+	// SpreadMAPE is the MAPE a perfect model would score on these points
+	// from the runs' own spread alone: the mean over the points of the
+	// expected absolute error of a measured value with standard error
+	// Residual.SpreadPct (√(2/π) of it). BeyondSpreadPct is the RMS error
+	// that spread does not explain, √max(0, mean err² − mean SpreadPct²):
+	// the model's own. Both in percent; 0 without spreads.
+	SpreadMAPE      float64 `json:"spread_mape,omitempty"`
+	BeyondSpreadPct float64 `json:"beyond_spread_pct,omitempty"`
+	// Values is the typical (median) count of values a point's measured
+	// statistic is the median of: its rounds.
+	Values int `json:"values,omitempty"`
 }
 
 // Predictions scores soc on every throughput in ms without refitting. A
@@ -69,7 +81,7 @@ func Predictions(soc *model.SoC, ms []measure.Measurement, o Options) (*Validati
 	if err != nil {
 		return nil, err
 	}
-	rows, _, _ := residualTable(obs, vals, dram)
+	rows, _, _ := residualTable(obs, vals, dram, o.Stat)
 	set := FittedOn(soc)
 	fitted := set.fittedConfigs(ms)
 	for i := range rows {
@@ -104,7 +116,8 @@ func LeaveOneOut(prior *model.SoC, ms []measure.Measurement, o Options) (*Valida
 		}
 		v := sr.TPS
 		rows = append(rows, Residual{ID: obs[i].ID, Label: obs[i].Label(), Measured: obs[i].Median, Predicted: v,
-			ErrPct: measure.ErrPct(v, obs[i].Median), DRAMBoundPct: 100 * sr.Bound.DRAM, CapBoundPct: 100 * sr.Bound.EngineCap})
+			ErrPct: measure.ErrPct(v, obs[i].Median), DRAMBoundPct: 100 * sr.Bound.DRAM, CapBoundPct: 100 * sr.Bound.EngineCap,
+			SpreadPct: spreadPct(&obs[i], o.Stat), Values: max(1, len(obs[i].Samples))})
 	}
 	return summarize("loo", rows), nil
 }
@@ -329,13 +342,17 @@ func micros(ms []measure.Measurement) []measure.Measurement {
 // summarize scores rows, in all and split by Residual.InFit.
 func summarize(mode string, rows []Residual) *Validation {
 	v := &Validation{Mode: mode, N: len(rows)}
-	var errs [3][]float64 // all, fitted, held out
+	var errs, ses [3][]float64 // all, fitted, held out
+	var values [3][]int
 	for _, r := range rows {
-		errs[0] = append(errs[0], r.ErrPct)
+		g := 2
 		if r.InFit {
-			errs[1] = append(errs[1], r.ErrPct)
-		} else {
-			errs[2] = append(errs[2], r.ErrPct)
+			g = 1
+		}
+		for _, i := range []int{0, g} {
+			errs[i] = append(errs[i], r.ErrPct)
+			ses[i] = append(ses[i], r.SpreadPct)
+			values[i] = append(values[i], r.Values)
 		}
 	}
 	var all Group
@@ -343,6 +360,9 @@ func summarize(mode string, rows []Residual) *Validation {
 		g.N = len(errs[i])
 		if g.N > 0 {
 			g.MAPE = measure.MAPE(errs[i])
+			spreadOf(g, errs[i], ses[i])
+			slices.Sort(values[i])
+			g.Values = values[i][len(values[i])/2]
 		}
 		for _, e := range errs[i] {
 			g.MaxErrPct = math.Max(g.MaxErrPct, math.Abs(e))

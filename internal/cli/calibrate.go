@@ -137,7 +137,8 @@ func recorded(stdout io.Writer, path string, asJSON bool) error {
 
 // fitProfile fits prior to ms, holding out the throughputs that match
 // holdout (none when it is empty), writes the profile to o.Out and prints
-// the fit and, with holdout, the held-out error.
+// the fit and, with holdout, the held-out error. The fit runs with the
+// collector set for it (calibrate.FitCollector).
 func fitProfile(stdout, stderr io.Writer, o *Calibrate, prior *model.SoC, ms []measure.Measurement, holdout []string, source string, governors map[string]string) error {
 	opts, _ := FitOptionsOf(o.Stat, o.Kernels) // checked by Run
 	opts.Context = o.ctx                       // a signal stops the fit too
@@ -153,7 +154,9 @@ func fitProfile(stdout, stderr io.Writer, o *Calibrate, prior *model.SoC, ms []m
 			return calibrateJSON{Measurements: o.Bench.Measurements, Profile: o.Out, Fit: r, Holdout: v, Noise: NoiseLine(ms, opts.Stat)}
 		}
 	}
+	restore := calibrate.FitCollector(cmp.Or(o.SysRoot, "/"))
 	err := out.Run(stdout, stderr, job)
+	restore()
 	if errors.Is(err, context.Canceled) {
 		return fmt.Errorf("interrupted during the fit: no profile written; every measurement is in %s (blsim fit fits them)", o.Bench.Measurements)
 	}
