@@ -60,3 +60,19 @@ func TestThreadScaling(t *testing.T) {
 		t.Errorf("prior's losses %g and %g, want 0.25 (measured) and 0.02", p.Engines[0].ThreadScalingLoss, p.Engines[1].ThreadScalingLoss)
 	}
 }
+
+// The loss of interleaved pairs is the median of the pairs' losses: one
+// pair a slow spell fell on (its core alone at half speed) moves it little.
+func TestScalingOfPairs(t *testing.T) {
+	st := func(v float64) probe.Stats { return probe.Stats{Median: v, CV: 0.02} }
+	ones := []probe.Stats{st(100), st(100), st(50), st(100), st(100)}
+	alls := []probe.Stats{st(80), st(90), st(80), st(85), st(100)}
+	m := ScalingOfPairs("id", "engines.big.thread_scaling_loss", "big", 2, ones, alls)
+	// Losses 0.25, 0.111, 0 (alone slower: noise), 0.176, 0: median 0.111.
+	if want := 100.0/90 - 1; math.Abs(m.Median-want) > 1e-12 || len(m.Samples) != 5 || m.Knobs["pairs"] != "5" {
+		t.Errorf("loss %g samples %v knobs %v, want %g of 5 pairs", m.Median, m.Samples, m.Knobs, want)
+	}
+	if one := ScalingOfPairs("id", "p", "big", 2, ones[:1], alls[:1]); one.Median != 0.25 || one.Knobs["pairs"] != "" {
+		t.Errorf("one pair: %g %v, want ScalingMeasurement's 0.25", one.Median, one.Knobs)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/blsim/blsim/calibrate"
 	"github.com/blsim/blsim/calibrate/fit"
 	"github.com/blsim/blsim/internal/outguard"
 	"github.com/blsim/blsim/presets"
@@ -64,5 +65,7 @@ func (o *Fit) Run(stdout, stderr io.Writer) error {
 			return r
 		}
 	}
+	// The fit alone, as calibrate's: with the collector set for it.
+	defer calibrate.FitCollector("/")()
 	return out.Run(stdout, stderr, job)
 }
