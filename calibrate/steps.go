@@ -68,9 +68,10 @@ type Settings struct {
 	// Rounds runs the whole dispatcher grid this many times, one plan
 	// after another, so that a slow spell of a shared machine hits one run
 	// of several plans instead of every run of one (the fit merges the
-	// rounds); 0 means 5, or QuickRounds when Quick, shuffled, and with
-	// the rounds after the first skipped when the first was disturbed
-	// (loadedFirstRound).
+	// rounds); 0 means 5, or QuickRounds when Quick, with the rounds
+	// after the first skipped when the first was disturbed
+	// (loadedFirstRound). A quick calibration's rounds are shuffled
+	// however many.
 	Rounds int
 	// Host is recorded in every measurement.
 	Host *measure.Host
