@@ -83,11 +83,19 @@ type quickRefit struct {
 // score the same recorded tries (each its own way) share one fit each.
 func quickHoldouts(t *testing.T, paths []string) []refit {
 	t.Helper()
-	engines := NewEngines([]topology.Cluster{{Name: "big", CPUs: []int{0, 1}}})
+	return quickHoldoutsOn(t, topology.Cluster{Name: "big", CPUs: []int{0, 1}}, paths)
+}
+
+// quickHoldoutsOn is quickHoldouts on cluster c: the cluster a host's
+// tries were calibrated on, where its caches set the prior (zen4Cluster).
+// The memo is by cluster too.
+func quickHoldoutsOn(t *testing.T, c topology.Cluster, paths []string) []refit {
+	t.Helper()
+	engines := NewEngines([]topology.Cluster{c})
 	entries := make([]*quickRefit, len(paths))
 	priors, records := make([]*model.SoC, len(paths)), make([][]measure.Measurement, len(paths))
 	for i, path := range paths {
-		e, _ := quickRefits.LoadOrStore(fmt.Sprint(path, fit.CapStartShares, fit.CapStartGain), &quickRefit{})
+		e, _ := quickRefits.LoadOrStore(fmt.Sprint(path, c, fit.CapStartShares, fit.CapStartGain), &quickRefit{})
 		entries[i] = e.(*quickRefit)
 		ms, w := recordedQuick(t, path)
 		priors[i], records[i] = Prior("quick-vm", engines, ms, w), ms

@@ -7,7 +7,6 @@ import (
 
 	"github.com/blsim/blsim/calibrate/topology"
 	"github.com/blsim/blsim/measure"
-	"github.com/blsim/blsim/model"
 )
 
 // zen4Cluster is the one cluster the quick-vm-zen4 tries were calibrated
@@ -15,20 +14,6 @@ import (
 // core, 32 MiB of L3), which the measurement files do not record: they
 // set the prior's cache terms (the shared-cache sweep ran on that host).
 var zen4Cluster = topology.Cluster{Name: "big", CPUs: []int{0, 1}, CoreType: "AMD EPYC", L2KiBPerCore: 1024, SharedCacheKiB: 32 << 10}
-
-// holdoutOn refits each recorded quick calibration in paths on cluster c
-// as calibrate did (its own microbenchmarks for the prior, the held-out
-// grid held out), and returns the results and the records in order.
-func holdoutOn(t *testing.T, c topology.Cluster, paths []string) ([]refit, [][]measure.Measurement) {
-	t.Helper()
-	engines := NewEngines([]topology.Cluster{c})
-	priors, records := make([]*model.SoC, len(paths)), make([][]measure.Measurement, len(paths))
-	for i, path := range paths {
-		ms, w := recordedQuick(t, path)
-		priors[i], records[i] = Prior("quick-vm", engines, ms, w), ms
-	}
-	return holdoutAll(priors, records), records
-}
 
 // TestRecordedHeldOutSpread checks what calibrate says of a held-out
 // error's share that the runs' own spread explains (fit.Group.SpreadMAPE)
@@ -54,7 +39,7 @@ func TestRecordedHeldOutSpread(t *testing.T) {
 		"z-6": 10.59, "z-7": 3.54, "z-8": 4.72, "z-9": 4.91, "z-10": 7.56}
 	for _, c := range []struct {
 		glob   string
-		zen4   bool // the cluster's caches (zen4Cluster); else quickHoldouts's, shared with other tests
+		zen4   bool // the cluster's caches (zen4Cluster); else the build VM's, whose refits other tests share
 		within int  // tries whose held-out error the spread explains
 	}{
 		{"testdata/quick-vm-zen4/*.jsonl", true, 3},
@@ -64,16 +49,15 @@ func TestRecordedHeldOutSpread(t *testing.T) {
 		if err != nil || len(paths) != 10 {
 			t.Fatalf("%s: %d fixtures, want 10", c.glob, len(paths))
 		}
-		var res []refit
-		var records [][]measure.Measurement
+		cluster := topology.Cluster{Name: "big", CPUs: []int{0, 1}}
 		if c.zen4 {
-			res, records = holdoutOn(t, zen4Cluster, paths)
-		} else {
-			res = quickHoldouts(t, paths)
-			for _, p := range paths {
-				ms, _ := recordedQuick(t, p)
-				records = append(records, ms)
-			}
+			cluster = zen4Cluster
+		}
+		res := quickHoldoutsOn(t, cluster, paths)
+		var records [][]measure.Measurement
+		for _, p := range paths {
+			ms, _ := recordedQuick(t, p)
+			records = append(records, ms)
 		}
 		var spread, twins float64
 		within := 0
