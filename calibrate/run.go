@@ -65,7 +65,8 @@ var (
 
 // Open checks r's settings and finds what it calibrates: the engines
 // (topology.Discover under r.SysRoot, then r.Clusters) and the host (Host),
-// unless r gives them. Errors are a *model.SettingError (its Setting a field of Run: Grid,
+// unless r gives them; the host then records the engines' clusters
+// (measure.Host.Clusters). Errors are a *model.SettingError (its Setting a field of Run: Grid,
 // Repeats, Rounds or Clusters), ErrNoCluster, or
 // topology.Discover's.
 func Open(r Run) (*Calibration, error) {
@@ -89,6 +90,10 @@ func Open(r Run) (*Calibration, error) {
 	if r.Host == nil {
 		r.Host = Host(root)
 	}
+	// Each record names the clusters, whose cores, clock and caches the
+	// prior is built from: a refit of the file (RecordedEngines) starts
+	// from the same prior.
+	r.Host = withClusters(r.Host, r.Engines)
 	return &Calibration{Run: r, Warnings: topology.NonPerformance(r.Host.Governors)}, nil
 }
 

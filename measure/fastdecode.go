@@ -21,6 +21,7 @@ var (
 	planNames         = jsonNames(reflect.TypeFor[model.Plan]())
 	runNames          = jsonNames(reflect.TypeFor[Run]())
 	hostNames         = jsonNames(reflect.TypeFor[Host]())
+	clusterNames      = jsonNames(reflect.TypeFor[Cluster]())
 	interferenceNames = jsonNames(reflect.TypeFor[Interference]())
 	cpuLoadNames      = jsonNames(reflect.TypeFor[CPULoad]())
 	coreSetNames      = jsonNames(reflect.TypeFor[model.CoreSet]())
@@ -235,8 +236,59 @@ func (s *scanner) host(h *Host) {
 		case "governors":
 			s.once(&seen, 4)
 			h.Governors = s.strMap()
+		case "clusters":
+			s.once(&seen, 5)
+			h.Clusters = []Cluster{}
+			for ok := s.list(); ok; ok = s.next() {
+				var c Cluster
+				s.cluster(&c)
+				h.Clusters = append(h.Clusters, c)
+			}
 		default:
 			s.unknown(k, hostNames)
+		}
+	}
+}
+
+func (s *scanner) cluster(c *Cluster) {
+	var seen uint32
+	for k, ok := s.begin(); ok; k, ok = s.more() {
+		switch string(k) {
+		case "name":
+			s.once(&seen, 0)
+			c.Name = s.name()
+		case "cpus":
+			s.once(&seen, 1)
+			c.CPUs = s.ints()
+		case "core_type":
+			s.once(&seen, 2)
+			c.CoreType = s.name()
+		case "max_freq_khz":
+			s.once(&seen, 3)
+			c.MaxFreqKHz = s.int()
+		case "capacity_units":
+			s.once(&seen, 4)
+			c.CapacityUnits = s.int()
+		case "l2_kib_per_core":
+			s.once(&seen, 5)
+			c.L2KiBPerCore = s.int()
+		case "shared_cache_kib":
+			s.once(&seen, 6)
+			c.SharedCacheKiB = s.int()
+		case "smt_ways":
+			s.once(&seen, 7)
+			c.SMTWays = s.int()
+		case "core_cpus":
+			s.once(&seen, 8)
+			c.CoreCPUs = s.ints()
+		case "smt_cpus":
+			s.once(&seen, 9)
+			c.SMTCPUs = s.ints()
+		case "package":
+			s.once(&seen, 10)
+			c.Package = s.int()
+		default:
+			s.unknown(k, clusterNames)
 		}
 	}
 }

@@ -92,7 +92,7 @@ func TestFastDecodeEveryField(t *testing.T) {
 		t.Fatalf("%s: verdict %d, want decoded", line, v)
 	}
 	// Empty lists and maps too (encoding/json makes them non-nil).
-	empty := `{"samples":[],"knobs":{},"plan":{"engines":[],"threads":[],"fracs":[],"allowed":[]},"interference":{"cpus":[],"used":[],"pressure_pct":0},"host":{"governors":{}}}`
+	empty := `{"samples":[],"knobs":{},"plan":{"engines":[],"threads":[],"fracs":[],"allowed":[]},"interference":{"cpus":[],"used":[],"pressure_pct":0},"host":{"governors":{},"clusters":[{"name":"big","cpus":[],"core_cpus":[],"smt_cpus":[]}]}}`
 	if v := sameAsJSON(t, []byte(empty)); v != decoded {
 		t.Fatalf("%s: verdict %d, want decoded", empty, v)
 	}

@@ -101,6 +101,28 @@ type Host struct {
 	CPU       string            `json:"cpu,omitempty"`
 	Arch      string            `json:"arch,omitempty"`
 	Governors map[string]string `json:"governors,omitempty"`
+	// Clusters are the CPU clusters a calibration measured, as it found
+	// or was given them: what its prior was built from (the cores, their
+	// clock and caches), so that a refit of its file (blsim fit without
+	// --soc) starts from the same prior. Empty in files written before
+	// blsim recorded them, and for runs of other programs.
+	Clusters []Cluster `json:"clusters,omitempty"`
+}
+
+// Cluster is one CPU cluster of a Host, as calibrate's topology found it
+// (calibrate/topology.Cluster, whose fields these are).
+type Cluster struct {
+	Name           string `json:"name"`
+	CPUs           []int  `json:"cpus"`
+	CoreType       string `json:"core_type,omitempty"`
+	MaxFreqKHz     int    `json:"max_freq_khz,omitempty"`
+	CapacityUnits  int    `json:"capacity_units,omitempty"`
+	L2KiBPerCore   int    `json:"l2_kib_per_core,omitempty"`
+	SharedCacheKiB int    `json:"shared_cache_kib,omitempty"`
+	SMTWays        int    `json:"smt_ways,omitempty"`
+	CoreCPUs       []int  `json:"core_cpus,omitempty"`
+	SMTCPUs        []int  `json:"smt_cpus,omitempty"`
+	Package        int    `json:"package,omitempty"`
 }
 
 // Measurement is one finished run.

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 
@@ -78,10 +79,25 @@ func TestCalibrateQuick(t *testing.T) {
 			t.Errorf("%s: interference not recorded: %+v", m.ID, in)
 		}
 	}
+	for _, m := range ms {
+		if h := m.Host; h == nil || len(h.Clusters) != 2 || h.Clusters[0].Name != "big" || !slices.Equal(h.Clusters[0].CPUs, []int{1}) ||
+			h.Clusters[1].Name != "little" || !slices.Equal(h.Clusters[1].CPUs, []int{0}) {
+			t.Errorf("%s: clusters not recorded: %+v", m.ID, h)
+			break
+		}
+	}
 	if !refused {
 		soc, err := model.LoadSoCFile(prof)
 		if err != nil {
 			t.Fatalf("profile does not load: %v", err)
+		}
+		// blsim fit without --soc refits the file from calibrate's own
+		// prior, rebuilt from the clusters it records: the same fit.
+		refit := filepath.Join(dir, "refit.yaml")
+		out, errOut, code := runCLI(t, "fit", "--measurements", runs, "--accept-poor-fit", "-o", refit)
+		t.Logf("calibrate: %s; refit: %s", fitLine(stdout), fitLine(out))
+		if code != 0 || fitLine(out) == "" || fitLine(out) != fitLine(stdout) {
+			t.Errorf("refit without --soc (exit %d): %q, calibrate's fit %q\n%s", code, fitLine(out), fitLine(stdout), errOut)
 		}
 		// The fit takes every dispatcher run: 8 points in each round run
 		// (8 × calibrate.QuickRounds, or 8 when the later rounds were skipped).
@@ -238,4 +254,15 @@ func TestNoiseLine(t *testing.T) {
 	if got := cli.NoiseLine([]measure.Measurement{run(0.1, 200)}, fit.Median); got != "" {
 		t.Errorf("one sample: %q", got)
 	}
+}
+
+// fitLine is the line of a fit's output that gives its error ("10
+// throughputs: RMS error 6.26%, MAPE 5.13% (...)"), "" if there is none.
+func fitLine(out string) string {
+	for _, l := range strings.Split(out, "\n") {
+		if strings.Contains(l, " throughputs: RMS error ") {
+			return l
+		}
+	}
+	return ""
 }

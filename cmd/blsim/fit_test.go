@@ -118,12 +118,17 @@ func TestFitValidateBadInput(t *testing.T) {
 	runs := writeRuns(t, dir)
 	empty := filepath.Join(dir, "empty.jsonl")
 	os.WriteFile(empty, []byte("garbage\n"), 0o644)
+	twoHosts := filepath.Join(dir, "two.jsonl")
+	os.WriteFile(twoHosts, []byte(`{"schema":"blsim/measurement/v1","id":"a","kind":"kernel","unit":"x","median":1,"cv":0,"status":"ok","host":{"clusters":[{"name":"big","cpus":[0,1]}]}}
+{"schema":"blsim/measurement/v1","id":"b","kind":"kernel","unit":"x","median":1,"cv":0,"status":"ok","host":{"clusters":[{"name":"big","cpus":[2,3]}]}}
+`), 0o644)
 	for _, tc := range []struct {
 		name string
 		args []string
 		want string
 	}{
-		{"no soc", []string{"fit", "--measurements", runs, "-o", filepath.Join(dir, "x.yaml")}, "--soc"},
+		{"no soc, no clusters recorded", []string{"fit", "--measurements", runs, "-o", filepath.Join(dir, "x.yaml")}, "--soc: a prior profile is required: " + runs + " records no clusters"},
+		{"no soc, two machines' clusters", []string{"fit", "--measurements", twoHosts, "-o", filepath.Join(dir, "x.yaml")}, "record b: its clusters (big=2-3) differ from record a's (big=0-1)"},
 		{"no output", []string{"fit", "--measurements", runs, "--soc", "rk3588"}, "-o"},
 		{"missing file", []string{"fit", "--measurements", filepath.Join(dir, "nope.jsonl"), "--soc", "rk3588", "-o", filepath.Join(dir, "x.yaml")}, "nope.jsonl"},
 		{"nothing readable", []string{"fit", "--measurements", empty, "--soc", "rk3588", "-o", filepath.Join(dir, "x.yaml")}, "no readable"},

@@ -28,7 +28,8 @@ var Examples = map[string]string{
   blsim check public --family pi -o md`,
 	"blsim fit": `  blsim fit --measurements runs.jsonl --soc rk3588 -o fitted.yaml
   blsim fit --measurements bench.jsonl --soc prior.yaml --holdout "t=2 pp256" -o fitted.yaml
-  blsim fit --measurements grid.jsonl --soc prior.yaml --stat best -o fitted.yaml`,
+  blsim fit --measurements grid.jsonl --soc prior.yaml --stat best -o fitted.yaml
+  blsim fit --measurements calib.jsonl --holdout set=heldout --stat best -o refit.yaml`,
 	"blsim parts": `  blsim parts
   blsim parts --json`,
 	"blsim parts show": `  blsim parts show cortex-a76`,

@@ -7,6 +7,8 @@ import (
 	"github.com/blsim/blsim/calibrate"
 	"github.com/blsim/blsim/calibrate/fit"
 	"github.com/blsim/blsim/internal/outguard"
+	"github.com/blsim/blsim/measure"
+	"github.com/blsim/blsim/model"
 	"github.com/blsim/blsim/presets"
 	"github.com/spf13/pflag"
 )
@@ -19,11 +21,10 @@ type Fit struct {
 	Flags                                 *pflag.FlagSet
 }
 
-// Run fits the prior --soc to the measurements and writes the profile.
+// Run fits the prior --soc (without it, calibrate's own prior, rebuilt
+// from the clusters the measurements record) to the measurements and
+// writes the profile.
 func (o *Fit) Run(stdout, stderr io.Writer) error {
-	if o.SoC == "" {
-		return fmt.Errorf("--soc: a prior profile is required")
-	}
 	if o.Out == "" {
 		return fmt.Errorf("-o: an output file is required")
 	}
@@ -34,11 +35,11 @@ func (o *Fit) Run(stdout, stderr io.Writer) error {
 	if err := outguard.Check(o.Flags, nil, "output"); err != nil {
 		return err
 	}
-	prior, err := presets.LoadSoC(o.SoC)
-	if err != nil {
-		return fmt.Errorf("--soc: %w", err)
-	}
 	ms, err := MeasurementsFile(o.Measurements, nil, stderr)
+	if err != nil {
+		return err
+	}
+	prior, from, err := o.prior(ms)
 	if err != nil {
 		return err
 	}
@@ -52,7 +53,7 @@ func (o *Fit) Run(stdout, stderr io.Writer) error {
 	}
 	opts.Free = o.Free
 	job := fit.Job{Prior: prior, Measurements: ms, Options: opts, Holdout: o.Holdout,
-		Source: "fit of " + o.Measurements + " from prior " + o.SoC}
+		Source: "fit of " + o.Measurements + " from prior " + from}
 	out := FitOutput{Path: o.Measurements, Out: o.Out, AcceptPoor: o.AcceptPoor, Prior: o.SoC}
 	if o.JSON {
 		out.JSON = func(r *fit.Result, v *fit.Validation) any {
@@ -68,4 +69,37 @@ func (o *Fit) Run(stdout, stderr io.Writer) error {
 	// The fit alone, as calibrate's: with the collector set for it.
 	defer calibrate.FitCollector("/")()
 	return out.Run(stdout, stderr, job)
+}
+
+// prior is the fit's prior and what it is, for the provenance: --soc, or
+// without it, calibrate's own prior rebuilt from the clusters the
+// measurements record (calibrate.RecordedEngines) and their
+// microbenchmarks, as calibrate built it for its own fit.
+func (o *Fit) prior(ms []measure.Measurement) (*model.SoC, string, error) {
+	if o.SoC != "" {
+		prior, err := presets.LoadSoC(o.SoC)
+		if err != nil {
+			return nil, "", fmt.Errorf("--soc: %w", err)
+		}
+		return prior, o.SoC, nil
+	}
+	es, ok, err := calibrate.RecordedEngines(ms)
+	if err != nil {
+		return nil, "", fmt.Errorf("--measurements: %s: %w", o.Measurements, err)
+	}
+	if !ok {
+		return nil, "", fmt.Errorf("--soc: a prior profile is required: %s records no clusters to rebuild calibrate's prior from (files blsim calibrate wrote before it recorded them, or another program's runs)", o.Measurements)
+	}
+	w, err := calibrate.RecordedWorkload(ms)
+	if err != nil {
+		return nil, "", fmt.Errorf("--measurements: %s: %w", o.Measurements, err)
+	}
+	name := "this-machine"
+	for _, m := range ms {
+		if m.Host != nil && m.Host.Name != "" {
+			name = m.Host.Name
+			break
+		}
+	}
+	return calibrate.Prior(name, es, ms, w), "calibrate's own on " + calibrate.EnginesLine(es), nil
 }
