@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 
 	"github.com/blsim/blsim/calibrate/busy"
 	"github.com/blsim/blsim/calibrate/probe"
@@ -61,6 +62,10 @@ var (
 	ErrNoCluster = errors.New("calibrate: found no CPU cluster")
 	// ErrMeasured: Run.Path holds measurements and Run.Resume is not set.
 	ErrMeasured = measure.ErrMeasured
+	// ErrOtherClusters: Run.Resume continues a Path whose records were
+	// measured on other clusters than the run's (measure.Host.Clusters):
+	// one fit of both would give one machine's runs the other's prior.
+	ErrOtherClusters = errors.New("measured on other clusters")
 )
 
 // Open checks r's settings and finds what it calibrates: the engines
@@ -123,7 +128,8 @@ func clusters(root string, specs []string) ([]topology.Cluster, error) {
 // and only then reads which steps it holds already (measure.OpenAppend:
 // without Resume, a Path that holds anything is ErrMeasured; with it, one
 // the rule for bad lines refuses is an error before anything is measured,
-// and its bad lines are Warnings). It refuses (ErrMemory) steps that need
+// and its bad lines are Warnings; one whose records name other clusters
+// than the run's is ErrOtherClusters). It refuses (ErrMemory) steps that need
 // more memory at once than the system has available (CheckMemory, on the
 // meminfo under SysRoot).
 func (c *Calibration) Start() error {
@@ -133,6 +139,11 @@ func (c *Calibration) Start() error {
 	}
 	var warnings []string
 	if c.w, c.Done, warnings, err = measure.OpenAppend(c.Path, c.Resume); err != nil {
+		return err
+	}
+	if err := c.sameClusters(); err != nil {
+		c.w.Close()
+		c.w = nil
 		return err
 	}
 	// Refused before anything is measured, rather than swapping (and
@@ -186,4 +197,25 @@ func (c *Calibration) Measure(ctx context.Context, progress measure.Progress) ([
 		c.Announce(fmt.Sprintf("peak resident memory %s (VmHWM: the most this process has held at once)", GiB(peak)))
 	}
 	return taken, err
+}
+
+// sameClusters is nil unless a resumed Path holds records measured on
+// other clusters than c's (ErrOtherClusters, naming both). Records that
+// name none (files written before blsim recorded them) are not checked.
+func (c *Calibration) sameClusters() error {
+	if !c.Resume || len(c.Done) == 0 || c.Host == nil || len(c.Host.Clusters) == 0 {
+		return nil
+	}
+	ms, _ := measure.ReadFile(c.Path)
+	for _, m := range ms {
+		if m.Host == nil || len(m.Host.Clusters) == 0 {
+			continue
+		}
+		if reflect.DeepEqual(m.Host.Clusters, c.Host.Clusters) {
+			return nil
+		}
+		return fmt.Errorf("%s holds runs %w (%s, record %s) than this calibration's (%s): resume it with the same clusters, or name another file",
+			c.Path, ErrOtherClusters, clusterList(m.Host.Clusters), m.ID, clusterList(c.Host.Clusters))
+	}
+	return nil
 }

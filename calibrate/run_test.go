@@ -2,6 +2,7 @@ package calibrate
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -90,4 +91,34 @@ func TestStartMeasure(t *testing.T) {
 	if err := c.Start(); err != nil || !c.Done["x"] {
 		t.Errorf("resumed: %v, done %v", err, c.Done)
 	}
+	c.w.Close()
+	// A file measured on other clusters is refused, naming both; on the
+	// same ones it resumes.
+	for _, tc := range []struct {
+		clusters string
+		err      string
+	}{
+		{`[{"name":"big","cpus":[2]},{"name":"little","cpus":[0]}]`, "holds runs measured on other clusters (big=2 little=0, record y) than this calibration's (big=1 little=0)"},
+		{string(must(json.Marshal(c.Host.Clusters))), ""},
+	} {
+		os.WriteFile(path, []byte(`{"schema":"blsim/measurement/v1","id":"y","kind":"stream","unit":"GB/s","median":10,"status":"ok","host":{"clusters":`+tc.clusters+`}}`+"\n"), 0o644)
+		c, _ = Open(run)
+		err := c.Start()
+		switch {
+		case tc.err == "" && err != nil:
+			t.Errorf("resumed on the same clusters: %v", err)
+		case tc.err != "" && (!errors.Is(err, ErrOtherClusters) || !strings.Contains(err.Error(), tc.err)):
+			t.Errorf("resumed on other clusters: %v, want %q", err, tc.err)
+		}
+		if c.w != nil {
+			c.w.Close()
+		}
+	}
+}
+
+func must[T any](v T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return v
 }

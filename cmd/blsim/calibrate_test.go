@@ -266,3 +266,23 @@ func fitLine(out string) string {
 	}
 	return ""
 }
+
+// calibrate --resume refuses a file measured on other clusters before it
+// measures anything, and leaves the file as it was.
+func TestCalibrateResumeOtherClusters(t *testing.T) {
+	if runtime.GOOS != "linux" || runtime.NumCPU() < 2 {
+		t.Skip("needs Linux and two CPUs")
+	}
+	runs := filepath.Join(t.TempDir(), "runs.jsonl")
+	line := `{"schema":"blsim/measurement/v1","id":"y","kind":"stream","unit":"GB/s","median":10,"cv":0,"status":"ok","host":{"clusters":[{"name":"big","cpus":[0]}]}}` + "\n"
+	if err := os.WriteFile(runs, []byte(line), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, stderr, code := runCLI(t, "calibrate", "--cluster", "big=1", "--quick", "--resume", "--measurements", runs, "-o", filepath.Join(filepath.Dir(runs), "p.yaml"))
+	if code == 0 || !strings.Contains(stderr, "--resume: "+runs+" holds runs measured on other clusters (big=0, record y) than this calibration's (big=1)") {
+		t.Errorf("exit %d: %s", code, stderr)
+	}
+	if b, _ := os.ReadFile(runs); string(b) != line {
+		t.Errorf("the file changed:\n%s", b)
+	}
+}

@@ -173,6 +173,8 @@ func calibrateError(err error, path string) error {
 	switch {
 	case errors.Is(err, calibrate.ErrNoCluster):
 		return errors.New("found no CPU cluster; name one with --cluster big=CPUS")
+	case errors.Is(err, calibrate.ErrOtherClusters):
+		return fmt.Errorf("--resume: %w", err)
 	case errors.Is(err, calibrate.ErrMeasured):
 		return fmt.Errorf("--measurements: %s already has measurements; use --resume to continue it, or name another file", path)
 	case errors.As(err, &se):
