@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 
+	"github.com/blsim/blsim/calibrate"
 	"github.com/blsim/blsim/calibrate/fit"
 	"github.com/blsim/blsim/measure"
 	"github.com/blsim/blsim/presets"
@@ -111,14 +113,14 @@ func (o FitOutput) Run(stdout, stderr io.Writer, j fit.Job) error {
 	}
 	if err != nil {
 		if o.JSON == nil { // show the fit: what went wrong is in it
-			_ = fit.WriteFit(stdout, r, v, j.Options.Stat, NoiseLine(j.Measurements, j.Options.Stat), "")
+			_ = fit.WriteFit(stdout, r, v, j.Options.Stat, o.noise(j), "")
 		}
 		return err
 	}
 	if o.JSON != nil {
 		return WriteJSON(stdout, o.JSON(r, v))
 	}
-	if err := fit.WriteFit(stdout, r, v, j.Options.Stat, NoiseLine(j.Measurements, j.Options.Stat), o.Out); err != nil {
+	if err := fit.WriteFit(stdout, r, v, j.Options.Stat, o.noise(j), o.Out); err != nil {
 		return err
 	}
 	if replaced != "" {
@@ -133,12 +135,42 @@ func (o FitOutput) Run(stdout, stderr io.Writer, j fit.Job) error {
 // host and the runs' length: blsim validate --holdout tells); "" when no
 // configuration has two samples.
 func NoiseLine(ms []measure.Measurement, stat fit.Stat) string {
+	return noiseLine(ms, stat, "validate --holdout compares the two")
+}
+
+// noiseLine is NoiseLine with compare, what compares the two statistics,
+// in its suggestion.
+func noiseLine(ms []measure.Measurement, stat fit.Stat, compare string) string {
 	n, ok := fit.NoiseOf(ms)
 	if !ok {
 		return ""
 	}
 	if stat != fit.Best && n.Typical < 0.95 {
-		return n.String() + "; on a shared host, try --stat best (validate --holdout compares the two)"
+		return n.String() + "; on a shared host, try --stat best (" + compare + ")"
 	}
 	return n.String()
+}
+
+// noise is the fit's noise line (NoiseLine). For a file blsim calibrate
+// wrote, its suggestion is the command that refits the same runs on
+// their fastest samples from calibrate's own prior (blsim fit without
+// --soc), with the fit's held-out patterns, to compare.
+func (o FitOutput) noise(j fit.Job) string {
+	compare := "validate --holdout compares the two"
+	if _, ok, err := calibrate.RecordedEngines(j.Measurements); ok && err == nil && o.Path != "" {
+		cmd := "blsim fit --measurements " + shellWord(o.Path)
+		if len(j.Holdout) > 0 {
+			cmd += " --holdout " + shellWord(strings.Join(j.Holdout, ","))
+		}
+		compare = "`" + cmd + " --stat best -o best.yaml` compares the two on these runs"
+	}
+	return noiseLine(j.Measurements, j.Options.Stat, compare)
+}
+
+// shellWord is s, quoted for a POSIX shell when it needs to be.
+func shellWord(s string) string {
+	if s != "" && !strings.ContainsAny(s, " \t\n'\"\\$`*?[]{}()<>|&;#~!") {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
