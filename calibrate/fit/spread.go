@@ -89,7 +89,10 @@ func spreadLine(g Group, n int) string {
 	}
 	s := fmt.Sprintf("the runs' own spread would give a perfect model about %.2f%% MAPE here", g.SpreadMAPE)
 	if n > 1 {
-		s += fmt.Sprintf(" (%d values a configuration; four times as many halve it)", n)
+		// At best: on the build VM four times the rounds took the poll
+		// twins' mean difference to 0.63 of it, not 0.5, since part of
+		// the spread is spells longer than a round (docs/busy-machine.md).
+		s += fmt.Sprintf(" (%d values a configuration; four times as many would at best halve it)", n)
 	}
 	if g.BeyondSpreadPct <= 0 {
 		return s + "; the error is within that spread: more rounds, not a better model, would lower it"
