@@ -229,6 +229,23 @@ func TestCalibrateFitAndHeldOut(t *testing.T) {
 	if soc.Provenance == nil || soc.Provenance.Runs != 16 || !strings.Contains(soc.Provenance.Source, "holding out set=heldout") {
 		t.Errorf("provenance %+v", soc.Provenance)
 	}
+	// validate --holdout without --soc refits from calibrate's own prior:
+	// calibrate's held-out line.
+	out, errOut, code := runCLI(t, "validate", "--measurements", runs, "--holdout", "set=heldout", "--stat", "best")
+	if code != 0 || heldLine(out) == "" || heldLine(out) != heldLine(stdout) {
+		t.Errorf("validate --holdout without --soc (exit %d): %q, calibrate's %q\n%s", code, heldLine(out), heldLine(stdout), errOut)
+	}
+}
+
+// heldLine is the first line of a fit's output that scores its held-out
+// throughputs, "" if there is none.
+func heldLine(out string) string {
+	for _, l := range strings.Split(out, "\n") {
+		if strings.HasPrefix(l, "holdout: ") {
+			return l
+		}
+	}
+	return ""
 }
 
 func TestNoiseLine(t *testing.T) {

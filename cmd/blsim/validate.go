@@ -33,7 +33,7 @@ only ever slow a run down.`,
 	}
 	f := cmd.Flags()
 	f.StringVar(&o.Measurements, "measurements", "", "measurements file (JSONL)")
-	f.StringVar(&o.SoC, "soc", "", "profile (or prior, with --loo/--holdout): a preset name or a YAML file")
+	f.StringVar(&o.SoC, "soc", "", "profile (or prior, with --loo/--holdout): a preset name or a YAML file; with --loo/--holdout and\nwithout it, a file blsim calibrate wrote is refitted from calibrate's own prior (as blsim fit without --soc)")
 	f.BoolVar(&o.LOO, "loo", false, "leave-one-out: refit without each measurement")
 	f.StringSliceVar(&o.Holdout, "holdout", nil, "hold out the throughputs matching one of these patterns (comma-separated or repeated):\nwhole words of the label (f=0.15, expert f=0.35), a knob NAME=VALUE, or part of the id")
 	cli.AddStatFlag(f, &o.Stat)

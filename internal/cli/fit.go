@@ -83,16 +83,24 @@ func (o *Fit) prior(ms []measure.Measurement) (*model.SoC, string, error) {
 		}
 		return prior, o.SoC, nil
 	}
+	return calibratePrior(o.Measurements, ms)
+}
+
+// calibratePrior is calibrate's own prior for the measurements of path,
+// rebuilt from the clusters they record (calibrate.RecordedEngines), their
+// workload and their microbenchmarks, as calibrate built it for its own
+// fit; and what it is, for the provenance.
+func calibratePrior(path string, ms []measure.Measurement) (*model.SoC, string, error) {
 	es, ok, err := calibrate.RecordedEngines(ms)
 	if err != nil {
-		return nil, "", fmt.Errorf("--measurements: %s: %w", o.Measurements, err)
+		return nil, "", fmt.Errorf("--measurements: %s: %w", path, err)
 	}
 	if !ok {
-		return nil, "", fmt.Errorf("--soc: a prior profile is required: %s records no clusters to rebuild calibrate's prior from (files blsim calibrate wrote before it recorded them, or another program's runs)", o.Measurements)
+		return nil, "", fmt.Errorf("--soc: a prior profile is required: %s records no clusters to rebuild calibrate's prior from (files blsim calibrate wrote before it recorded them, or another program's runs)", path)
 	}
 	w, err := calibrate.RecordedWorkload(ms)
 	if err != nil {
-		return nil, "", fmt.Errorf("--measurements: %s: %w", o.Measurements, err)
+		return nil, "", fmt.Errorf("--measurements: %s: %w", path, err)
 	}
 	name := "this-machine"
 	for _, m := range ms {

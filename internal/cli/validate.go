@@ -6,6 +6,8 @@ import (
 	"strconv"
 
 	"github.com/blsim/blsim/calibrate/fit"
+	"github.com/blsim/blsim/measure"
+	"github.com/blsim/blsim/model"
 	"github.com/blsim/blsim/presets"
 	"github.com/blsim/blsim/report"
 )
@@ -55,10 +57,13 @@ type Validate struct {
 }
 
 // Run scores the profile --soc on the measurements: as it is, leaving
-// each one out (--loo) or holding out --holdout's.
+// each one out (--loo) or holding out --holdout's. The two that refit
+// start, without --soc, from calibrate's own prior for a file blsim
+// calibrate wrote (calibratePrior).
 func (o *Validate) Run(stdout, stderr io.Writer) error {
-	if o.SoC == "" {
-		return fmt.Errorf("--soc: a profile is required")
+	refit := o.LOO || len(o.Holdout) > 0
+	if o.SoC == "" && !refit {
+		return fmt.Errorf("--soc: a profile is required (the profile scored; only --loo and --holdout, which refit, start without one from calibrate's own prior)")
 	}
 	if o.LOO && len(o.Holdout) > 0 {
 		return fmt.Errorf("--loo and --holdout: choose one")
@@ -77,13 +82,24 @@ func (o *Validate) Run(stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	soc, err := presets.LoadSoC(o.SoC)
-	if err != nil {
-		return fmt.Errorf("--soc: %w", err)
-	}
-	ms, err := MeasurementsFile(o.Measurements, fit.PlanCheck(soc), stderr)
-	if err != nil {
-		return err
+	var soc *model.SoC
+	var ms []measure.Measurement
+	if o.SoC != "" {
+		if soc, err = presets.LoadSoC(o.SoC); err != nil {
+			return fmt.Errorf("--soc: %w", err)
+		}
+		if ms, err = MeasurementsFile(o.Measurements, fit.PlanCheck(soc), stderr); err != nil {
+			return err
+		}
+	} else {
+		// A refit of a file blsim calibrate wrote, from calibrate's own
+		// prior (blsim fit without --soc).
+		if ms, err = MeasurementsFile(o.Measurements, nil, stderr); err != nil {
+			return err
+		}
+		if soc, _, err = calibratePrior(o.Measurements, ms); err != nil {
+			return err
+		}
 	}
 	var v *fit.Validation
 	switch {
