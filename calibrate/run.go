@@ -141,10 +141,14 @@ func (c *Calibration) Start() error {
 	if c.w, c.Done, warnings, err = measure.OpenAppend(c.Path, c.Resume); err != nil {
 		return err
 	}
-	if err := c.sameClusters(); err != nil {
+	unchecked, err := c.sameClusters()
+	if err != nil {
 		c.w.Close()
 		c.w = nil
 		return err
+	}
+	if unchecked != "" {
+		warnings = append(warnings, unchecked)
 	}
 	// Refused before anything is measured, rather than swapping (and
 	// timing the swap) mid-way.
@@ -200,11 +204,12 @@ func (c *Calibration) Measure(ctx context.Context, progress measure.Progress) ([
 }
 
 // sameClusters is nil unless a resumed Path holds records measured on
-// other clusters than c's (ErrOtherClusters, naming both). Records that
-// name none (files written before blsim recorded them) are not checked.
-func (c *Calibration) sameClusters() error {
+// other clusters than c's (ErrOtherClusters, naming both). When none of
+// its records names its clusters (a file written before blsim recorded
+// them), nothing can be checked, and the line returned says so.
+func (c *Calibration) sameClusters() (unchecked string, err error) {
 	if !c.Resume || len(c.Done) == 0 || c.Host == nil || len(c.Host.Clusters) == 0 {
-		return nil
+		return "", nil
 	}
 	ms, _ := measure.ReadFile(c.Path)
 	for _, m := range ms {
@@ -212,10 +217,11 @@ func (c *Calibration) sameClusters() error {
 			continue
 		}
 		if reflect.DeepEqual(m.Host.Clusters, c.Host.Clusters) {
-			return nil
+			return "", nil
 		}
-		return fmt.Errorf("%s holds runs %w (%s, record %s) than this calibration's (%s): resume it with the same clusters, or name another file",
+		return "", fmt.Errorf("%s holds runs %w (%s, record %s) than this calibration's (%s): resume it with the same clusters, or name another file",
 			c.Path, ErrOtherClusters, clusterList(m.Host.Clusters), m.ID, clusterList(c.Host.Clusters))
 	}
-	return nil
+	return fmt.Sprintf("%s: its records name no clusters (written before blsim recorded them), so they cannot be checked against this calibration's (%s): resume only on the clusters they were measured on",
+		c.Path, clusterList(c.Host.Clusters)), nil
 }

@@ -91,6 +91,10 @@ func TestStartMeasure(t *testing.T) {
 	if err := c.Start(); err != nil || !c.Done["x"] {
 		t.Errorf("resumed: %v, done %v", err, c.Done)
 	}
+	// Its one record names no clusters: resumed, with a word.
+	if len(c.Warnings) != 1 || !strings.Contains(c.Warnings[0], "its records name no clusters") || !strings.Contains(c.Warnings[0], "(big=1 little=0)") {
+		t.Errorf("warnings %q, want one on the unchecked clusters", c.Warnings)
+	}
 	c.w.Close()
 	// A file measured on other clusters is refused, naming both; on the
 	// same ones it resumes.
@@ -105,8 +109,8 @@ func TestStartMeasure(t *testing.T) {
 		c, _ = Open(run)
 		err := c.Start()
 		switch {
-		case tc.err == "" && err != nil:
-			t.Errorf("resumed on the same clusters: %v", err)
+		case tc.err == "" && (err != nil || len(c.Warnings) != 0):
+			t.Errorf("resumed on the same clusters: %v, warnings %q", err, c.Warnings)
 		case tc.err != "" && (!errors.Is(err, ErrOtherClusters) || !strings.Contains(err.Error(), tc.err)):
 			t.Errorf("resumed on other clusters: %v, want %q", err, tc.err)
 		}
