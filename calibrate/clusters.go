@@ -74,13 +74,9 @@ func clusterList(cs []measure.Cluster) string {
 }
 
 // EnginesLine is "big=0-1 little=2-3": the engines' clusters, as
-// --cluster names them.
+// --cluster names them (and as the records keep them: clusterList).
 func EnginesLine(es []Engine) string {
-	var parts []string
-	for _, e := range es {
-		parts = append(parts, e.Cluster.Name+"="+topology.FormatCPUList(e.Cluster.CPUs))
-	}
-	return strings.Join(parts, " ")
+	return clusterList(withClusters(&measure.Host{}, es).Clusters)
 }
 
 // RecordedWorkload is the workload a calibration's dispatcher runs ran
