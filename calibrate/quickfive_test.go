@@ -57,6 +57,18 @@ func firstRounds(ms []measure.Measurement, n int) []measure.Measurement {
 // is the machine's spread between the two, which no fit removes.
 func twinFloor(t *testing.T, ms []measure.Measurement) float64 {
 	t.Helper()
+	d := twinDiffs(t, ms)
+	sum := 0.0
+	for _, x := range d {
+		sum += x
+	}
+	return sum / float64(len(d))
+}
+
+// twinDiffs are the twins' differences of twinFloor, in percent: one a
+// held-out configuration, each |twin/held-out − 1|.
+func twinDiffs(t *testing.T, ms []measure.Measurement) []float64 {
+	t.Helper()
 	merged := fit.Merge(ms, fit.Median)
 	byLabel := map[string]float64{}
 	for _, m := range merged {
@@ -64,7 +76,7 @@ func twinFloor(t *testing.T, ms []measure.Measurement) float64 {
 			byLabel[twinKey(&m, m.Label())] = m.Median
 		}
 	}
-	sum, n := 0.0, 0
+	var d []float64
 	for _, m := range merged {
 		if m.Kind != measure.Dispatcher || !fit.HeldOut(&m, []string{"set=" + HeldOutGrid}) {
 			continue
@@ -73,13 +85,12 @@ func twinFloor(t *testing.T, ms []measure.Measurement) float64 {
 		if !ok {
 			t.Fatalf("%s: no fitted twin at poll 50", m.Label())
 		}
-		sum += 100 * math.Abs(twin/m.Median-1)
-		n++
+		d = append(d, 100*math.Abs(twin/m.Median-1))
 	}
-	if n == 0 {
+	if len(d) == 0 {
 		t.Fatal("no held-out configuration")
 	}
-	return sum / float64(n)
+	return d
 }
 
 // twinKey tells configurations apart whose labels agree (the native pool
