@@ -120,7 +120,8 @@ const QuickRounds = 5
 // two-cluster quick calibration under one busy loop took 74 s with them)
 // to a calibration the load has already decided.
 func loadedFirstRound(taken []measure.Measurement) string {
-	n, disturbed := 0, 0
+	n := 0
+	var by []measure.Source // who disturbed each configuration that stayed disturbed
 	for i := range taken {
 		m := &taken[i]
 		if m.Kind != measure.Dispatcher || m.Knobs["round"] != "1" {
@@ -128,13 +129,13 @@ func loadedFirstRound(taken []measure.Measurement) string {
 		}
 		n++
 		if m.Interference != nil && m.Interference.Disturbed {
-			disturbed++
+			by = append(by, m.Interference.WorstSource())
 		}
 	}
-	if n == 0 || float64(disturbed) <= fit.PoorDownweightedFrac*float64(n) {
+	if n == 0 || float64(len(by)) <= fit.PoorDownweightedFrac*float64(n) {
 		return ""
 	}
-	return fmt.Sprintf("%d of the first round's %d configurations stayed disturbed by other processes, so the other rounds are not run (--rounds runs them)", disturbed, n)
+	return fmt.Sprintf("%d of the first round's %d configurations stayed disturbed by %s, so the other rounds are not run (--rounds runs them)", len(by), n, measure.Who(by))
 }
 
 // workloadOf is a workload the dispatcher grid runs: its YAML, as its

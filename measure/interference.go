@@ -50,6 +50,76 @@ type CPULoad struct {
 	StealPct float64 `json:"steal_pct,omitempty"`
 }
 
+// A Source is who took a run's CPU from it: other processes (and the
+// kernel), or the hypervisor, which gave the virtual CPU to another guest
+// (steal). They call for different remedies: a process can be stopped, a
+// host's other guests only waited out or left for dedicated CPUs.
+type Source int
+
+const (
+	// Others are other processes, kernel threads and interrupts.
+	Others Source = iota
+	// Hypervisor is steal: the host running another guest on the CPU.
+	Hypervisor
+)
+
+// String names the source as the fit's messages say it: "other
+// processes" or "the hypervisor (steal)".
+func (s Source) String() string {
+	if s == Hypervisor {
+		return "the hypervisor (steal)"
+	}
+	return "other processes"
+}
+
+// MarshalText writes "others" or "hypervisor".
+func (s Source) MarshalText() ([]byte, error) {
+	if s == Hypervisor {
+		return []byte("hypervisor"), nil
+	}
+	return []byte("others"), nil
+}
+
+// UnmarshalText reads what MarshalText writes.
+func (s *Source) UnmarshalText(b []byte) error {
+	switch string(b) {
+	case "others", "":
+		*s = Others
+	case "hypervisor":
+		*s = Hypervisor
+	default:
+		return fmt.Errorf("interference source %q: want others or hypervisor", b)
+	}
+	return nil
+}
+
+// Who names who took CPUs from runs whose sources are srcs, as the fit's
+// and calibrate's messages say it: "other processes", "the hypervisor
+// (steal)", or "other processes and the hypervisor (steal)" (other
+// processes when srcs is empty).
+func Who(srcs []Source) string {
+	var others, hyp bool
+	for _, s := range srcs {
+		others, hyp = others || s == Others, hyp || s == Hypervisor
+	}
+	switch {
+	case hyp && others:
+		return Others.String() + " and " + Hypervisor.String()
+	case hyp:
+		return Hypervisor.String()
+	}
+	return Others.String()
+}
+
+// Source is who took most of the CPU's time from the run: the hypervisor
+// when its steal was more of it than other processes' time.
+func (c CPULoad) Source() Source {
+	if c.StealPct > c.OtherPct {
+		return Hypervisor
+	}
+	return Others
+}
+
 // Thresholds of Interference.
 const (
 	// DisturbedPct is how much of a run's wall time another process (or
@@ -71,16 +141,33 @@ const (
 // hypervisor took most of, and that share in percent of the wall time; -1
 // and 0 when the run used none.
 func (in *Interference) Worst() (cpu int, pct float64) {
-	cpu = -1
+	c, ok := in.worstLoad()
+	if !ok {
+		return -1, 0
+	}
+	return c.CPU, c.OtherPct + c.StealPct
+}
+
+// WorstSource is who took Worst's share of Worst's CPU (Others when the
+// run used none).
+func (in *Interference) WorstSource() Source {
+	c, _ := in.worstLoad()
+	return c.Source()
+}
+
+// worstLoad is the load of Worst's CPU; false when the run used none.
+func (in *Interference) worstLoad() (CPULoad, bool) {
+	var w CPULoad
+	found := false
 	for _, c := range in.CPUs {
 		if !in.uses(c) {
 			continue
 		}
-		if p := c.OtherPct + c.StealPct; cpu < 0 || p > pct {
-			cpu, pct = c.CPU, p
+		if !found || c.OtherPct+c.StealPct > w.OtherPct+w.StealPct {
+			w, found = c, true
 		}
 	}
-	return cpu, pct
+	return w, found
 }
 
 // OthersCPUs is the CPU time other processes, the kernel and the
@@ -134,7 +221,7 @@ func (in *Interference) Describe() string {
 		if !in.over(c) {
 			continue
 		}
-		if c.OtherPct >= c.StealPct {
+		if c.Source() == Others {
 			parts = append(parts, fmt.Sprintf("another process on cpu%d for %.0f%% of the run", c.CPU, c.OtherPct))
 		} else {
 			parts = append(parts, fmt.Sprintf("the hypervisor on cpu%d for %.0f%% of the run (steal)", c.CPU, c.StealPct))

@@ -27,10 +27,12 @@ type Disturbance struct {
 	Runs int `json:"runs"`
 	// CPU is the CPU others took most of in the least disturbed run, and
 	// OtherPct how much of that run's time they took of it (steal
-	// included); Describe says it in words.
-	CPU      int     `json:"cpu"`
-	OtherPct float64 `json:"other_pct"`
-	Describe string  `json:"describe"`
+	// included); Source is who took most of it, other processes or the
+	// hypervisor; Describe says it in words.
+	CPU      int            `json:"cpu"`
+	OtherPct float64        `json:"other_pct"`
+	Source   measure.Source `json:"source,omitempty"`
+	Describe string         `json:"describe"`
 	// Reruns counts the re-runs of the least disturbed run.
 	Reruns int `json:"reruns"`
 }
@@ -81,7 +83,7 @@ func splitDisturbed(obs []measure.Measurement) (clean []measure.Measurement, dis
 		if n, err := fmt.Sscan(m.Knobs["runs"], &runs); n != 1 || err != nil {
 			runs = 1
 		}
-		dist = append(dist, Disturbance{ID: m.ID, Label: threadsLabel(&m), Runs: runs, CPU: cpu, OtherPct: pct, Describe: in.Describe(), Reruns: in.Reruns})
+		dist = append(dist, Disturbance{ID: m.ID, Label: threadsLabel(&m), Runs: runs, CPU: cpu, OtherPct: pct, Source: in.WorstSource(), Describe: in.Describe(), Reruns: in.Reruns})
 	}
 	return clean, dist
 }
@@ -136,7 +138,7 @@ type InterferenceError struct {
 
 func (e *InterferenceError) Error() string {
 	var b strings.Builder
-	b.WriteString("other processes disturbed the runs (this is the machine's load, not the model): ")
+	fmt.Fprintf(&b, "%s disturbed the runs (this is the machine's load, not the model): ", whoDisturbed(e.Disturbed, e.Worst))
 	if len(e.Disturbed) > 0 {
 		fmt.Fprintf(&b, "%d of %d configurations stayed disturbed", len(e.Disturbed), e.N)
 		if r := e.Disturbed[0].Reruns; r > 0 {
@@ -152,11 +154,18 @@ func (e *InterferenceError) Error() string {
 		fmt.Fprintf(&b, "the fit's MAPE is %.1f%%, and %d of its %d worst configurations ran with others on their CPUs: ", e.Poor.MAPE, len(e.Worst), len(e.Poor.Worst))
 		var parts []string
 		for _, r := range e.Worst {
-			parts = append(parts, fmt.Sprintf("%s %+.1f%% (cpu%d %.0f%% others%s)", r.Label, r.ErrPct, r.OtherCPU, r.OtherPct, rerunText(r.Reruns)))
+			who := "others"
+			if r.OtherSource == measure.Hypervisor {
+				who = "steal"
+			}
+			parts = append(parts, fmt.Sprintf("%s %+.1f%% (cpu%d %.0f%% %s%s)", r.Label, r.ErrPct, r.OtherCPU, r.OtherPct, who, rerunText(r.Reruns)))
 		}
 		b.WriteString(strings.Join(parts, ", "))
 	}
 	b.WriteString("; re-run on a quiet machine")
+	if whoDisturbed(e.Disturbed, e.Worst) != measure.Others.String() {
+		b.WriteString(" (steal is the host's other guests: another hour, or a VM with dedicated CPUs)")
+	}
 	if e.Stat != Best && e.Intermittent {
 		b.WriteString(", or use --stat best")
 	}
@@ -173,22 +182,34 @@ func rerunText(n int) string {
 	return fmt.Sprintf(", re-run %d times", n)
 }
 
-// groupByCPU says which CPUs others took and how much, with a few of the
-// configurations: "11 configurations had another process on cpu0 for
-// 41–52% of their time (native little poll=50, token f=0.2 poll=50, …)".
+// groupByCPU says which CPUs others took, who took them and how much,
+// with a few of the configurations: "11 configurations had another
+// process on cpu0 for 41–52% of their time (native little poll=50, token
+// f=0.2 poll=50, …)", or "3 configurations had the hypervisor take cpu1
+// for 18–46% of their time (steal) (…)".
 func groupByCPU(ds []Disturbance) string {
-	by := map[int][]Disturbance{}
-	var cpus []int
-	for _, d := range ds {
-		if _, ok := by[d.CPU]; !ok {
-			cpus = append(cpus, d.CPU)
-		}
-		by[d.CPU] = append(by[d.CPU], d)
+	type key struct {
+		cpu int
+		src measure.Source
 	}
-	slices.Sort(cpus)
+	by := map[key][]Disturbance{}
+	var keys []key
+	for _, d := range ds {
+		k := key{d.CPU, d.Source}
+		if _, ok := by[k]; !ok {
+			keys = append(keys, k)
+		}
+		by[k] = append(by[k], d)
+	}
+	slices.SortFunc(keys, func(a, b key) int {
+		if a.cpu != b.cpu {
+			return a.cpu - b.cpu
+		}
+		return int(a.src) - int(b.src)
+	})
 	var parts []string
-	for _, c := range cpus {
-		g := by[c]
+	for _, k := range keys {
+		g := by[k]
 		lo, hi := math.Inf(1), 0.0
 		var labels []string
 		for i, d := range g {
@@ -208,9 +229,26 @@ func groupByCPU(ds []Disturbance) string {
 		if len(g) == 1 {
 			noun = "configuration"
 		}
-		parts = append(parts, fmt.Sprintf("%d %s had another process on cpu%d for %s of their time (%s)", len(g), noun, c, share, strings.Join(labels, ", ")))
+		what := fmt.Sprintf("another process on cpu%d for %s of their time", k.cpu, share)
+		if k.src == measure.Hypervisor {
+			what = fmt.Sprintf("the hypervisor take cpu%d for %s of their time (steal)", k.cpu, share)
+		}
+		parts = append(parts, fmt.Sprintf("%d %s had %s (%s)", len(g), noun, what, strings.Join(labels, ", ")))
 	}
 	return strings.Join(parts, "; ")
+}
+
+// whoDisturbed names who disturbed the configurations ds and the
+// residuals rs (measure.Who).
+func whoDisturbed(ds []Disturbance, rs []Residual) string {
+	var srcs []measure.Source
+	for _, d := range ds {
+		srcs = append(srcs, d.Source)
+	}
+	for _, r := range rs {
+		srcs = append(srcs, r.OtherSource)
+	}
+	return measure.Who(srcs)
 }
 
 // interferenceCheck is Check's verdict on interference: an

@@ -176,3 +176,68 @@ func TestOldFilesMergeAsBefore(t *testing.T) {
 		}
 	}
 }
+
+// stealOn marks m as run with the hypervisor taking cpu0 for steal
+// percent of its time (other processes 1%), as loadOn does for other
+// processes.
+func stealOn(m *measure.Measurement, steal float64, stayed bool) {
+	loadOn(m, steal, stayed)
+	m.Interference.CPUs[0].OtherPct, m.Interference.CPUs[0].StealPct = 1, steal-1
+}
+
+// TestInterferenceRefusalSteal: the refusal of TestInterferenceRefusal
+// when the hypervisor, not another process, took cpu0 (a VM whose host
+// runs other guests): it names the hypervisor and what can be done about
+// it, and never a process the user would look for in vain; with both, it
+// names both, each with its configurations.
+func TestInterferenceRefusalSteal(t *testing.T) {
+	ms, fitIt := loadCDispatch(t)
+	split := 0
+	for i := range ms {
+		if ms[i].Plan.Mode == "native" {
+			continue
+		}
+		stealOn(&ms[i], 48, true)
+		split++
+	}
+	var ie *InterferenceError
+	err := fitIt().Check()
+	if !errors.As(err, &ie) {
+		t.Fatalf("Check = %v, want an *InterferenceError", err)
+	}
+	msg := err.Error()
+	for _, want := range []string{"the hypervisor (steal) disturbed the runs (this is the machine's load, not the model)",
+		"40 configurations had the hypervisor take cpu0 for 48% of their time (steal)", "another hour, or a VM with dedicated CPUs"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("message lacks %q:\n%s", want, msg)
+		}
+	}
+	if strings.Contains(msg, "other processes") || strings.Contains(msg, "another process") {
+		t.Errorf("message blames other processes for the hypervisor's steal:\n%s", msg)
+	}
+	// Half of the configurations (both their runs) a busy loop instead,
+	// as much of cpu0.
+	busy := map[string]bool{}
+	for i := range ms {
+		k := configKey(&ms[i])
+		if in := ms[i].Interference; in != nil && (busy[k] || len(busy) < split/4) {
+			busy[k] = true
+			in.CPUs[0].OtherPct, in.CPUs[0].StealPct = 48, 0
+		}
+	}
+	r := fitIt()
+	err = r.Check()
+	if !errors.As(err, &ie) {
+		t.Fatalf("mixed: Check = %v, want an *InterferenceError", err)
+	}
+	msg = err.Error()
+	for _, want := range []string{"other processes and the hypervisor (steal) disturbed the runs", "20 configurations had another process on cpu0 for 48%", "20 configurations had the hypervisor take cpu0 for 48% of their time (steal)"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("mixed: message lacks %q:\n%s", want, msg)
+		}
+	}
+	var b bytes.Buffer
+	if err := r.WriteText(&b); err != nil || !strings.Contains(b.String(), "kept out of the fit, disturbed to the end by other processes and the hypervisor (steal): ") {
+		t.Errorf("mixed: text:\n%s", b.String())
+	}
+}

@@ -177,7 +177,7 @@ func residualTable(obs []measure.Measurement, pred []float64, bound []memBound, 
 			SpreadPct: spreadPct(&m, stat), Values: max(1, len(m.Samples))}
 		if in := m.Interference; in != nil {
 			if cpu, pct := in.Worst(); cpu >= 0 {
-				row.OtherCPU, row.OtherPct = cpu, pct
+				row.OtherCPU, row.OtherPct, row.OtherSource = cpu, pct, in.WorstSource()
 			}
 			row.Reruns = in.Reruns
 		}

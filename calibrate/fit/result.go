@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/blsim/blsim/measure"
 	"github.com/blsim/blsim/model"
 )
 
@@ -121,10 +122,12 @@ type Residual struct {
 	// OtherPct is the share of the run's time, in percent, other
 	// processes (and steal) took of OtherCPU, the CPU of the run they took
 	// most of (of its most disturbed run, for a merged configuration);
-	// Reruns counts its re-runs. Zero when not measured.
-	OtherPct float64 `json:"other_pct,omitempty"`
-	OtherCPU int     `json:"other_cpu,omitempty"`
-	Reruns   int     `json:"reruns,omitempty"`
+	// Reruns counts its re-runs. Zero when not measured. OtherSource is
+	// who took most of it: other processes, or the hypervisor (steal).
+	OtherPct    float64        `json:"other_pct,omitempty"`
+	OtherCPU    int            `json:"other_cpu,omitempty"`
+	OtherSource measure.Source `json:"other_source,omitempty"`
+	Reruns      int            `json:"reruns,omitempty"`
 	// SpreadPct is the standard error of Measured, in percent: how far it
 	// would move were the configuration timed again the same way, however
 	// good the model (the spread of its rounds, or of its repeats; see

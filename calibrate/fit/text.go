@@ -24,7 +24,7 @@ func (r *Result) WriteText(w io.Writer) error {
 		fmt.Fprintf(w, "skipped %s (%s): %s\n", s.Label, s.ID, s.Reason)
 	}
 	if len(r.Disturbed) > 0 {
-		fmt.Fprintf(w, "kept out of the fit, disturbed to the end by other processes: %s\n", groupByCPU(r.Disturbed))
+		fmt.Fprintf(w, "kept out of the fit, disturbed to the end by %s: %s\n", whoDisturbed(r.Disturbed, nil), groupByCPU(r.Disturbed))
 	}
 	if r.Kernels == KernelsForeign {
 		var parts []string
@@ -136,7 +136,7 @@ func (v *Validation) WriteText(w io.Writer, stat Stat, top int) error {
 		fmt.Fprintf(w, "%s: %s\n", v.Mode, line)
 	}
 	if len(v.Disturbed) > 0 {
-		fmt.Fprintf(w, "%s: not scored, disturbed to the end by other processes: %s\n", v.Mode, groupByCPU(v.Disturbed))
+		fmt.Fprintf(w, "%s: not scored, disturbed to the end by %s: %s\n", v.Mode, whoDisturbed(v.Disturbed, nil), groupByCPU(v.Disturbed))
 	}
 	mixed := v.Fitted.N > 0 && v.HeldOut.N > 0
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
