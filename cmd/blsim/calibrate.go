@@ -47,7 +47,7 @@ performance and stop everything else first.`,
 	f.StringVar(&o.Workload, "workload", "", "the model the runs execute: with --bench, what the benchmark command runs (required);\nelse the built-in dispatcher's (default: synthetic-moe-calib sized to twice the last-level cache)")
 	addGGUFFlag(cmd, &o.Workload)
 	f.IntVar(&o.Repeats, "repeats", 0, "timed repeats per dispatcher run (default 2)")
-	f.IntVar(&o.Reruns, "reruns", busy.DefaultMaxReruns, "run a run again, at most this many times, when other processes disturbed it\n(each after a quiet moment of its CPUs, within a quarter of the time measured; 0: never)")
+	f.IntVar(&o.Reruns, "reruns", busy.DefaultMaxReruns, "run a run again, at most this many times, when other processes or the hypervisor (steal) disturbed it\n(each after a quiet moment of its CPUs, within a quarter of the time measured; 0: never)")
 	f.IntVar(&o.Rounds, "rounds", 0, "passes over the grid, one plan after another, merged by --stat (default 5, also with --quick, where they are always shuffled and, at the default, the later ones skipped when others disturbed the first; 1 with --bench)")
 	cli.AddStatFlag(f, &o.Stat)
 	f.StringSliceVar(&o.Holdout, "holdout", nil, "fit on the runs matching none of these patterns and print the error on those that match\n(as blsim validate --holdout: f=0.15, a knob NAME=VALUE, part of the id; --plans fit+heldout: set=heldout)")
