@@ -138,7 +138,8 @@ type InterferenceError struct {
 
 func (e *InterferenceError) Error() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s disturbed the runs (this is the machine's load, not the model): ", whoDisturbed(e.Disturbed, e.Worst))
+	who := whoDisturbed(e.Disturbed, e.Worst)
+	fmt.Fprintf(&b, "%s disturbed the runs (this is the machine's load, not the model): ", who)
 	if len(e.Disturbed) > 0 {
 		fmt.Fprintf(&b, "%d of %d configurations stayed disturbed", len(e.Disturbed), e.N)
 		if r := e.Disturbed[0].Reruns; r > 0 {
@@ -163,7 +164,7 @@ func (e *InterferenceError) Error() string {
 		b.WriteString(strings.Join(parts, ", "))
 	}
 	b.WriteString("; re-run on a quiet machine")
-	if whoDisturbed(e.Disturbed, e.Worst) != measure.Others.String() {
+	if who != measure.Others.String() {
 		b.WriteString(" (steal is the host's other guests: another hour, or a VM with dedicated CPUs)")
 	}
 	if e.Stat != Best && e.Intermittent {
